@@ -1,0 +1,25 @@
+"""syncpoint: change data capture and consistent replication rounds through Apache Spark.
+
+The public API: ``Channel`` (the operations of the command line) and ``gate`` (a context
+manager for a producer's or consumer's turn, SPEC §7). ``import syncpoint`` loads neither a
+database driver nor pyspark until they are used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Channel", "gate", "__version__"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Channel":
+        from syncpoint.channel import Channel
+
+        return Channel
+    if name == "gate":
+        from syncpoint.gate import gate
+
+        return gate
+    raise AttributeError(name)

@@ -1,0 +1,135 @@
+"""``Channel``: the operations of SPEC §3 on one configuration, for the CLI and for Python
+callers (Airflow, Dagster, notebooks). It coordinates vendors and, for ``run``, Spark; it
+holds no SQL and no vendor detail of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from syncpoint import config as cfgmod
+from syncpoint.config import ChannelConfig
+from syncpoint.errors import ConfigError, SyncpointError, WorkFailed
+from syncpoint.vendors import capture_for, connect
+from syncpoint.vendors.base import Capture
+
+
+class Channel:
+    def __init__(self, cfg: ChannelConfig, source: str = "<config>"):
+        self.cfg = cfg
+        self.source = source
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str] | None = None) -> Channel:
+        p = path or cfgmod.DEFAULT_FILE
+        return cls(cfgmod.load(p), str(p))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> Channel:
+        return cls(cfgmod.from_dict(data, source), source)
+
+    # -- helpers -----------------------------------------------------------------------
+    def url(self, location: str) -> str:
+        return self.cfg.locations[location].url.get_secret_value()
+
+    def capture(self, location: str) -> Capture:
+        return capture_for(location, self.url(location), self.cfg.prefix)
+
+    @contextmanager
+    def connection(self, location: str) -> Iterator[Any]:
+        conn = connect(self.url(location), location=location)
+        try:
+            yield conn
+        finally:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - closing a broken connection must not mask
+                pass
+
+    # -- validate / plan / install -------------------------------------------------------
+    def validate(self) -> dict[str, list[str]]:
+        """Connect to every location and list every problem found, per location."""
+        problems: dict[str, list[str]] = {}
+        for name, loc in self.cfg.locations.items():
+            found: list[str] = []
+            try:
+                cap = self.capture(name)
+                with self._cap_conn(cap) as conn:
+                    if loc.capture:
+                        found += cap.check(conn, self.cfg.tables_at(name))
+            except SyncpointError as exc:
+                found.append(str(exc))
+            problems[name] = found
+        return problems
+
+    @contextmanager
+    def _cap_conn(self, cap: Capture) -> Iterator[Any]:
+        conn = cap.connect()
+        try:
+            yield conn
+        finally:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _refuse_problems(self) -> None:
+        problems = self.validate()
+        flat = [f"{self.source}: {loc}: {p}" for loc, ps in problems.items() for p in ps]
+        if flat:
+            raise ConfigError(f"{self.source}: the channel cannot be installed", flat)
+
+    def plan(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name in self.cfg.capture_locations():
+            cap = self.capture(name)
+            with self._cap_conn(cap) as conn:
+                out[name] = cap.plan(conn, self.cfg.tables_at(name))
+        return out
+
+    def install(self) -> dict[str, str]:
+        """Install capture at every capture location; refuses (exit 2) before touching
+        anything when validation finds a problem. A location that fails is rolled back."""
+        self._refuse_problems()
+        done: dict[str, str] = {}
+        for name in self.cfg.capture_locations():
+            cap = self.capture(name)
+            with self._cap_conn(cap) as conn:
+                cap.install(conn, self.cfg.tables_at(name))
+            done[name] = "installed"
+        return done
+
+    def uninstall(self) -> dict[str, str]:
+        done: dict[str, str] = {}
+        for name in self.cfg.capture_locations():
+            cap = self.capture(name)
+            with self._cap_conn(cap) as conn:
+                cap.uninstall(conn)
+            done[name] = "uninstalled"
+        return done
+
+    def capture_status(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.cfg.capture_locations():
+            cap = self.capture(name)
+            try:
+                with self._cap_conn(cap) as conn:
+                    cap.poll_ddl(conn) if _installed(cap, conn) else None
+                    st = cap.status(conn)
+                out[name] = _status_dict(st)
+            except WorkFailed as exc:
+                out[name] = {"error": str(exc)}
+        return out
+
+
+def _installed(cap: Capture, conn: Any) -> bool:
+    return cap.status(conn).installed
+
+
+def _status_dict(st: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(st)

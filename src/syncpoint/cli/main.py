@@ -1,0 +1,61 @@
+"""``syncpoint [-c FILE] COMMAND``: the typer application and its commands."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Annotated
+
+import typer
+
+from syncpoint.cli.common import state
+
+app = typer.Typer(
+    name="syncpoint",
+    help="Change data capture and consistent replication rounds through Apache Spark.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _options(
+    config: Annotated[
+        str | None, typer.Option("-c", "--config", help="channel file (default ./syncpoint.yaml)")
+    ] = None,
+) -> None:
+    state.config_path = config
+
+
+# One module per command; each exposes ``register(app)``.
+COMMANDS = (
+    "init_cmd",
+    "validate",
+    "plan",
+    "install",
+    "status",
+    "run",
+    "purge",
+    "verify",
+    "snapshot",
+    "cdr",
+    "gate",
+    "demo",
+)
+
+for _name in COMMANDS:
+    try:
+        _mod = importlib.import_module(f"syncpoint.cli.{_name}")
+    except ModuleNotFoundError as _exc:
+        if _exc.name != f"syncpoint.cli.{_name}":
+            raise
+        continue
+    _mod.register(app)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

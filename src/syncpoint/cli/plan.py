@@ -1,0 +1,24 @@
+"""``syncpoint plan``: print, per location, the SQL ``install`` would run."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from syncpoint.cli.common import channel, emit_json, handled, out
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("plan")
+    def plan(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+        """Print, per location, the SQL that install would run; changes nothing."""
+        with handled(as_json):
+            plans = channel().plan()
+        if as_json:
+            emit_json(plans)
+            return
+        for loc, stmts in plans.items():
+            out.print(f"-- location {loc}: {len(stmts)} statements", markup=False)
+            for s in stmts:
+                out.print(s.rstrip().rstrip(";") + ";\n", markup=False)

@@ -1,0 +1,407 @@
+"""The channel configuration of SPEC §2: pydantic models, YAML loading and ``${VAR}`` expansion.
+
+Everything here is checked before any connection is opened. A problem is reported as
+``FILE: key.path: what is wrong`` (exit 2). Passwords are never shown: a location's URL is
+kept as a secret and only its redacted form appears in ``repr``, logs and output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from syncpoint.errors import ConfigError
+
+DEFAULT_FILE = "syncpoint.yaml"
+
+# Names that reach object names (prefix, channel, location) must be plain so that every
+# derived object name stays within every vendor's identifier length (PostgreSQL: 63 bytes).
+_PLAIN = re.compile(r"^[a-z][a-z0-9_]*$")
+SCHEMES = {
+    "postgresql": "postgres",
+    "postgres": "postgres",
+    "mysql": "mariadb",
+    "mariadb": "mariadb",
+    "sqlite": "sqlite",
+}
+
+
+def _plain(max_len: int):
+    def check(value: str) -> str:
+        if not _PLAIN.match(value):
+            raise ValueError(
+                f"{value!r} is not a plain lowercase name (a letter, then letters, digits, _)"
+            )
+        if len(value) > max_len:
+            raise ValueError(f"{value!r} is longer than {max_len} characters")
+        return value
+
+    return check
+
+
+PlainName = Annotated[str, AfterValidator(_plain(20))]
+Prefix = Annotated[str, AfterValidator(_plain(16))]
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable url>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    userinfo = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{userinfo}:***@{netloc[1]}"))
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LocationConfig(_Model):
+    url: SecretStr
+    capture: bool = False
+    integrate: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _known_scheme(cls, v: SecretStr) -> SecretStr:
+        raw = v.get_secret_value()
+        scheme = raw.split("://", 1)[0].lower() if "://" in raw else ""
+        if scheme not in SCHEMES:
+            raise ValueError(
+                f"URL scheme {scheme or '(none)'!r} is not one of "
+                "postgresql://, mysql://, mariadb://, sqlite:///path"
+            )
+        if SCHEMES[scheme] == "sqlite" and not raw.startswith("sqlite:///"):
+            raise ValueError("a SQLite URL is sqlite:///path/to/file.db")
+        return v
+
+    @model_validator(mode="before")
+    @classmethod
+    def _has_role(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not (data.get("capture") or data.get("integrate")):
+            raise ValueError("a location needs a role: capture: true and/or integrate: true")
+        return data
+
+    @property
+    def vendor(self) -> str:
+        return SCHEMES[self.url.get_secret_value().split("://", 1)[0].lower()]
+
+    @property
+    def redacted(self) -> str:
+        return redact_url(self.url.get_secret_value())
+
+    def __repr__(self) -> str:
+        return (
+            f"LocationConfig(url={self.redacted!r}, capture={self.capture}, "
+            f"integrate={self.integrate})"
+        )
+
+
+class TableName(_Model):
+    """A table reference: ``schema`` is None where the vendor or the user gives none."""
+
+    schema_: str | None = Field(default=None, alias="schema")
+    name: str
+
+    @property
+    def short(self) -> str:
+        return self.name
+
+    def __str__(self) -> str:
+        return f"{self.schema_}.{self.name}" if self.schema_ else self.name
+
+
+def parse_table_name(text: str) -> TableName:
+    """``schema.table`` or ``table``; either part may be written in double quotes to
+    contain dots (``"my.schema"."t"``). The name is never pasted into SQL."""
+    parts: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            j, buf = i + 1, []
+            while j < n:
+                if text[j] == '"':
+                    if j + 1 < n and text[j + 1] == '"':
+                        buf.append('"')
+                        j += 2
+                        continue
+                    break
+                buf.append(text[j])
+                j += 1
+            else:
+                raise ValueError(f"unterminated quote in table name {text!r}")
+            parts.append("".join(buf))
+            i = j + 1
+            if i < n and text[i] != ".":
+                raise ValueError(f"unexpected text after a quoted part in {text!r}")
+            i += 1
+        else:
+            j = text.find(".", i)
+            if j < 0 or len(parts) == 1:
+                parts.append(text[i:])
+                break
+            parts.append(text[i:j])
+            i = j + 1
+    if not parts or any(p == "" for p in parts) or len(parts) > 2:
+        raise ValueError(f"{text!r} is not a table name (table or schema.table)")
+    if len(parts) == 1:
+        return TableName(name=parts[0])
+    return TableName(schema=parts[0], name=parts[1])
+
+
+Actions = Annotated[str, AfterValidator(lambda v: _check_actions(v))]
+
+
+def _check_actions(value: str) -> str:
+    letters = value.upper()
+    if not letters or any(c not in "IUD" for c in letters) or len(set(letters)) != len(letters):
+        raise ValueError(f"actions {value!r} must be a non-empty subset of I, U, D")
+    return "".join(c for c in "IUD" if c in letters)
+
+
+class TableConfig(_Model):
+    name: str
+    actions: Actions = "IUD"
+    key: list[str] | None = None
+    target: str | None = None
+    ddl_policy: Literal["stop", "apply", "ignore"] = "stop"
+    debug: bool = False
+    locations: list[str] | None = None
+
+    @field_validator("name", "target")
+    @classmethod
+    def _parses(cls, v: str | None) -> str | None:
+        if v is not None:
+            parse_table_name(v)
+        return v
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and (not v or len(set(v)) != len(v) or any(not c for c in v)):
+            raise ValueError("key must be a non-empty list of distinct column names")
+        return v
+
+    @property
+    def ref(self) -> TableName:
+        return parse_table_name(self.name)
+
+    @property
+    def target_ref(self) -> TableName:
+        return parse_table_name(self.target) if self.target else self.ref
+
+
+class ConflictConfig(_Model):
+    resolution: Literal["latest", "earliest"] = "latest"
+    column_groups: dict[str, list[str]] = {}
+
+
+class SparkConfig(_Model):
+    master: str = "local[*]"
+    conf: dict[str, str] = {}
+    jars: list[str] | None = None  # None: Debian's JDBC driver jars
+    packages: list[str] = []  # Maven coordinates, where Maven can be reached
+
+
+class TransportConfig(_Model):
+    """Transport tables loaded by ``run`` as the consumer side of a gate (SPEC §7)."""
+
+    gate: PlainName
+    location: str
+    tables: list[str]
+
+
+class ChannelConfig(_Model):
+    channel: PlainName
+    application: PlainName = "default"
+    prefix: Prefix = "repl_"
+    locations: dict[str, LocationConfig]
+    tables: list[TableConfig] = []
+    sync_groups: dict[str, list[str]] = {}
+    conflicts: dict[str, ConflictConfig] = {}
+    spark: SparkConfig = SparkConfig()
+    transport: TransportConfig | None = None
+
+    @field_validator("locations", mode="before")
+    @classmethod
+    def _location_names(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            if not v:
+                raise ValueError("at least one location is needed")
+        return v
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> ChannelConfig:
+        problems: list[str] = []
+        shorts: dict[str, int] = {}
+        for t in self.tables:
+            shorts[t.ref.short] = shorts.get(t.ref.short, 0) + 1
+            for loc in t.locations or []:
+                if loc not in self.locations or not self.locations[loc].capture:
+                    problems.append(
+                        f"tables: {t.name}: locations: {loc!r} is not a capture location"
+                    )
+        seen: set[str] = set()
+        for t in self.tables:
+            if str(t.ref) in seen:
+                problems.append(f"tables: {t.name!r} is listed twice")
+            seen.add(str(t.ref))
+        for group, members in self.sync_groups.items():
+            if not members:
+                problems.append(f"sync_groups: {group}: the group is empty")
+            for m in members:
+                if not self._find(m):
+                    problems.append(
+                        f"sync_groups: {group}: {m!r} is not a replicated table of this channel"
+                    )
+        both = [n for n, loc in self.locations.items() if loc.capture and loc.integrate]
+        for tname in self.conflicts:
+            if not self._find(tname):
+                problems.append(f"conflicts: {tname!r} is not a replicated table of this channel")
+        if self.conflicts and not both:
+            problems.append("conflicts: no location both captures and integrates")
+        if self.transport and self.transport.location not in self.locations:
+            problems.append(f"transport: location {self.transport.location!r} is not defined")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    def _find(self, name: str) -> TableConfig | None:
+        for t in self.tables:
+            if name in (t.name, str(t.ref), t.ref.short):
+                return t
+        return None
+
+    def table(self, name: str) -> TableConfig:
+        t = self._find(name)
+        if t is None:
+            raise ConfigError(f"table {name!r} is not replicated by channel {self.channel}")
+        return t
+
+    def capture_locations(self) -> dict[str, LocationConfig]:
+        return {n: loc for n, loc in self.locations.items() if loc.capture}
+
+    def integrate_locations(self) -> dict[str, LocationConfig]:
+        return {n: loc for n, loc in self.locations.items() if loc.integrate}
+
+    def tables_at(self, location: str) -> list[TableConfig]:
+        """The tables captured at ``location``."""
+        return [t for t in self.tables if t.locations is None or location in t.locations]
+
+    def groups(self) -> dict[str, list[TableConfig]]:
+        """Sync groups with their tables; each table outside any group is a group of its own."""
+        out: dict[str, list[TableConfig]] = {}
+        grouped: set[str] = set()
+        for g, members in self.sync_groups.items():
+            out[g] = [self.table(m) for m in members]
+            grouped.update(str(t.ref) for t in out[g])
+        for t in self.tables:
+            if str(t.ref) not in grouped:
+                out[t.ref.short] = [t]
+        return out
+
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _expand(value: Any, path: str, source: str, problems: list[str]) -> Any:
+    if isinstance(value, str):
+
+        def sub(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name not in os.environ:
+                problems.append(f"{source}: {path}: environment variable {name} is not set")
+                return ""
+            return os.environ[name]
+
+        return _VAR.sub(sub, value)
+    if isinstance(value, dict):
+        return {
+            k: _expand(v, f"{path}.{k}" if path else str(k), source, problems)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_expand(v, f"{path}[{i}]", source, problems) for i, v in enumerate(value)]
+    return value
+
+
+def _loc(err_loc: tuple[Any, ...], data: Any) -> str:
+    """A readable key path; list indexes of tables are shown with the table's name."""
+    out: list[str] = []
+    cur = data
+    for part in err_loc:
+        if isinstance(part, int):
+            label = f"[{part}]"
+            if isinstance(cur, list) and part < len(cur) and isinstance(cur[part], dict):
+                name = cur[part].get("name")
+                if name:
+                    label = f"[{part}] ({name})"
+            out.append(label)
+            cur = cur[part] if isinstance(cur, list) and part < len(cur) else None
+        else:
+            out.append(("." if out else "") + str(part))
+            cur = cur.get(part) if isinstance(cur, dict) else None
+    return "".join(out)
+
+
+def from_dict(data: Any, source: str = "<config>") -> ChannelConfig:
+    problems: list[str] = []
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the file must hold a mapping of keys (SPEC §2)")
+    data = _expand(data, "", source, problems)
+    if problems:
+        raise ConfigError(f"{source}: configuration is invalid", problems)
+    locs = data.get("locations")
+    if isinstance(locs, dict):
+        for name in locs:
+            try:
+                _plain(20)(str(name))
+            except ValueError as exc:
+                problems.append(f"{source}: locations: location name {exc}")
+    try:
+        cfg = ChannelConfig.model_validate(data)
+        if problems:
+            raise ConfigError(f"{source}: configuration is invalid", problems)
+        return cfg
+    except ValidationError as exc:
+        for e in exc.errors():
+            msg = e["msg"].removeprefix("Value error, ")
+            if e["type"] == "extra_forbidden":
+                msg = "unknown key"
+            elif e["type"] == "missing":
+                msg = "required key is missing"
+            where = _loc(tuple(e["loc"]), data)
+            for one in msg.split("\n"):
+                problems.append(f"{source}: {where}: {one}" if where else f"{source}: {one}")
+        raise ConfigError(f"{source}: configuration is invalid", problems) from None
+
+
+def load(path: str | os.PathLike[str] | None = None) -> ChannelConfig:
+    """Load and validate a channel file (default ``./syncpoint.yaml``)."""
+    p = Path(path or DEFAULT_FILE)
+    if not p.is_file():
+        raise ConfigError(f"{p}: no such configuration file (create one with `syncpoint init`)")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+    return from_dict(data, str(p))

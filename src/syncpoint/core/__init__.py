@@ -1,0 +1,1 @@
+"""Plain-Python heart of syncpoint: no driver, no pyspark, no vendor."""

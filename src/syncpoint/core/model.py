@@ -1,0 +1,108 @@
+"""Change records, actions, table shapes: the words every other module speaks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+ROW_ACTIONS = ("INSERT", "UPDATE", "DELETE")
+DDL_ACTIONS = ("CREATE", "ALTER", "DROP", "TRUNCATE")
+ACTION_LETTER = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
+
+
+def loads(text: str | None) -> Any:
+    """Decode a change record's JSON exactly: decimals stay Decimal, never float."""
+    if text is None:
+        return None
+    return json.loads(text, parse_float=Decimal)
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # the vendor's declared type, as its catalog spells it (lower case)
+    nullable: bool = True
+    pk: int | None = None  # 1-based position in the primary key, None when not part of it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "nullable": self.nullable, "pk": self.pk}
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """What the catalog says of a table: its columns in order and its key."""
+
+    schema: str | None
+    name: str
+    columns: tuple[Column, ...]
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        keyed = sorted((c.pk, c.name) for c in self.columns if c.pk)
+        return tuple(name for _, name in keyed)
+
+    def column(self, name: str) -> Column | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+
+@dataclass(frozen=True)
+class ChangeRecord:
+    """One row of ``{prefix}items`` as read back (SPEC §4)."""
+
+    repl_key: int
+    trans_key: str
+    dbid: str
+    tablename: str
+    db_schema: str | None
+    db_action: str
+    content: str | None  # JSON text exactly as captured
+    oldcontent: str | None
+    captured_at: datetime | None = None
+    context: int | None = None
+    db_catalog: str | None = None
+    guid: str | None = None
+    version: int | None = None
+
+    @property
+    def row(self) -> Any:
+        return loads(self.content)
+
+    @property
+    def old(self) -> Any:
+        return loads(self.oldcontent)
+
+
+@dataclass(frozen=True)
+class Tick:
+    """A commit-ordered position made safe to read up to (SPEC §4 service_context).
+
+    ``context``: every change record of a transaction that committed before the tick is at or
+    below it; every later one is above it. ``guaranteed``: a time on the capture location's
+    clock (UTC) before which every captured change is at or below ``context``.
+    """
+
+    context: int
+    guaranteed: datetime
+
+
+@dataclass
+class WatchedTableStatus:
+    table: str
+    status: str
+    actions: str | None
+    trigger_name: str | None
+    pending: int = 0
+    debug: int = 0
+
+
+@dataclass
+class CaptureStatus:
+    installed: bool
+    stream_id: str | None = None
+    context: int | None = None
+    pending: int = 0
+    tables: list[WatchedTableStatus] = field(default_factory=list)
+    ddl_events: list[dict[str, Any]] = field(default_factory=list)

@@ -1,0 +1,116 @@
+"""The whole error tree of syncpoint.
+
+Every error has a stable ``code`` (shown in ``--json`` output), an ``exit_code`` (SPEC §3)
+and a message that names the location, the table and what the user can do next::
+
+    SyncpointError
+     ├── ConfigError            exit 2  the configuration file is wrong (nothing was touched)
+     ├── UsageError             exit 2  the command line is wrong
+     ├── WorkFailed             exit 1  the work failed; nothing was half applied
+     │    ├── LocationError          a database could not be reached or refused a statement
+     │    │    └── TransientError    worth retrying (lost connection, deadlock, lock timeout)
+     │    ├── NotInstalled           capture objects of this prefix are missing
+     │    ├── StreamIdentityError    a stored position is of another stream (reinstall, restore)
+     │    ├── PositionConflict       another consumer moved the positions (compare-and-set failed)
+     │    └── TableStopped           a table's rounds stop until the user acts (poison row, DDL)
+     └── GateRefused            exit 3  a gate refused the turn (SPEC §7)
+
+Driver errors are translated into these at the vendor boundary (``vendors/*/dialect.py``);
+nothing above the vendors catches a driver exception.
+"""
+
+from __future__ import annotations
+
+
+class SyncpointError(Exception):
+    """Base of every error syncpoint raises on purpose."""
+
+    code = "error"
+    exit_code = 1
+
+    def __init__(self, message: str, *, location: str | None = None, table: str | None = None):
+        self.message = message
+        self.location = location
+        self.table = table
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = []
+        if self.location:
+            where.append(f"location {self.location}")
+        if self.table:
+            where.append(f"table {self.table}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "error": self.code,
+            "message": self.message,
+            "location": self.location,
+            "table": self.table,
+            "exit_code": self.exit_code,
+        }
+
+
+class ConfigError(SyncpointError):
+    """The configuration is invalid. ``problems`` lists each one as ``file: key: what``."""
+
+    code = "config"
+    exit_code = 2
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        self.problems = problems or [message]
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if len(self.problems) == 1:
+            return self.problems[0]
+        return self.message + "\n" + "\n".join(f"  - {p}" for p in self.problems)
+
+    def to_dict(self) -> dict[str, object]:
+        d = super().to_dict()
+        d["problems"] = self.problems
+        return d
+
+
+class UsageError(SyncpointError):
+    code = "usage"
+    exit_code = 2
+
+
+class WorkFailed(SyncpointError):
+    code = "failed"
+    exit_code = 1
+
+
+class LocationError(WorkFailed):
+    """A database refused or could not be reached; the message says which and why."""
+
+    code = "location"
+
+
+class TransientError(LocationError):
+    """Lost connection, deadlock, serialization failure, lock timeout: safe to retry."""
+
+    code = "transient"
+
+
+class NotInstalled(WorkFailed):
+    code = "not_installed"
+
+
+class StreamIdentityError(WorkFailed):
+    code = "stream_identity"
+
+
+class PositionConflict(WorkFailed):
+    code = "position_conflict"
+
+
+class TableStopped(WorkFailed):
+    code = "table_stopped"
+
+
+class GateRefused(SyncpointError):
+    code = "gate_refused"
+    exit_code = 3

@@ -1,0 +1,48 @@
+"""Named failpoints for crash tests (SPEC §6.3).
+
+``SYNCPOINT_FAILPOINT=after_stage`` makes the process kill itself with SIGKILL the first
+time it reaches ``hit("after_stage")``; ``name@N`` fires on the Nth time. Several names may
+be given, comma-separated. Every step that can be named is listed in ``STEPS`` so the crash
+tests can sweep them all.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+
+ENV = "SYNCPOINT_FAILPOINT"
+
+STEPS: dict[str, str] = {
+    "after_tick": "sync points sampled and stored, nothing read yet",
+    "after_read": "change records read, nothing staged",
+    "after_stage": "staging tables written at the target, apply transaction not begun",
+    "before_commit": "apply transaction done, COMMIT not sent",
+    "after_commit": "apply transaction committed, nothing else done",
+    "after_stamps": "receive stamps written",
+    "gate_after_take": "a gate was taken (Loading state committed), command not started",
+    "gate_before_release": "command finished, Loaded state not written",
+}
+
+_hits: Counter[str] = Counter()
+
+
+def _armed() -> dict[str, int]:
+    spec = os.environ.get(ENV, "").strip()
+    out: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, _, nth = part.partition("@")
+        out[name] = int(nth) if nth else 1
+    return out
+
+
+def hit(name: str) -> None:
+    if name not in STEPS:
+        raise KeyError(f"unknown failpoint {name!r}")
+    armed = _armed()
+    if name not in armed:
+        return
+    _hits[name] += 1
+    if _hits[name] == armed[name]:
+        os.kill(os.getpid(), signal.SIGKILL)

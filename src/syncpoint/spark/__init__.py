@@ -1,0 +1,1 @@
+"""The only package that imports pyspark: reading, transforming and staging changes."""

@@ -1,0 +1,128 @@
+"""The contract every vendor's capture side fulfils (``vendors/<vendor>/capture.py``).
+
+Positions (``context``) are *ticks*: ``tick()`` makes a new position P such that every
+change record of a transaction that committed before the tick is at or below P and every
+later one above it; it is stored as ``{prefix}service_context.context``, the safe horizon
+a sync point may take (SPEC §4). How each vendor makes ticks commit-ordered is explained in
+its own ``capture.py``. Readers take the records *after* one tick and *at or before* a later
+one, in ``repl_key`` order, which is the order of changes to any one row.
+
+Content (``{prefix}items.content`` / ``oldcontent``) is a JSON object of column name to
+value, decoded later by the column's source type:
+
+- NULL is ``null``; integers and exact numerics are JSON numbers with every digit the
+  database holds (``12.50`` stays ``12.50``); floats are the shortest exact repr;
+- NaN and infinities (float or numeric) are the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``;
+- binary is base64; text is a JSON string; booleans ``true``/``false`` where the vendor has them;
+- dates ``YYYY-MM-DD``; times ``HH:MM:SS[.ffffff]``; timestamps without zone
+  ``YYYY-MM-DD[T ]HH:MM:SS[.ffffff]``; timestamps with zone ISO 8601 with an offset;
+- JSON columns are nested JSON values; anything else is the vendor's text form.
+
+``oldcontent`` holds the old row for UPDATE and DELETE. DDL records (``CREATE``, ``ALTER``,
+``DROP``, ``TRUNCATE``) carry ``{"columns": [{name, type, nullable, pk}, ...]}`` of the new
+shape in ``content`` and of the old one in ``oldcontent``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from syncpoint.config import TableConfig, TableName
+from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick
+
+
+class Capture(ABC):
+    """Capture objects of one prefix at one location."""
+
+    vendor: ClassVar[str]
+
+    def __init__(self, location: str, url: str, prefix: str):
+        self.location = location
+        self.url = url
+        self.prefix = prefix
+
+    # -- connections and catalog -------------------------------------------------------
+    @abstractmethod
+    def connect(self, autocommit: bool = False) -> Any:
+        """A new DB-API connection; driver errors become ``LocationError``."""
+
+    @abstractmethod
+    def describe(self, conn: Any, table: TableName) -> TableShape | None:
+        """The table's columns and primary key, or None when it does not exist."""
+
+    def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        """Problems that make capture of these tables unsafe (``validate``, ``install``).
+
+        The default checks existence, key columns and a key; vendors add their traps.
+        """
+        problems: list[str] = []
+        for t in tables:
+            shape = self.describe(conn, t.ref)
+            if shape is None:
+                problems.append(f"table {t.name}: does not exist at location {self.location}")
+                continue
+            for col in t.key or []:
+                if shape.column(col) is None:
+                    problems.append(
+                        f"table {t.name}: key column {col!r} does not exist at {self.location}"
+                    )
+            if not shape.primary_key and not t.key:
+                problems.append(
+                    f"table {t.name}: has no primary key at {self.location}; "
+                    "name one in its entry (key: [col, ...])"
+                )
+        return problems
+
+    # -- install -----------------------------------------------------------------------
+    @abstractmethod
+    def plan(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        """The SQL ``install`` would run now, rendered; changes nothing."""
+
+    @abstractmethod
+    def install(self, conn: Any, tables: list[TableConfig]) -> None:
+        """Create every object of the prefix (idempotent). All or nothing: on failure,
+        objects created by this call are removed again before the error is raised."""
+
+    @abstractmethod
+    def uninstall(self, conn: Any) -> None:
+        """Remove every object of this prefix; other prefixes are untouched (idempotent)."""
+
+    @abstractmethod
+    def status(self, conn: Any) -> CaptureStatus:
+        """Installed or not, watched tables with status, pending change records."""
+
+    # -- the stream --------------------------------------------------------------------
+    @abstractmethod
+    def stream_id(self, conn: Any) -> str:
+        """Identity of this capture stream: changes when capture is reinstalled."""
+
+    @abstractmethod
+    def tick(self, conn: Any) -> Tick:
+        """Make and commit a new commit-ordered position (see the module docstring)."""
+
+    @abstractmethod
+    def changes(self, conn: Any, table: TableName, after: int, upto: int) -> list[ChangeRecord]:
+        """Change records of ``table`` after tick ``after`` and at or before ``upto``,
+        in ``repl_key`` order (row and DDL records alike)."""
+
+    @abstractmethod
+    def changes_query(self, table: TableName, after: int, upto: int) -> str:
+        """The same as ``changes`` as one SELECT text for Spark's JDBC reader (``after`` and
+        ``upto`` are ints rendered as literals; names are quoted). Its columns are those of
+        ``ChangeRecord`` with ``captured_at`` and ``content`` as text."""
+
+    @abstractmethod
+    def poll_ddl(self, conn: Any) -> int:
+        """Where DDL has no event triggers: compare ``{prefix}cols_view`` with
+        ``{prefix}cols_snapshot``, write DDL change records, regenerate triggers; return how
+        many records were written. Vendors with event triggers return 0."""
+
+    @abstractmethod
+    def purge(self, conn: Any, upto: int) -> int:
+        """Delete change records at or before tick ``upto``; return how many."""
+
+    @abstractmethod
+    def set_origin(self, conn: Any, origin: str | None) -> None:
+        """Inside the caller's open transaction: changes captured from now until commit (or
+        until ``set_origin(conn, None)``) carry ``dbid = origin`` instead of this location."""

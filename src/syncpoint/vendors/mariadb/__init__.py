@@ -1,0 +1,1 @@
+"""MariaDB 10.6+ and MySQL 8 (PyMySQL)."""

@@ -1,0 +1,79 @@
+"""PostgreSQL: connecting, quoting, and translating psycopg errors into syncpoint's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from syncpoint.config import redact_url
+from syncpoint.errors import LocationError, TransientError
+
+NAME = "postgres"
+JDBC_DRIVER = "org.postgresql.Driver"
+JDBC_JAR = "/usr/share/java/postgresql.jar"
+HAS_SCHEMAS = True
+DEFAULT_SCHEMA = "public"
+
+# SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,
+# lock not available, admin shutdown.
+_TRANSIENT = ("08", "40001", "40P01", "55P03", "57P01", "57P02", "57P03")
+
+
+def quote(name: str) -> str:
+    return sql.Identifier(name).as_string(None)
+
+
+def literal(value: str) -> str:
+    return sql.Literal(value).as_string(None)
+
+
+def translate(exc: Exception, location: str | None = None, table: str | None = None) -> Exception:
+    if isinstance(exc, psycopg.Error):
+        state = getattr(exc, "sqlstate", None) or ""
+        msg = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        cls = (
+            TransientError
+            if (isinstance(exc, psycopg.OperationalError) or state.startswith(_TRANSIENT))
+            else LocationError
+        )
+        return cls(
+            f"PostgreSQL: {msg}" + (f" (SQLSTATE {state})" if state else ""),
+            location=location,
+            table=table,
+        )
+    return exc
+
+
+@contextmanager
+def translated(location: str | None = None, table: str | None = None) -> Iterator[None]:
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise translate(exc, location, table) from exc
+
+
+def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
+    conninfo = "postgresql://" + url.split("://", 1)[1]
+    try:
+        return psycopg.connect(conninfo, autocommit=autocommit, connect_timeout=10)
+    except psycopg.Error as exc:
+        err = translate(exc, location)
+        err.message = f"cannot connect to {redact_url(url)}: {err.message}"  # type: ignore[attr-defined]
+        raise err from None
+
+
+def jdbc(url: str) -> tuple[str, dict[str, str]]:
+    """JDBC URL and properties (user/password kept out of the URL)."""
+    from urllib.parse import unquote, urlsplit
+
+    p = urlsplit(url)
+    props = {"driver": JDBC_DRIVER}
+    if p.username:
+        props["user"] = unquote(p.username)
+    if p.password:
+        props["password"] = unquote(p.password)
+    return f"jdbc:postgresql://{p.hostname or 'localhost'}:{p.port or 5432}{p.path}", props

@@ -1,0 +1,1 @@
+"""SQLite 3.35+ (the standard sqlite3 module)."""

@@ -1,0 +1,63 @@
+"""SQLite: connecting, quoting, and translating sqlite3 errors into syncpoint's."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from syncpoint.errors import LocationError, TransientError
+
+NAME = "sqlite"
+JDBC_DRIVER = "org.sqlite.JDBC"
+JDBC_JAR = "/usr/share/java/sqlite-jdbc.jar"
+HAS_SCHEMAS = False
+BUSY_TIMEOUT_S = 30.0
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def path_of(url: str) -> str:
+    return url.split("sqlite:///", 1)[1] if url.startswith("sqlite:///") else url
+
+
+def translate(exc: Exception, location: str | None = None, table: str | None = None) -> Exception:
+    if isinstance(exc, sqlite3.Error):
+        text = str(exc)
+        cls = TransientError if ("locked" in text or "busy" in text) else LocationError
+        return cls(f"SQLite: {text}", location=location, table=table)
+    return exc
+
+
+@contextmanager
+def translated(location: str | None = None, table: str | None = None) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise translate(exc, location, table) from exc
+
+
+def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
+    """A connection in autocommit mode at the driver level (``isolation_level=None``);
+    callers open transactions explicitly with ``BEGIN IMMEDIATE`` so the write lock is taken
+    before any read that a decision depends on. ``autocommit`` is accepted for symmetry."""
+    try:
+        conn = sqlite3.connect(
+            path_of(url), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+    except sqlite3.Error as exc:
+        raise translate(exc, location) from None
+
+
+def jdbc(url: str) -> tuple[str, dict[str, str]]:
+    return f"jdbc:sqlite:{path_of(url)}", {"driver": JDBC_DRIVER}

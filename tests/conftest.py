@@ -1,0 +1,146 @@
+"""Shared fixtures: real PostgreSQL, MariaDB and SQLite databases made per test, and one
+SparkSession per test run.
+
+Each database fixture creates a database with a unique name and drops it afterwards. Under
+CI (``CI=true``) a service that cannot be reached is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PG_ADMIN = os.environ.get("SYNCPOINT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+MY_ADMIN = os.environ.get("SYNCPOINT_TEST_MARIADB", "mysql://root@127.0.0.1:3306/")
+VENDORS = ("postgres", "mariadb", "sqlite")
+
+
+def _unavailable(what: str, exc: Exception) -> None:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{what} is not reachable under CI: {exc}")
+    pytest.skip(f"{what} is not reachable: {exc}")
+
+
+@dataclass
+class Db:
+    """A throwaway database: its vendor, URL, and a way to run setup SQL."""
+
+    vendor: str
+    url: str
+    name: str
+
+    def connect(self, autocommit: bool = True) -> Any:
+        from syncpoint.vendors import connect
+
+        return connect(self.url, autocommit=autocommit)
+
+    def execute(self, *statements: str, params: Any = None) -> None:
+        conn = self.connect(autocommit=True)
+        try:
+            cur = conn.cursor()
+            for s in statements:
+                cur.execute(s, params) if params is not None else cur.execute(s)
+        finally:
+            conn.close()
+
+    def query(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+        conn = self.connect(autocommit=True)
+        try:
+            cur = conn.cursor()
+            cur.execute(sql, params) if params is not None else cur.execute(sql)
+            return [tuple(r) for r in cur.fetchall()]
+        finally:
+            conn.close()
+
+
+def make_pg() -> Iterator[Db]:
+    import psycopg
+
+    name = f"sp_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(PG_ADMIN, autocommit=True)
+    except psycopg.OperationalError as exc:
+        _unavailable("PostgreSQL", exc)
+        raise
+    admin.execute(f'CREATE DATABASE "{name}"')
+    admin.close()
+    try:
+        yield Db("postgres", PG_ADMIN.rsplit("/", 1)[0] + "/" + name, name)
+    finally:
+        admin = psycopg.connect(PG_ADMIN, autocommit=True)
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+def _my_admin() -> Any:
+    import pymysql
+
+    return pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", autocommit=True)
+
+
+def make_mariadb() -> Iterator[Db]:
+    import pymysql
+
+    name = f"sp_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = _my_admin()
+    except pymysql.err.OperationalError as exc:
+        _unavailable("MariaDB", exc)
+        raise
+    with admin.cursor() as cur:
+        cur.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+    admin.close()
+    try:
+        yield Db("mariadb", MY_ADMIN.rstrip("/") + "/" + name, name)
+    finally:
+        admin = _my_admin()
+        with admin.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+        admin.close()
+
+
+def make_sqlite(tmp: Path) -> Iterator[Db]:
+    name = f"sp_{uuid.uuid4().hex[:12]}"
+    path = tmp / f"{name}.db"
+    yield Db("sqlite", f"sqlite:///{path}", name)
+
+
+@pytest.fixture
+def pg_db() -> Iterator[Db]:
+    yield from make_pg()
+
+
+@pytest.fixture
+def maria_db() -> Iterator[Db]:
+    yield from make_mariadb()
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> Iterator[Db]:
+    yield from make_sqlite(tmp_path)
+
+
+@pytest.fixture(params=VENDORS)
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Db]:
+    """The same test on PostgreSQL, MariaDB and SQLite."""
+    if request.param == "postgres":
+        yield from make_pg()
+    elif request.param == "mariadb":
+        yield from make_mariadb()
+    else:
+        yield from make_sqlite(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    """One local SparkSession for the whole run (local[2], no UI)."""
+    from syncpoint.config import SparkConfig
+    from syncpoint.spark.session import get_session
+
+    return get_session(SparkConfig(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"}))

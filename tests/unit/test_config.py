@@ -1,0 +1,125 @@
+"""Configuration: what SPEC §2 accepts and the clear messages for what it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from syncpoint import config
+from syncpoint.errors import ConfigError
+
+BASE = {
+    "channel": "shop",
+    "locations": {
+        "dec01": {"url": "postgresql://app@127.0.0.1:5432/east", "capture": True},
+        "cen": {"url": "sqlite:///tmp/cen.db", "integrate": True},
+    },
+    "tables": [{"name": "public.orders"}, {"name": "public.customers", "actions": "ui"}],
+    "sync_groups": {"T1": ["orders", "customers"]},
+}
+
+
+def problems(data: dict) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        config.from_dict(data, "f.yaml")
+    return info.value.problems
+
+
+def test_valid_config_loads_with_defaults() -> None:
+    cfg = config.from_dict(BASE)
+    assert cfg.prefix == "repl_"
+    assert cfg.tables[0].actions == "IUD"
+    assert cfg.tables[1].actions == "IU"
+    assert str(cfg.tables[0].ref) == "public.orders"
+    assert [t.name for t in cfg.groups()["T1"]] == ["public.orders", "public.customers"]
+
+
+@pytest.mark.parametrize(
+    "patch, expected",
+    [
+        ({"prefix": "Repl_"}, "f.yaml: prefix: 'Repl_' is not a plain lowercase name"),
+        ({"prefix": "x'--"}, 'f.yaml: prefix: "x\'--" is not a plain lowercase name'),
+        ({"channel": "shop; drop"}, "f.yaml: channel: 'shop; drop' is not a plain lowercase"),
+        ({"colour": "red"}, "f.yaml: colour: unknown key"),
+        ({"sync_groups": {"G": ["nope"]}}, "f.yaml: sync_groups: G: 'nope' is not a replicated"),
+    ],
+)
+def test_refusals_name_file_and_key(patch: dict, expected: str) -> None:
+    found = problems({**BASE, **patch})
+    assert any(p.startswith(expected) for p in found), found
+
+
+def test_location_without_role_and_bad_scheme() -> None:
+    data = {
+        **BASE,
+        "locations": {
+            "a": {"url": "oracle://x", "capture": True},
+            "c": {"url": "sqlite:///c.db"},
+            "B": {"url": "sqlite:///x.db", "capture": True},
+        },
+    }
+    found = problems(data)
+    assert any("locations.a.url: URL scheme 'oracle'" in p for p in found), found
+    assert any("locations.c: a location needs a role" in p for p in found), found
+    assert any("'B' is not a plain lowercase name" in p for p in found), found
+
+
+def test_bad_actions_and_key() -> None:
+    data = {**BASE, "tables": [{"name": "t", "actions": "IX"}, {"name": "u", "key": []}]}
+    found = problems(data)
+    assert any("tables[0] (t).actions" in p and "subset of I, U, D" in p for p in found), found
+    assert any("tables[1] (u).key" in p for p in found), found
+
+
+def test_env_expansion_and_secret_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CEN_PW", "s3cret")
+    data = {
+        **BASE,
+        "locations": {
+            **BASE["locations"],
+            "w": {"url": "postgresql://etl:${CEN_PW}@127.0.0.1/w", "integrate": True},
+        },
+    }
+    cfg = config.from_dict(data)
+    loc = cfg.locations["w"]
+    assert loc.url.get_secret_value() == "postgresql://etl:s3cret@127.0.0.1/w"
+    assert "s3cret" not in repr(cfg) and "s3cret" not in repr(loc)
+    assert loc.redacted == "postgresql://etl:***@127.0.0.1/w"
+
+
+def test_missing_env_var_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOPE_PW", raising=False)
+    data = {**BASE, "locations": {"a": {"url": "postgresql://u:${NOPE_PW}@h/d", "capture": True}}}
+    assert problems(data) == ["f.yaml: locations.a.url: environment variable NOPE_PW is not set"]
+
+
+@pytest.mark.parametrize(
+    "text, schema, name",
+    [
+        ("orders", None, "orders"),
+        ("public.orders", "public", "orders"),
+        ('"my.schema"."Or""der"', "my.schema", 'Or"der'),
+        ("s.a.b", "s", "a.b"),
+        ("t; DROP TABLE x", None, "t; DROP TABLE x"),
+    ],
+)
+def test_table_names_parse(text: str, schema: str | None, name: str) -> None:
+    ref = config.parse_table_name(text)
+    assert (ref.schema_, ref.name) == (schema, name)
+
+
+def test_load_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such configuration file"):
+        config.load(tmp_path / "none.yaml")
+
+
+def test_example_file_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import resources
+
+    import yaml
+
+    monkeypatch.setenv("CEN_PASSWORD", "x")
+    text = resources.files("syncpoint").joinpath("example.yaml").read_text()
+    cfg = config.from_dict(yaml.safe_load(text))
+    assert cfg.channel == "shop"
