@@ -82,10 +82,17 @@ class Tick:
     ``context``: every change record of a transaction that committed before the tick is at or
     below it; every later one is above it. ``guaranteed``: a time on the capture location's
     clock (UTC) before which every captured change is at or below ``context``.
+    ``sampled_at``: the clock when the tick was made; ``guaranteed`` is earlier when a capturing
+    transaction was still open then (the read "raced" with capture). None means equal.
     """
 
     context: int
     guaranteed: datetime
+    sampled_at: datetime | None = None
+
+    @property
+    def raced(self) -> bool:
+        return self.sampled_at is not None and self.guaranteed < self.sampled_at
 
 
 @dataclass
