@@ -95,3 +95,16 @@ def jdbc(url: str) -> tuple[str, dict[str, str]]:
         "?sessionVariables=time_zone='+00:00',sql_mode='STRICT_ALL_TABLES,NO_BACKSLASH_ESCAPES'",
         props,
     )
+
+
+def db_time(dt: Any) -> Any:
+    """DATETIME(6) columns hold UTC wall clock without a zone (sessions run at +00:00)."""
+    from datetime import UTC
+
+    return dt.astimezone(UTC).replace(tzinfo=None) if dt is not None else None
+
+
+def py_time(value: Any) -> Any:
+    from datetime import UTC
+
+    return value.replace(tzinfo=UTC) if value is not None else None

@@ -77,3 +77,15 @@ def jdbc(url: str) -> tuple[str, dict[str, str]]:
     if p.password:
         props["password"] = unquote(p.password)
     return f"jdbc:postgresql://{p.hostname or 'localhost'}:{p.port or 5432}{p.path}", props
+
+
+def db_time(dt: Any) -> Any:
+    """A Python UTC datetime as this driver binds a timestamptz."""
+    return dt
+
+
+def py_time(value: Any) -> Any:
+    """A timestamptz read back as an aware UTC datetime."""
+    from datetime import UTC
+
+    return value.astimezone(UTC) if value is not None else None

@@ -61,3 +61,18 @@ def connect(url: str, *, location: str | None = None, autocommit: bool = False) 
 
 def jdbc(url: str) -> tuple[str, dict[str, str]]:
     return f"jdbc:sqlite:{path_of(url)}", {"driver": JDBC_DRIVER}
+
+
+def db_time(dt: Any) -> Any:
+    """SQLite has no time type: UTC as ISO 8601 text with microseconds (sorts as time)."""
+    from datetime import UTC
+
+    if dt is None:
+        return None
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def py_time(value: Any) -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.fromisoformat(value).replace(tzinfo=UTC) if value is not None else None

@@ -1,0 +1,1 @@
+DELETE FROM ${detail} WHERE channel = ? AND integrate_loc = ? AND capture_loc = ?

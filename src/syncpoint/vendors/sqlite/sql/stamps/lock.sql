@@ -1,0 +1,2 @@
+-- SQLite: the caller's BEGIN IMMEDIATE already holds the database write lock.
+SELECT ?, ?

@@ -1,0 +1,123 @@
+"""Reading and writing receive stamps at an integrate location (SPEC §5 ``{p}stin_*``).
+
+The rules live in ``core/stamps.py``; the SQL in each vendor's ``sql/stamps/``. This module
+only moves values between them. ``record`` runs inside the caller's open apply transaction,
+so a stamp commits together with the positions it relies on and is never ahead of the data.
+``ensure`` creates the tables and must run outside that transaction (MariaDB commits DDL).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from syncpoint.core import stamps
+from syncpoint.vendors import module, sqlfiles
+
+
+class StampStore:
+    def __init__(self, vendor: str, prefix: str, channel: str, integrate_loc: str):
+        self.vendor = vendor
+        self.dialect = module(vendor, "dialect")
+        self.channel = channel
+        self.integrate_loc = integrate_loc
+        self.idents = {
+            "stin": f"{prefix}stin_{channel}_{integrate_loc}",
+            "detail": f"{prefix}stin_detail",
+        }
+
+    @property
+    def table_name(self) -> str:
+        return self.idents["stin"]
+
+    def _statements(self, name: str) -> list[str]:
+        text = sqlfiles.load(self.vendor, f"stamps/{name}.sql")
+        return sqlfiles.statements(sqlfiles.render(text, self.dialect.quote, self.idents))
+
+    def _one(self, name: str) -> str:
+        (stmt,) = self._statements(name)
+        return stmt
+
+    def ensure(self, conn: Any) -> None:
+        cur = conn.cursor()
+        for stmt in self._statements("create"):
+            cur.execute(stmt)
+        if self.vendor != "sqlite":
+            conn.commit()
+
+    def read(self, conn: Any) -> dict[str, tuple[datetime | None, int | None]]:
+        cur = conn.cursor()
+        cur.execute(self._one("read"), (self.channel, self.integrate_loc))
+        return {loc: (self.dialect.py_time(t), ctx) for loc, t, ctx in cur.fetchall()}
+
+    def current(self, conn: Any, locations: list[str]) -> stamps.ReceiveStamps:
+        have = self.read(conn)
+        return stamps.leader_trailer({loc: have.get(loc, (None, None))[0] for loc in locations})
+
+    def record(
+        self,
+        conn: Any,
+        locations: list[str],
+        candidates: dict[str, tuple[datetime | None, int]],
+    ) -> stamps.ReceiveStamps:
+        """Move stamps to ``candidates`` (location -> (time or None, sync point context)) and
+        rewrite the leader/trailer row; all inside the caller's open transaction."""
+        cur = conn.cursor()
+        cur.execute(self._one("lock"), (self.channel, self.integrate_loc))
+        have = self.read(conn)
+        previous = {loc: have.get(loc, (None, None))[0] for loc in locations}
+        new = stamps.advance(previous, {k: v[0] for k, v in candidates.items()})
+        for loc in locations:
+            moved = new.get(loc) != previous.get(loc)
+            if not moved and loc in have:
+                continue
+            t = new.get(loc)
+            ctx = candidates[loc][1] if moved else have.get(loc, (None, None))[1]
+            cur.execute(self._one("delete_location"), (self.channel, self.integrate_loc, loc))
+            cur.execute(
+                self._one("insert_location"),
+                (
+                    self.channel,
+                    self.integrate_loc,
+                    loc,
+                    self.dialect.db_time(t),
+                    stamps.epoch_seconds(t) if t else None,
+                    ctx,
+                ),
+            )
+        result = stamps.leader_trailer(new)
+        cur.execute(self._one("clear"))
+        lead, trail = result.leader, result.trailer
+        cur.execute(
+            self._one("insert"),
+            (
+                lead.location if lead else None,
+                self.dialect.db_time(lead.cap_begin) if lead else None,
+                lead.cap_begin_int if lead else None,
+                trail.location if trail else None,
+                self.dialect.db_time(trail.cap_begin) if trail else None,
+                trail.cap_begin_int if trail else None,
+            ),
+        )
+        return result
+
+    def row(self, conn: Any) -> dict[str, Any] | None:
+        """The leader/trailer row as stored (for status and tests)."""
+        cur = conn.cursor()
+        cur.execute(self._one("select"))
+        r = cur.fetchone()
+        if r is None:
+            return None
+        keys = (
+            "leader_cap_loc",
+            "leader_cap_begin",
+            "leader_cap_begin_int",
+            "trailer_cap_loc",
+            "trailer_cap_begin",
+            "trailer_cap_begin_int",
+            "updated_at",
+        )
+        out = dict(zip(keys, r, strict=True))
+        for k in ("leader_cap_begin", "trailer_cap_begin", "updated_at"):
+            out[k] = self.dialect.py_time(out[k])
+        return out
