@@ -152,7 +152,7 @@ def test_two_prefixes_do_not_touch_each_other(any_db: Any) -> None:
 
 def test_purge_removes_only_what_is_at_or_before(any_db: Any) -> None:
     cap = setup(any_db)
-    p0 = start(cap)
+    start(cap)
     tx(any_db, "INSERT INTO t (id, name) VALUES (1, 'a')")
     p1 = start(cap)
     tx(any_db, "INSERT INTO t (id, name) VALUES (2, 'b')")
