@@ -14,6 +14,7 @@ and a message that names the location, the table and what the user can do next::
      │    ├── PositionConflict       another consumer moved the positions (compare-and-set failed)
      │    └── TableStopped           a table's rounds stop until the user acts (poison row, DDL)
      └── GateRefused            exit 3  a gate refused the turn (SPEC §7)
+          └── GateBusy               the other side held it until --wait ran out
 
 Driver errors are translated into these at the vendor boundary (``vendors/*/dialect.py``);
 nothing above the vendors catches a driver exception.
@@ -112,5 +113,25 @@ class TableStopped(WorkFailed):
 
 
 class GateRefused(SyncpointError):
+    """A gate refused the turn: the previous run of this role did not finish (until reset).
+    ``gate`` holds the gate's name, state and holder for ``--json`` output."""
+
     code = "gate_refused"
     exit_code = 3
+
+    def __init__(
+        self, message: str, *, location: str | None = None, gate: dict[str, object] | None = None
+    ):
+        self.gate = gate
+        super().__init__(message, location=location)
+
+    def to_dict(self) -> dict[str, object]:
+        d = super().to_dict()
+        d["gate"] = self.gate
+        return d
+
+
+class GateBusy(GateRefused):
+    """The other side held the gate (or there was nothing to load) until ``--wait`` ran out."""
+
+    code = "gate_busy"

@@ -1,0 +1,52 @@
+"""MariaDB side of the gate: the row lock is ``SELECT ... FOR UPDATE`` in READ COMMITTED.
+
+The decision is made on the locking read only: in REPEATABLE READ a plain SELECT earlier in
+the transaction would show the snapshot's (stale) state, while a locking read always reads
+the latest committed row. READ COMMITTED also keeps InnoDB from taking gap locks on the
+absent row of a new gate. Deadlocks (1213) and lock wait timeouts (1205) are transient.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any, ClassVar
+
+import pymysql
+
+from syncpoint.vendors.gatestore import GateStore, utc
+from syncpoint.vendors.mariadb import dialect as _dialect
+
+
+class MariadbGateStore(GateStore):
+    vendor = "mariadb"
+    dialect: ClassVar[Any] = _dialect
+    DRIVER_ERROR = pymysql.err.Error
+    ISOLATION: ClassVar[str] = "READ COMMITTED"
+    _LEVELS = ("READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
+
+    def _setup(self) -> None:
+        if self.ISOLATION not in self._LEVELS:
+            raise ValueError(f"unknown isolation level {self.ISOLATION!r}")
+        self._exec("session", raw={"level": self.ISOLATION})
+        self.conn.commit()
+
+    def _begin_locking(self, timeout_s: float) -> None:
+        self._exec("lock_timeout", (max(1, math.ceil(timeout_s)),))
+        self._exec("begin")
+
+    def _code(self, exc: Exception) -> int | None:
+        args = getattr(exc, "args", ())
+        return args[0] if args and isinstance(args[0], int) else None
+
+    def _is_missing_table(self, exc: Exception) -> bool:
+        return self._code(exc) == 1146
+
+    def _is_lock_timeout(self, exc: Exception) -> bool:
+        return self._code(exc) == 1205
+
+    def _is_creation_race(self, exc: Exception) -> bool:
+        return self._code(exc) in (1050, 1062, 1205, 1213)
+
+    def _time(self, value: Any) -> datetime | None:
+        return utc(value)  # DATETIME(6) holding UTC arrives naive

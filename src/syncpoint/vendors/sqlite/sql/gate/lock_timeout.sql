@@ -1,0 +1,1 @@
+PRAGMA busy_timeout = $raw{ms}
