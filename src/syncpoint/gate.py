@@ -219,11 +219,15 @@ class Gate:
                     time.sleep(random.uniform(0, backoff(transient, cap=self.poll_max)))
                     continue
                 if d.action is Action.REFUSE:
-                    raise GateRefused(self._refusal(d, row), location=self.label, gate=_info(row))
+                    raise GateRefused(
+                        self._refusal(d, row), location=self.label, gate=_info(row, self.label)
+                    )
                 now = time.monotonic()
                 if now >= deadline:
                     raise GateBusy(
-                        self._gave_up(d, row, now - start), location=self.label, gate=_info(row)
+                        self._gave_up(d, row, now - start),
+                        location=self.label,
+                        gate=_info(row, self.label),
                     )
                 pause = random.uniform(0.5, 1.0) * backoff(attempt, cap=self.poll_max)
                 time.sleep(min(deadline - now, pause))
@@ -284,7 +288,7 @@ class Gate:
                     if row is None or row.token != turn.holder.token or row.state != turn.state:
                         store.rollback()
                         raise GateRefused(
-                            self._lost(turn, row), location=self.label, gate=_info(row)
+                            self._lost(turn, row), location=self.label, gate=_info(row, self.label)
                         )
                     store.set_state(self.name, released_state(turn.role, row.state), turn.holder)
                     store.commit()
@@ -376,8 +380,8 @@ def _drop(store: GateStore | None) -> None:
         store.close()
 
 
-def _info(row: GateRow | None) -> dict[str, Any] | None:
-    return GateStatus("", row).to_dict() if row else None
+def _info(row: GateRow | None, label: str) -> dict[str, Any] | None:
+    return GateStatus(label, row).to_dict() if row else None
 
 
 def _alive(row: GateRow) -> str:
