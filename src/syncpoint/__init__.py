@@ -12,14 +12,16 @@ from typing import Any
 __all__ = ["Channel", "gate", "__version__"]
 __version__ = "0.1.0"
 
+# Imported eagerly (it loads no driver): the function shares its name with its module
+# ``syncpoint.gate``, and importing a submodule binds the module to the package attribute.
+# Binding the function here, once the module is loaded, keeps ``syncpoint.gate(...)`` the
+# context manager whatever is imported first.
+from syncpoint.gate import gate  # noqa: E402
+
 
 def __getattr__(name: str) -> Any:
     if name == "Channel":
         from syncpoint.channel import Channel
 
         return Channel
-    if name == "gate":
-        from syncpoint.gate import gate
-
-        return gate
     raise AttributeError(name)

@@ -127,7 +127,7 @@ class Gate:
         prefix: str = "repl_",
         location: str | None = None,
         lock_timeout: float = 30.0,
-        poll_max: float = 1.0,
+        poll_max: float = 0.5,
     ):
         if not name or len(name) > 100:
             raise UsageError(f"a gate name is 1 to 100 characters, not {name!r}")
