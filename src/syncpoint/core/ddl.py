@@ -1,0 +1,166 @@
+"""DDL change records and the ``ddl_policy`` of SPEC §4: what a schema change means at the
+target, and whether a round applies it, stops on it, or skips it.
+
+A DDL record carries the table's new shape in ``content`` and its old shape in
+``oldcontent`` (``{"columns": [{name, type, nullable, pk}, ...]}``). ``classify`` compares
+them:
+
+- *additive*, applied automatically whatever the policy: CREATE of a table; a new nullable
+  column; a type that widens (``types.widens``); a change of nullability only (target
+  tables syncpoint creates have NOT NULL on key columns only, so nothing to do there).
+- *destructive*: DROP COLUMN, RENAME COLUMN (one column dropped and one added with the
+  same type at the same place), a type change that may lose values, TRUNCATE, DROP TABLE.
+- *ambiguous*: a new NOT NULL column (the source filled existing rows with a default the
+  record does not carry), a changed primary key, anything not recognised.
+
+The policy decides for destructive and ambiguous changes: ``stop`` (default) stops the
+table's rounds before the tick that holds the event, with the reason in ``status``;
+``apply`` applies it (a new NOT NULL column is added as nullable; a key change cannot be
+applied and stops even then); ``ignore`` skips the DDL and keeps applying rows (values of
+columns the target lacks are dropped, as asked).
+
+TRUNCATE and DROP TABLE, when applied, empty the target table inside the round's apply
+transaction and only the rows after the event are applied; syncpoint never drops a target
+table itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from syncpoint.core import types
+
+ADDITIVE, DESTRUCTIVE, AMBIGUOUS = "additive", "destructive", "ambiguous"
+APPLY, STOP, IGNORE = "apply", "stop", "ignore"
+
+
+@dataclass(frozen=True)
+class Col:
+    name: str
+    type: str
+    nullable: bool
+    pk: int | None
+
+
+@dataclass(frozen=True)
+class DdlChange:
+    """What one DDL record changes. ``steps`` are the target operations that apply it."""
+
+    action: str
+    kind: str
+    summary: str
+    repl_key: int = 0
+    added: tuple[Col, ...] = ()
+    dropped: tuple[Col, ...] = ()
+    renamed: tuple[tuple[Col, Col], ...] = ()
+    retyped: tuple[tuple[Col, Col], ...] = ()
+    new_columns: tuple[Col, ...] = ()
+    empties: bool = False  # TRUNCATE / DROP TABLE
+    key_changed: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+
+def _cols(text: str | None) -> list[Col] | None:
+    if not text:
+        return None
+    data: Any = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
+        return None
+    return [
+        Col(str(c["name"]), str(c.get("type") or ""), bool(c.get("nullable", True)), c.get("pk"))
+        for c in data["columns"]
+    ]
+
+
+def classify(
+    vendor: str, action: str, content: str | None, oldcontent: str | None, repl_key: int = 0
+) -> DdlChange:
+    """Classify one DDL record of a table captured at a ``vendor`` location."""
+    new, old = _cols(content), _cols(oldcontent)
+    if action == "TRUNCATE":
+        return DdlChange(action, DESTRUCTIVE, "TRUNCATE", repl_key, empties=True)
+    if action == "DROP":
+        return DdlChange(action, DESTRUCTIVE, "DROP TABLE", repl_key, empties=True)
+    if action == "CREATE":
+        return DdlChange(action, ADDITIVE, "CREATE TABLE", repl_key, new_columns=tuple(new or ()))
+    if action != "ALTER" or new is None or old is None:
+        return DdlChange(action, AMBIGUOUS, f"{action} without a readable shape", repl_key)
+    return _alter(vendor, old, new, repl_key)
+
+
+def _alter(vendor: str, old: list[Col], new: list[Col], repl_key: int) -> DdlChange:
+    old_by = {c.name: c for c in old}
+    new_by = {c.name: c for c in new}
+    dropped = [c for c in old if c.name not in new_by]
+    added = [c for c in new if c.name not in old_by]
+    renamed: list[tuple[Col, Col]] = []
+    if len(dropped) == 1 and len(added) == 1:
+        d, a = dropped[0], added[0]
+        if d.type.lower() == a.type.lower() and old.index(d) == new.index(a):
+            renamed, dropped, added = [(d, a)], [], []
+    retyped = [
+        (old_by[c.name], c)
+        for c in new
+        if c.name in old_by and old_by[c.name].type.lower() != c.type.lower()
+    ]
+    key_changed = [c.name for c in old if c.pk] != [c.name for c in new if c.pk] and not renamed
+    kind, parts = ADDITIVE, []
+    for c in added:
+        parts.append(f"ADD COLUMN {c.name} {c.type}" + ("" if c.nullable else " NOT NULL"))
+        if not c.nullable or c.pk:
+            kind = _worse(kind, AMBIGUOUS)
+    for c in dropped:
+        parts.append(f"DROP COLUMN {c.name}")
+        kind = _worse(kind, DESTRUCTIVE)
+    for d, a in renamed:
+        parts.append(f"RENAME COLUMN {d.name} TO {a.name}")
+        kind = _worse(kind, DESTRUCTIVE)
+    for o, n in retyped:
+        widen = types.widens(types.parse(vendor, o.type), types.parse(vendor, n.type))
+        parts.append(f"ALTER COLUMN {n.name} TYPE {o.type} -> {n.type}")
+        if not widen:
+            kind = _worse(kind, DESTRUCTIVE)
+    if key_changed:
+        parts.append("PRIMARY KEY changed")
+        kind = _worse(kind, AMBIGUOUS)
+    return DdlChange(
+        "ALTER",
+        kind,
+        "; ".join(parts) or "no column change",
+        repl_key,
+        added=tuple(added),
+        dropped=tuple(dropped),
+        renamed=tuple(renamed),
+        retyped=tuple(retyped),
+        new_columns=tuple(new),
+        key_changed=bool(key_changed),
+    )
+
+
+_ORDER = {ADDITIVE: 0, DESTRUCTIVE: 1, AMBIGUOUS: 2}
+
+
+def _worse(a: str, b: str) -> str:
+    return a if _ORDER[a] >= _ORDER[b] else b
+
+
+def decide(change: DdlChange, policy: str) -> str:
+    """``apply``, ``stop`` or ``ignore`` for one change under the table's ``ddl_policy``."""
+    if change.kind == ADDITIVE:
+        return APPLY
+    if change.key_changed and policy == APPLY:
+        return STOP  # a key change cannot be replayed on the target's rows
+    if policy not in (APPLY, STOP, IGNORE):
+        raise ValueError(f"unknown ddl_policy {policy!r}")
+    return policy
+
+
+def stop_reason(change: DdlChange, table: str, location: str, policy: str) -> str:
+    what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
+    return (
+        f"DDL at {location} on {table}: {change.summary} ({change.kind}; {what}). "
+        "Adapt the target table and set ddl_policy: apply or ignore for this table "
+        "to continue; the change records are kept."
+    )

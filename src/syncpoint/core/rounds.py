@@ -1,0 +1,139 @@
+"""One round as named steps, with a failpoint after each (SPEC §1 round, §6.3 crash safety).
+
+A round moves one sync group, at one integrate location, from its stored positions to its
+sync points, for every capture location that has tables of the group:
+
+1. ``plan``: read the stored positions; reuse a stored sync point not yet reached (a
+   replay keeps its bounds) or tick each capture location and store a new sync point,
+   committed before anything is read. Check stream identities. Decide DDL.
+   -> failpoint ``after_tick``
+2. ``read``: read the change records of every window (after, upto] over JDBC, split key
+   moves, net them per key. -> ``after_read``
+3. ``stage``: write the net rows to ``{p}staging`` at the target under this round's own
+   id (an attempt id, never reused: a crashed attempt's rows are never applied, and two
+   consumers never mix theirs). -> ``after_stage``
+4. ``apply``: one target transaction: compare-and-set the positions the round started
+   from; check that the staged rows are exactly those Spark produced; apply DDL and rows in
+   foreign-key order; store the new positions; delete the round's staged rows.
+   -> ``before_commit``, COMMIT, ``after_commit``
+
+Killing the process at any of these points leaves either the old positions with the old
+rows (steps 1-3 and ``before_commit``: the transaction never committed) or the new
+positions with the new rows (``after_commit``). The next ``run`` converges either way.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from syncpoint import failpoints
+from syncpoint.config import TableName
+from syncpoint.core.ddl import DdlChange
+from syncpoint.core.positions import SyncPoint
+
+
+@dataclass
+class TableWindow:
+    """One (capture location, table) of a round: records after ``after`` up to ``upto``."""
+
+    tbl: int  # the number of this window in the round; staged rows carry it
+    location: str
+    table: str  # the configured source name, the key of its stream position
+    source: TableName
+    target: TableName
+    key: tuple[str, ...]
+    after: int
+    upto: int
+    stored: bool  # a position existed at the start: compare-and-set, else first insert
+    stream_id: str
+    policy: str = "stop"
+    ddl: list[DdlChange] = field(default_factory=list)  # applied before the rows
+    empties: bool = False  # TRUNCATE/DROP applied: empty the target, then the rows after
+    rows_after: int = 0  # only row records with a larger repl_key are applied
+    renames: dict[str, str] = field(default_factory=dict)  # new name -> name before
+
+    @property
+    def moves(self) -> bool:
+        return self.upto != self.after
+
+    @property
+    def reads(self) -> bool:
+        return self.upto > self.after
+
+
+@dataclass
+class Stop:
+    """A table whose rounds stop, and why (shown by ``status``)."""
+
+    location: str
+    table: str
+    context: int  # the position it stays at
+    reason: str
+    repl_key: int | None = None
+
+
+@dataclass
+class RoundPlan:
+    application: str
+    integrate: str
+    group: str
+    windows: list[TableWindow]
+    sync_points: dict[str, SyncPoint]
+    stops: list[Stop] = field(default_factory=list)
+    round_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def moves(self) -> bool:
+        return any(w.moves for w in self.windows)
+
+    @property
+    def reading(self) -> list[TableWindow]:
+        return [w for w in self.windows if w.reads]
+
+
+@dataclass
+class RoundResult:
+    plan: RoundPlan
+    read: dict[int, int] = field(default_factory=dict)  # window -> change records read
+    staged: dict[int, int] = field(default_factory=dict)  # window -> net rows staged
+
+    @property
+    def changes(self) -> int:
+        return sum(self.read.values())
+
+
+class RoundSteps(Protocol):
+    def plan(self) -> RoundPlan | None: ...
+
+    def read(self, plan: RoundPlan) -> tuple[Any, dict[int, int]]: ...
+
+    def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]: ...
+
+    def apply(self, plan: RoundPlan, staged: dict[int, int]) -> None: ...
+
+    def release(self, data: Any) -> None: ...
+
+
+def run_round(steps: RoundSteps) -> RoundResult | None:
+    """Run the steps of one round; None when the group had nothing to do."""
+    plan = steps.plan()
+    failpoints.hit("after_tick")
+    if plan is None:
+        return None
+    result = RoundResult(plan)
+    data: Any = None
+    try:
+        if plan.reading:
+            data, result.read = steps.read(plan)
+        failpoints.hit("after_read")
+        if data is not None:
+            result.staged = steps.stage(plan, data)
+        failpoints.hit("after_stage")
+        steps.apply(plan, result.staged)
+        failpoints.hit("after_commit")
+    finally:
+        if data is not None:
+            steps.release(data)
+    return result

@@ -1,0 +1,498 @@
+"""The integrate side of a location, shared by the vendors (``vendors/<v>/integrate.py``).
+
+It owns the control tables of SPEC §5 (``{p}stream_positions``, ``{p}sync_points``), the
+table stops shown by ``status`` (``{p}table_stops``), the staging table Spark writes to
+(``{p}staging``), the target catalog (columns, keys, foreign keys), target table creation,
+DDL at the target, and the apply transaction of a round. The SQL is in each vendor's
+``sql/integrate/`` files; a vendor module adds what really differs: the value conversions
+of its upsert and delete statements and how a transaction begins.
+
+The apply transaction (``apply``), in this order, so that it either does all or nothing:
+
+1. compare-and-set of every position the round moves (first: it waits for, and then
+   fails against, a second consumer of the same application);
+2. the staged rows of the round are exactly what Spark produced (count per window; a
+   partial or doubled staging write, or another consumer's clean-up, aborts the round);
+3. per target table, parents first: empty it when a TRUNCATE/DROP was applied, then
+   upsert the window's net rows; then, children first, delete the net deletes
+   (``core/fkorder.py``); changes carry their origin location when the target also
+   captures (``Capture.set_origin``), so they are never sent back;
+4. table stops found by the round are stored, cleared ones deleted; the round's staged
+   rows deleted; failpoint ``before_commit``; COMMIT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from syncpoint import failpoints
+from syncpoint.config import TableName
+from syncpoint.core import types
+from syncpoint.core.ddl import DdlChange
+from syncpoint.core.positions import Position, SyncPoint
+from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
+from syncpoint.errors import PositionConflict, WorkFailed
+from syncpoint.vendors import module, sqlfiles
+
+
+@dataclass(frozen=True)
+class TargetColumn:
+    name: str
+    type: str  # as the target's catalog writes it
+    nullable: bool = True
+    pk: int | None = None
+
+
+@dataclass(frozen=True)
+class TargetTable:
+    ref: TableName
+    columns: tuple[TargetColumn, ...]
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return tuple(c.name for c in sorted((c for c in self.columns if c.pk), key=_pk))
+
+    def column(self, name: str) -> TargetColumn | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+
+def _pk(c: TargetColumn) -> int:
+    return c.pk or 0
+
+
+class Params(dict[str, Any]):
+    """Named bound parameters, so fragments can be built in any order."""
+
+    def bind(self, value: Any) -> str:
+        name = f"p{len(self)}"
+        self[name] = value
+        return f"%({name})s"
+
+
+@dataclass(frozen=True)
+class ApplyColumn:
+    """A target column and where its value is in a change record: ``keys`` are the JSON
+    names to read, the first present one wins (a renamed column also reads its old name)."""
+
+    name: str
+    type: str
+    keys: tuple[str, ...]
+    source: types.NType | None
+    pk: bool = False
+
+
+@dataclass(frozen=True)
+class ApplyTable:
+    target: TargetTable
+    columns: tuple[ApplyColumn, ...]
+    key: tuple[str, ...]
+
+    @property
+    def key_columns(self) -> tuple[ApplyColumn, ...]:
+        by = {c.name: c for c in self.columns}
+        return tuple(by[k] for k in self.key)
+
+
+class Integrate:
+    """Control tables, target catalog and the apply transaction at one location."""
+
+    vendor: ClassVar[str]
+    param: ClassVar[str] = "%s"
+
+    def __init__(self, location: str, url: str, prefix: str):
+        self.location = location
+        self.url = url
+        self.prefix = prefix
+        self.dialect = module(self.vendor, "dialect")
+        self.idents = {
+            "positions": f"{prefix}stream_positions",
+            "sync_points": f"{prefix}sync_points",
+            "stops": f"{prefix}table_stops",
+            "staging": f"{prefix}staging",
+            "staging_idx": f"{prefix}staging_round",
+            "tmp": f"{prefix}apply_keys",
+        }
+
+    # -- SQL files -------------------------------------------------------------------
+    def q(self, name: str) -> str:
+        return str(self.dialect.quote(name))
+
+    def qualified(self, t: TableName) -> str:
+        return f"{self.q(t.schema_)}.{self.q(t.name)}" if t.schema_ else self.q(t.name)
+
+    def statements(self, name: str, **raw: str) -> list[str]:
+        text = sqlfiles.load(self.vendor, f"integrate/{name}.sql")
+        idents = dict(self.idents)
+        for k in [k for k in raw if k in ("column", "old")]:
+            idents[k] = raw.pop(k)
+        return sqlfiles.statements(sqlfiles.render(text, self.dialect.quote, idents, raw))
+
+    def one(self, name: str, **raw: str) -> str:
+        (stmt,) = self.statements(name, **raw)
+        return stmt
+
+    def run(
+        self,
+        conn: Any,
+        name: str,
+        params: Sequence[Any] | dict[str, Any] = (),
+        table: str | None = None,
+        **raw: str,
+    ) -> Any:
+        cur = conn.cursor()
+        bound = params if isinstance(params, dict) else tuple(params)
+        with self.dialect.translated(self.location, table):
+            for stmt in self.statements(name, **raw):
+                cur.execute(stmt, bound) if params else cur.execute(stmt)
+        return cur
+
+    # -- connections and transactions --------------------------------------------------
+    def connect(self) -> Any:
+        return self.dialect.connect(self.url, location=self.location)
+
+    def begin(self, conn: Any) -> None:
+        """Open the apply transaction (drivers open one implicitly; SQLite needs BEGIN)."""
+
+    def commit(self, conn: Any) -> None:
+        with self.dialect.translated(self.location):
+            conn.commit()
+
+    def rollback(self, conn: Any) -> None:
+        try:
+            conn.rollback()
+        except Exception:  # noqa: BLE001 - a dead connection rolled back already
+            pass
+
+    # -- control tables ----------------------------------------------------------------
+    def ensure(self, conn: Any) -> None:
+        """Create the control tables when missing (idempotent), in their own transaction."""
+        self.begin(conn)
+        self.run(conn, "create")
+        self.commit(conn)
+
+    def positions(self, conn: Any) -> list[tuple[str, Position]]:
+        """Every stored position: (application, position)."""
+        cur = self.run(conn, "positions")
+        rows = cur.fetchall()
+        self.end_read(conn)
+        return [(a, Position(loc, t, int(c), s)) for a, loc, t, c, s in rows]
+
+    def sync_points(self, conn: Any, application: str) -> dict[tuple[str, str], SyncPoint]:
+        cur = self.run(conn, "sync_point_get", (application,))
+        rows = cur.fetchall()
+        self.end_read(conn)
+        return {
+            (loc, name): SyncPoint(
+                loc, name, int(c), s, self.dialect_time(sa), self.dialect_time(ga)
+            )
+            for loc, name, c, s, sa, ga in rows
+        }
+
+    def put_sync_point(self, conn: Any, application: str, sp: SyncPoint) -> None:
+        self.begin(conn)
+        self.run(
+            conn,
+            "sync_point_put",
+            (
+                application,
+                sp.location,
+                sp.sync_name,
+                sp.context,
+                sp.stream_id,
+                self.db_time(sp.sampled_at),
+                self.db_time(sp.guaranteed_at),
+            ),
+        )
+        self.commit(conn)
+
+    def stops(self, conn: Any, application: str) -> list[dict[str, Any]]:
+        cur = self.run(conn, "stops_get", (application,))
+        keys = ("location", "table", "sync_name", "context", "repl_key", "reason", "stopped_at")
+        rows = [dict(zip(keys, r, strict=True)) for r in cur.fetchall()]
+        self.end_read(conn)
+        for r in rows:
+            r["stopped_at"] = self.dialect_time(r["stopped_at"])
+        return rows
+
+    def put_stops(self, conn: Any, application: str, group: str, stops: Iterable[Stop]) -> None:
+        for s in stops:
+            self.run(
+                conn,
+                "stop_put",
+                (application, s.location, s.table, group, s.context, s.repl_key, s.reason),
+            )
+
+    def record_stops(self, conn: Any, application: str, group: str, stops: list[Stop]) -> None:
+        """Store stops in their own transaction (after a failed apply)."""
+        self.begin(conn)
+        self.put_stops(conn, application, group, stops)
+        self.commit(conn)
+
+    def cleanup_staging(self, conn: Any, application: str, round_id: str) -> None:
+        self.begin(conn)
+        self.run(conn, "staging_cleanup", (application, round_id))
+        self.commit(conn)
+
+    def end_read(self, conn: Any) -> None:
+        """End the read-only transaction a driver opened, so no snapshot is held."""
+        self.rollback(conn)
+
+    def dialect_time(self, v: Any) -> Any:
+        conv: Callable[[Any], Any] | None = getattr(self.dialect, "py_time", None)
+        return conv(v) if conv else v
+
+    def db_time(self, v: Any) -> Any:
+        conv: Callable[[Any], Any] | None = getattr(self.dialect, "db_time", None)
+        return conv(v) if conv and v is not None else v
+
+    # -- target catalog (vendor) ------------------------------------------------------
+    def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
+        """The target table's name at this vendor (schemas where it has them)."""
+        raise NotImplementedError
+
+    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+        raise NotImplementedError
+
+    def foreign_keys(
+        self, conn: Any, targets: list[TableName]
+    ) -> list[tuple[TableName, TableName]]:
+        raise NotImplementedError
+
+    def create_table(
+        self,
+        conn: Any,
+        target: TableName,
+        columns: list[tuple[str, str, bool]],
+        key: Sequence[str],
+    ) -> None:
+        """Create a target table: (name, type, not null) columns and the key."""
+        defs = ", ".join(f"{self.q(n)} {t}" + (" NOT NULL" if nn else "") for n, t, nn in columns)
+        keys = ", ".join(self.q(k) for k in key)
+        self.begin(conn)
+        self.run(conn, "create_table", target=self.qualified(target), columns=defs, key=keys)
+        self.commit(conn)
+
+    def apply_ddl(
+        self, conn: Any, table: TargetTable, change: DdlChange, src_vendor: str, decision: str
+    ) -> None:
+        """Apply one schema change to the target before a round's rows (own transaction;
+        idempotent: a replay after a crash finds it done)."""
+        t = self.qualified(table.ref)
+        have = {c.name for c in table.columns}
+        self.begin(conn)
+        for c in change.added:
+            if c.name not in have:
+                typ = types.render(self.vendor, types.parse(src_vendor, c.type))
+                self.run(conn, "add_column", target=t, column=c.name, type=typ)
+        for old, new in change.renamed:
+            if old.name in have and new.name not in have:
+                self.run(conn, "rename_column", target=t, column=new.name, old=old.name)
+        for c in change.dropped:
+            if c.name in have and c.name not in table.key:
+                self.run(conn, "drop_column", target=t, column=c.name)
+        for _old, new in change.retyped:
+            if new.name in have and self.alters_types:
+                typ = types.render(self.vendor, types.parse(src_vendor, new.type))
+                self.run(conn, "alter_type", target=t, column=new.name, type=typ)
+        self.commit(conn)
+
+    alters_types: ClassVar[bool] = True
+
+    # -- the apply transaction ------------------------------------------------------------
+    def apply(
+        self,
+        conn: Any,
+        plan: RoundPlan,
+        staged: dict[int, int],
+        tables: dict[int, ApplyTable],
+        order: list[str],
+        set_origin: Callable[[Any, str | None], None] | None,
+    ) -> None:
+        """The one transaction of a round (see the module docstring). ``order``: target
+        table names (``str(TableName)``) parents first."""
+        self.begin(conn)
+        try:
+            self._cas(conn, plan)
+            self._check_staged(conn, plan, staged)
+            rank = {name: i for i, name in enumerate(order)}
+            ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))
+            for w in ws:
+                if w.tbl not in tables:
+                    continue
+                if set_origin:
+                    set_origin(conn, w.location)
+                if w.empties:
+                    self.run(
+                        conn,
+                        "empty",
+                        table=str(w.target),
+                        target=self.qualified(tables[w.tbl].target.ref),
+                    )
+                if staged.get(w.tbl):
+                    self.upsert(conn, plan.round_id, w, tables[w.tbl])
+            for w in reversed(ws):
+                if w.tbl in tables and staged.get(w.tbl):
+                    if set_origin:
+                        set_origin(conn, w.location)
+                    self.delete(conn, plan.round_id, w, tables[w.tbl])
+            if set_origin:
+                set_origin(conn, None)
+            self.put_stops(conn, plan.application, plan.group, plan.stops)
+            stopped = {(s.location, s.table) for s in plan.stops}
+            for w in plan.windows:
+                if (w.location, w.table) not in stopped:
+                    self.run(conn, "stop_clear", (plan.application, w.location, w.table))
+            self.run(conn, "staging_done", (plan.round_id,))
+            failpoints.hit("before_commit")
+            self.commit(conn)
+        except BaseException:
+            self.rollback(conn)
+            raise
+
+    def _cas(self, conn: Any, plan: RoundPlan) -> None:
+        for w in plan.windows:
+            if not w.moves:
+                continue
+            if w.stored:
+                cur = self.run(
+                    conn,
+                    "position_update",
+                    (w.upto, plan.application, w.location, w.table, w.after, w.stream_id),
+                )
+                if cur.rowcount != 1:
+                    raise self._conflict(plan, w)
+            else:
+                try:
+                    self.run(
+                        conn,
+                        "position_insert",
+                        (plan.application, w.location, w.table, w.upto, w.stream_id),
+                    )
+                except WorkFailed as exc:
+                    if self.is_duplicate(exc):
+                        raise self._conflict(plan, w) from None
+                    raise
+
+    def is_duplicate(self, exc: WorkFailed) -> bool:
+        text = exc.message.lower()
+        return "duplicate" in text or "unique" in text
+
+    def _conflict(self, plan: RoundPlan, w: TableWindow) -> PositionConflict:
+        return PositionConflict(
+            f"another consumer with application name {plan.application} moved the position "
+            f"of {w.table} from {w.location} since this round started at {w.after}; this "
+            "round applied nothing. Run one consumer per application name at a time",
+            location=self.location,
+            table=w.table,
+        )
+
+    def _check_staged(self, conn: Any, plan: RoundPlan, staged: dict[int, int]) -> None:
+        cur = self.run(conn, "staging_count", (plan.round_id,))
+        found = {int(t): int(n) for t, n in cur.fetchall()}
+        want = {t: n for t, n in staged.items() if n}
+        if found != want:
+            raise PositionConflict(
+                f"the staged rows of round {plan.round_id} are not those written "
+                f"({found} instead of {want}): another consumer of application "
+                f"{plan.application} cleaned them up, or a staging write was partial or "
+                "repeated; this round applied nothing",
+                location=self.location,
+            )
+
+    # -- reading a window at a capture location ----------------------------------------------
+    # These run on a connection to a *capture* location of this vendor: ``query`` is its
+    # capture's ``changes_query`` for the window.
+    def window_stats(self, conn: Any, query: str) -> tuple[int, int, int, Any]:
+        """(lowest repl_key, highest, count, oldest captured_at) of a window."""
+        row = self.run(conn, "window_stats", query=query).fetchone()
+        self.end_read(conn)
+        lo, hi, n, oldest = row
+        return (int(lo or 0), int(hi or 0), int(n or 0), oldest)
+
+    def window_ddl(self, conn: Any, query: str) -> list[tuple[int, str, Any, Any]]:
+        rows = self.run(conn, "window_ddl", query=query).fetchall()
+        self.end_read(conn)
+        return [(int(rk), str(a), c, o) for rk, a, c, o in rows]
+
+    def window_has(self, conn: Any, query: str, repl_key: int) -> bool:
+        row = self.run(conn, "window_has", query=query, repl_key=str(int(repl_key))).fetchone()
+        self.end_read(conn)
+        return bool(row[0])
+
+    def read_query(
+        self, query: str, key: Sequence[str], rows_after: int, origin: str | None
+    ) -> str:
+        """The SELECT Spark reads a window with (see ``spark/read.py``)."""
+        return self.one(
+            "read",
+            query=query,
+            key=self.key_sql("q.content", key),
+            old_key=self.key_sql("q.oldcontent", key),
+            rows_after=str(int(rows_after)),
+            origin=f"AND q.dbid <> {self.str_literal(origin)}" if origin else "",
+        )
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        """SQL making the JSON text of the key columns' values in ``column``."""
+        raise NotImplementedError
+
+    def str_literal(self, value: str) -> str:
+        return str(self.dialect.literal(value))
+
+    # -- vendor statements ----------------------------------------------------------------
+    def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        raise NotImplementedError
+
+    def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        raise NotImplementedError
+
+    def jdbc(self) -> tuple[str, dict[str, str]]:
+        """JDBC URL and properties for Spark's staging write."""
+        url, props = self.dialect.jdbc(self.url)
+        return str(url), dict(props)
+
+
+_CLASS = {
+    "postgres": "PostgresIntegrate",
+    "mariadb": "MariadbIntegrate",
+    "sqlite": "SqliteIntegrate",
+}
+
+
+def integrate_for(location: str, url: str, prefix: str) -> Integrate:
+    """The integrate side of the location at ``url`` (its vendor's ``integrate.py``)."""
+    from syncpoint.vendors import vendor_of
+
+    vendor = vendor_of(url)
+    cls = getattr(module(vendor, "integrate"), _CLASS[vendor])
+    return cls(location, url, prefix)  # type: ignore[no-any-return]
+
+
+def apply_table(
+    target: TargetTable,
+    key: Sequence[str],
+    source: dict[str, types.NType] | None,
+    renames: dict[str, str] | None = None,
+) -> ApplyTable:
+    """The columns a round writes: every target column the change records can carry
+    (``source``: their names and source types; None: all target columns). A target column
+    the source does not have is left to its default and never overwritten."""
+    renames = renames or {}
+    cols: list[ApplyColumn] = []
+    for c in target.columns:
+        if source is not None and c.name not in source and c.name not in renames:
+            continue
+        keys = (c.name, renames[c.name]) if c.name in renames else (c.name,)
+        src = source.get(c.name) or source.get(renames.get(c.name, "")) if source else None
+        cols.append(ApplyColumn(c.name, c.type, keys, src, c.name in key))
+    have = {c.name for c in cols}
+    missing = [k for k in key if k not in have]
+    if missing:
+        raise WorkFailed(
+            f"key column(s) {', '.join(missing)} missing at the target table {target.ref}; "
+            "create them or point target: at another table",
+            table=str(target.ref),
+        )
+    return ApplyTable(target, tuple(cols), tuple(key))

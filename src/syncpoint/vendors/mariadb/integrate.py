@@ -1,0 +1,168 @@
+"""MariaDB as an integrate location: catalog, value conversions, upsert and delete.
+
+Values stay exact by never passing through Python or Spark types: each value is read from
+the staged JSON text with ``JSON_VALUE`` (which returns a number's digits as written) and
+converted by MariaDB on assignment to the target column, under ``STRICT_ALL_TABLES`` (the
+session's SQL mode). Strict mode still only *notes* some lossy conversions (a decimal with
+more fractional digits than the column is rounded with note 1265), so after every apply
+statement the session's warnings are read and any warning or note fails the round: a value
+that does not fit stops the table, it is never rounded. Special cases: binary from base64
+(``FROM_BASE64``), JSON columns from the nested value (``JSON_EXTRACT``, JSON null is SQL
+NULL), and ISO timestamps with an offset into DATETIME/TIMESTAMP columns, shifted to UTC
+by arithmetic (``CONVERT_TZ`` would silently leave values outside TIMESTAMP's range alone).
+
+Deletes first convert the keys into a temporary table created from the target's own key
+columns (so the comparison is between values of the column's type), then join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from syncpoint.config import TableName
+from syncpoint.core import types
+from syncpoint.core.rounds import TableWindow
+from syncpoint.errors import LocationError
+from syncpoint.vendors.integratebase import (
+    ApplyColumn,
+    ApplyTable,
+    Integrate,
+    Params,
+    TargetColumn,
+)
+from syncpoint.vendors.integratebase import TargetTable as TargetTable
+
+_OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
+
+
+def json_path(key: str) -> str:
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class MariadbIntegrate(Integrate):
+    vendor = "mariadb"
+
+    def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
+        if explicit and target.schema_:
+            return target
+        return TableName(name=target.name)
+
+    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+        cur = self.run(conn, "columns", (target.schema_, target.name), table=str(target))
+        rows = cur.fetchall()
+        self.end_read(conn)
+        if not rows:
+            return None
+        cols = tuple(
+            TargetColumn(str(n), str(t), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
+        )
+        return TargetTable(target, cols)
+
+    def foreign_keys(
+        self, conn: Any, targets: list[TableName]
+    ) -> list[tuple[TableName, TableName]]:
+        out: list[tuple[TableName, TableName]] = []
+        for schema in {t.schema_ for t in targets}:
+            by_name = {t.name: t for t in targets if t.schema_ == schema}
+            for child, parent in self.run(conn, "foreign_keys", (schema,)).fetchall():
+                if child in by_name and parent in by_name:
+                    out.append((by_name[child], by_name[parent]))
+        self.end_read(conn)
+        return out
+
+    # -- values ------------------------------------------------------------------------
+    def _value(self, col: ApplyColumn, p: Params) -> str:
+        target = types.parse("mariadb", col.type)
+        src_json = col.source is not None and col.source.kind == "json"
+
+        def pick(as_json: bool = False) -> str:
+            def get(k: str) -> str:
+                if as_json:
+                    return f"NULLIF(JSON_EXTRACT(s.content, {p.bind(json_path(k))}), 'null')"
+                return f"JSON_VALUE(s.content, {p.bind(json_path(k))})"
+
+            expr = get(col.keys[-1])
+            for k in reversed(col.keys[:-1]):
+                # the first present key wins: a renamed column also reads its old name
+                cond = f"JSON_CONTAINS_PATH(s.content, 'one', {p.bind(json_path(k))})"
+                expr = f"(CASE WHEN {cond} THEN {get(k)} ELSE {expr} END)"
+            return expr
+
+        if src_json:
+            return pick(True)
+        if target.kind == "binary":
+            return f"FROM_BASE64({pick()})"
+        if target.kind == "timestamp":
+            v = pick()
+            off = f"RIGHT(REPLACE({v}, 'Z', '+00:00'), 6)"
+            minutes = (
+                f"(CAST(CONCAT(SUBSTRING({off}, 1, 1), '1') AS SIGNED) * "
+                f"(CAST(SUBSTRING({off}, 2, 2) AS UNSIGNED) * 60 + "
+                f"CAST(SUBSTRING({off}, 5, 2) AS UNSIGNED)))"
+            )
+            base = f"CAST(REGEXP_REPLACE({v}, {_OFFSET}, '') AS DATETIME(6))"
+            return (
+                f"(CASE WHEN {v} REGEXP {_OFFSET} "
+                f"THEN DATE_SUB({base}, INTERVAL {minutes} MINUTE) ELSE {v} END)"
+            )
+        return pick()
+
+    def _warnings(self, conn: Any, table: TableName) -> None:
+        found = conn.show_warnings()
+        if found:
+            level, code, text = found[0][:3]
+            raise LocationError(
+                f"MariaDB: {text} ({level} {code}): a value does not fit the target column; "
+                "nothing of this round was applied. Widen the target column",
+                location=self.location,
+                table=str(table),
+            )
+
+    def _params(self, round_id: str, w: TableWindow) -> Params:
+        p = Params()
+        p["round_id"], p["tbl"] = round_id, w.tbl
+        return p
+
+    def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        p = self._params(round_id, w)
+        values = ", ".join(self._value(c, p) for c in t.columns)
+        rest = [c for c in t.columns if c.name not in t.key] or list(t.key_columns[:1])
+        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in rest)
+        self.run(
+            conn,
+            "upsert",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            columns=", ".join(self.q(c.name) for c in t.columns),
+            values=values,
+            on_conflict=on_conflict,
+        )
+        self._warnings(conn, t.target.ref)
+
+    def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        keys = t.key_columns
+        cols = ", ".join(self.q(c.name) for c in keys)
+        target = self.qualified(t.target.ref)
+        name = str(t.target.ref)
+        self.run(conn, "delete_keys", table=name, target=target, columns=cols)
+        p = self._params(round_id, w)
+        values = ", ".join(self._value(c, p) for c in keys)
+        self.run(conn, "delete_fill", p, table=name, columns=cols, values=values)
+        self._warnings(conn, t.target.ref)
+        match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
+        self.run(conn, "delete", table=name, target=target, match=match)
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        items = ", ".join(f"JSON_EXTRACT({column}, {self.str_literal(json_path(k))})" for k in key)
+        return f"JSON_ARRAY({items})"
+
+    def str_literal(self, value: str) -> str:
+        # Every syncpoint session (PyMySQL and JDBC) runs with NO_BACKSLASH_ESCAPES, where a
+        # backslash is an ordinary character: only the quote is doubled.
+        return "'" + value.replace("'", "''") + "'"
+
+    def jdbc(self) -> tuple[str, dict[str, str]]:
+        url, props = super().jdbc()
+        return url + "&rewriteBatchedStatements=true", props

@@ -1,0 +1,1 @@
+ALTER TABLE $raw{target} ADD COLUMN IF NOT EXISTS ${column} $raw{type}

@@ -1,0 +1,1 @@
+ALTER TABLE $raw{target} MODIFY COLUMN ${column} $raw{type}

@@ -1,0 +1,2 @@
+INSERT INTO ${positions} (application_name, location, table_name, context, stream_id)
+VALUES (%s, %s, %s, %s, %s)

@@ -1,0 +1,1 @@
+SELECT application_name, location, table_name, context, stream_id FROM ${positions}

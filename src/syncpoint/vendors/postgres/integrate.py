@@ -1,0 +1,155 @@
+"""PostgreSQL as an integrate location: catalog, value conversions, upsert and delete.
+
+Values stay exact by never passing through Python or Spark types: the staged ``content`` is
+the change record's JSON text, parsed once per row as ``jsonb`` (which keeps every digit of
+a number) and converted by PostgreSQL itself to the target column's type:
+``(c->>'col')::<type as format_type writes it>``, with three exceptions: ``bytea`` from
+base64 (``decode``), ``json``/``jsonb`` from the nested value (JSON null is SQL NULL), and a
+constrained ``numeric(p,s)``, whose cast would round silently: a value that does not equal
+its rounded form fails the statement instead ("value does not fit"). The transaction runs
+with ``TIME ZONE 'UTC'`` (offset-less timestamps are UTC) and ``SET CONSTRAINTS ALL
+DEFERRED`` (deferrable foreign keys are checked at COMMIT).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from syncpoint.config import TableName
+from syncpoint.core import types
+from syncpoint.core.rounds import TableWindow
+from syncpoint.vendors.integratebase import (
+    ApplyColumn,
+    ApplyTable,
+    Integrate,
+    Params,
+    TargetColumn,
+)
+from syncpoint.vendors.integratebase import TargetTable as TargetTable
+
+
+class PostgresIntegrate(Integrate):
+    vendor = "postgres"
+
+    def begin(self, conn: Any) -> None:
+        self.run(conn, "begin")
+
+    def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
+        if target.schema_ and (explicit or source_vendor == "postgres"):
+            return target
+        return TableName(schema="public", name=target.name)
+
+    def _regclass_text(self, t: TableName) -> str:
+        return self.qualified(t)
+
+    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+        cur = self.run(conn, "columns", (self._regclass_text(target),), table=str(target))
+        rows = cur.fetchall()
+        self.end_read(conn)
+        if not rows:
+            return None
+        cols = tuple(TargetColumn(n, t, bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows)
+        return TargetTable(target, cols)
+
+    def foreign_keys(
+        self, conn: Any, targets: list[TableName]
+    ) -> list[tuple[TableName, TableName]]:
+        names = [self._regclass_text(t) for t in targets]
+        by_text: dict[str, TableName] = {}
+        for t, n in zip(targets, names, strict=True):
+            r = self.run(conn, "regclass", (n,)).fetchone()
+            if r and r[0]:
+                by_text[r[0]] = t
+        rows = self.run(conn, "foreign_keys", (list(by_text),)).fetchall()
+        self.end_read(conn)
+        return [(by_text[c], by_text[p]) for c, p in rows if c in by_text and p in by_text]
+
+    # -- values ------------------------------------------------------------------------
+    def _value(self, col: ApplyColumn, p: Params) -> str:
+        target = types.parse("postgres", col.type)
+        src_json = col.source is not None and col.source.kind == "json"
+
+        def pick(as_json: bool) -> str:
+            op = "->" if as_json else "->>"
+            expr = f"(s.c{op}{p.bind(col.keys[-1])}::text)"
+            for k in reversed(col.keys[:-1]):
+                # the first present key wins: a renamed column also reads its old name
+                expr = (
+                    f"(CASE WHEN s.c ? {p.bind(k)}::text "
+                    f"THEN (s.c{op}{p.bind(k)}::text) ELSE {expr} END)"
+                )
+            return expr
+
+        if target.kind == "json":
+            return f"NULLIF({pick(True)}, 'null'::jsonb)::{col.type}"
+        if target.kind == "binary":
+            return f"decode({pick(False)}, 'base64')"
+        if target.kind == "text" and src_json:
+            return f"NULLIF({pick(True)}, 'null'::jsonb)::text::{col.type}"
+        if target.kind == "decimal" and target.precision is not None:
+            v = pick(False)
+            return (
+                f"(CASE WHEN {v}::numeric = {v}::numeric({target.precision},{target.scale}) "
+                f"THEN {v}::{col.type} "
+                f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
+            )
+        return f"{pick(False)}::{col.type}"
+
+    def _params(self, round_id: str, w: TableWindow) -> Params:
+        p = Params()
+        p["round_id"], p["tbl"] = round_id, w.tbl
+        return p
+
+    def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        p = self._params(round_id, w)
+        values = ", ".join(self._value(c, p) for c in t.columns)
+        columns = ", ".join(self.q(c.name) for c in t.columns)
+        key = ", ".join(self.q(k) for k in t.key)
+        rest = [c for c in t.columns if c.name not in t.key]
+        on_conflict = (
+            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in rest)
+            if rest
+            else "NOTHING"
+        )
+        self.run(
+            conn,
+            "upsert",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            columns=columns,
+            values=values,
+            key=key,
+            on_conflict=on_conflict,
+        )
+
+    def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        p = self._params(round_id, w)
+        keys = t.key_columns
+        values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
+        match = []
+        for i, c in enumerate(keys):
+            tc = t.target.column(c.name)
+            # = can use the key's index; a user-named key may hold NULLs
+            op = "=" if tc is not None and not tc.nullable else "IS NOT DISTINCT FROM"
+            match.append(f"t.{self.q(c.name)} {op} d.k{i}")
+        self.run(
+            conn,
+            "delete",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            values=values,
+            match=" AND ".join(match),
+        )
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        # jsonb keeps a number's digits; the text of the array is one canonical string
+        items = ", ".join(f"({column}::jsonb -> {self.str_literal(k)})" for k in key)
+        return f"jsonb_build_array({items})::text"
+
+    def jdbc(self) -> tuple[str, dict[str, str]]:
+        url, props = super().jdbc()
+        sep = "&" if "?" in url else "?"
+        return url + sep + "reWriteBatchedInserts=true", props

@@ -1,0 +1,1 @@
+ALTER TABLE $raw{target} ALTER COLUMN ${column} TYPE $raw{type} USING ${column}::$raw{type}

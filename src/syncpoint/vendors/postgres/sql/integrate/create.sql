@@ -1,0 +1,48 @@
+-- Control tables of an integrate location (SPEC §5); idempotent.
+-- The last applied tick per application, capture location and table, and its stream.
+CREATE TABLE IF NOT EXISTS ${positions} (
+    application_name  text NOT NULL,
+    location          text NOT NULL,
+    table_name        text NOT NULL,
+    context           bigint NOT NULL,
+    stream_id         text NOT NULL,
+    updated_at        timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (application_name, location, table_name)
+)
+---
+-- The tick each sync group's round runs up to, stored before the round reads anything.
+CREATE TABLE IF NOT EXISTS ${sync_points} (
+    application_name  text NOT NULL,
+    location          text NOT NULL,
+    sync_name         text NOT NULL,
+    context           bigint NOT NULL,
+    stream_id         text NOT NULL,
+    sampled_at        timestamptz,
+    guaranteed_at     timestamptz,
+    PRIMARY KEY (application_name, location, sync_name)
+)
+---
+-- Tables whose rounds stopped (a DDL the policy stops on, a change that cannot be applied).
+CREATE TABLE IF NOT EXISTS ${stops} (
+    application_name  text NOT NULL,
+    location          text NOT NULL,
+    table_name        text NOT NULL,
+    sync_name         text NOT NULL,
+    context           bigint,
+    repl_key          bigint,
+    reason            text NOT NULL,
+    stopped_at        timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (application_name, location, table_name)
+)
+---
+-- Net rows of a round, written by Spark, applied and deleted by the round's transaction.
+CREATE TABLE IF NOT EXISTS ${staging} (
+    application_name  text NOT NULL,
+    round_id          text NOT NULL,
+    tbl               integer NOT NULL,
+    action            text NOT NULL,
+    content           text,
+    repl_key          bigint NOT NULL
+)
+---
+CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action)

@@ -1,0 +1,1 @@
+ALTER TABLE $raw{target} RENAME COLUMN ${old} TO ${column}

@@ -1,0 +1,1 @@
+DELETE FROM ${stops} WHERE application_name = %s AND location = %s AND table_name = %s

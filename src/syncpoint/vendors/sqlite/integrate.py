@@ -1,0 +1,208 @@
+"""SQLite as an integrate location: catalog, value conversions, upsert and delete.
+
+SQLite's JSON functions cannot address every column name (a key holding ``.`` or ``"`` is
+a path error in 3.40) and turn numbers into floats, so the apply reads the round's staged
+rows back from ``{p}staging`` in position order and converts each value in Python, then
+binds it to one ``INSERT ... ON CONFLICT DO UPDATE`` (or ``DELETE``) per row, inside the
+round's ``BEGIN IMMEDIATE`` transaction. The conversion follows the target column's
+affinity, so that the stored value is what SQLite would store had the source written it:
+
+- numbers keep the digits of the JSON text: bound as that text to INTEGER, NUMERIC and
+  TEXT columns (SQLite converts only when lossless), as a float to REAL columns;
+- binary (base64 in the record) is decoded to a BLOB; booleans become 1/0;
+- ``"Infinity"``/``"-Infinity"`` into a REAL column become infinities; ``"NaN"`` fails
+  (SQLite would store NULL), as does a number too large for a float;
+- nested JSON (a JSON column) is written back as JSON text, numbers unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from syncpoint.config import TableName
+from syncpoint.core import types
+from syncpoint.core.rounds import TableWindow
+from syncpoint.errors import LocationError
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, TargetColumn
+from syncpoint.vendors.integratebase import TargetTable as TargetTable
+
+CHUNK = 5000
+
+
+class Num(str):
+    """A JSON number, kept as the text it was written with."""
+
+
+def decode(text: str) -> Any:
+    return json.loads(text, parse_float=Num, parse_int=Num)
+
+
+def dumps(v: Any) -> str:
+    """JSON text of a decoded value; numbers exactly as they were written."""
+    if isinstance(v, Num):
+        return str(v)
+    if isinstance(v, dict):
+        return "{" + ",".join(json.dumps(k) + ":" + dumps(x) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(dumps(x) for x in v) + "]"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def affinity(declared: str) -> str:
+    """SQLite's affinity rules (https://www.sqlite.org/datatype3.html §3.1)."""
+    t = declared.upper()
+    if "INT" in t:
+        return "INTEGER"
+    if any(w in t for w in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if "BLOB" in t or not t:
+        return "BLOB"
+    if any(w in t for w in ("REAL", "FLOA", "DOUB")):
+        return "REAL"
+    return "NUMERIC"
+
+
+def convert(v: Any, aff: str, source: types.NType | None, column: str) -> Any:
+    """A decoded JSON value as the value to bind for a column of affinity ``aff``."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, dict | list):
+        return dumps(v)
+    if isinstance(v, Num):
+        if aff == "REAL":
+            f = float(v)
+            if math.isinf(f):
+                raise ValueError(f"{column}: {v} does not fit a REAL (float) column")
+            return f
+        if aff == "BLOB":
+            return int(v) if v.lstrip("-").isdigit() else float(v)
+        return str(v)
+    if isinstance(v, str):
+        if source is not None and source.kind == "binary" and aff != "TEXT":
+            try:
+                return base64.b64decode(v, validate=True)
+            except binascii.Error as exc:
+                raise ValueError(f"{column}: not base64 binary: {exc}") from None
+        numeric = source is None or source.kind in ("float", "decimal")
+        if aff == "REAL" and numeric and v in ("NaN", "Infinity", "-Infinity"):
+            if v != "NaN":
+                return math.inf if v == "Infinity" else -math.inf
+            raise ValueError(f"{column}: NaN cannot be stored in SQLite (it becomes NULL)")
+        return v
+    return v
+
+
+class SqliteIntegrate(Integrate):
+    vendor = "sqlite"
+    alters_types = False  # SQLite columns take any value; there is no type to alter
+
+    def begin(self, conn: Any) -> None:
+        self.run(conn, "begin")
+
+    def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
+        return TableName(name=target.name)
+
+    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+        rows = self.run(conn, "columns", (target.name,), table=str(target)).fetchall()
+        if not rows:
+            return None
+        cols = tuple(
+            TargetColumn(str(n), str(t or ""), bool(nl), int(pk) if pk else None)
+            for n, t, nl, pk in rows
+        )
+        return TargetTable(target, cols)
+
+    def foreign_keys(
+        self, conn: Any, targets: list[TableName]
+    ) -> list[tuple[TableName, TableName]]:
+        by_name = {t.name: t for t in targets}
+        out: list[tuple[TableName, TableName]] = []
+        for t in targets:
+            for (parent,) in self.run(conn, "foreign_keys", (t.name,)).fetchall():
+                if parent in by_name:
+                    out.append((t, by_name[parent]))
+        return out
+
+    # -- rows --------------------------------------------------------------------------
+    def _rows(self, conn: Any, round_id: str, w: TableWindow, action: str) -> Iterator[Any]:
+        cur = self.run(conn, "staged_rows", (round_id, w.tbl, action))
+        while True:
+            chunk = cur.fetchmany(CHUNK)
+            if not chunk:
+                return
+            for (content,) in chunk:
+                yield decode(content)
+
+    def _bind(self, row: Any, cols: tuple[ApplyColumn, ...], table: TableName) -> list[Any]:
+        out = []
+        for c in cols:
+            key = next((k for k in c.keys if k in row), c.keys[-1])
+            try:
+                out.append(convert(row.get(key), affinity(c.type), c.source, c.name))
+            except ValueError as exc:
+                raise LocationError(
+                    f"SQLite: {exc}; nothing of this round was applied",
+                    location=self.location,
+                    table=str(table),
+                ) from None
+        return out
+
+    def _many(self, conn: Any, sql: str, rows: Iterator[list[Any]], table: str) -> None:
+        cur = conn.cursor()
+        batch: list[list[Any]] = []
+        with self.dialect.translated(self.location, table):
+            for r in rows:
+                batch.append(r)
+                if len(batch) >= CHUNK:
+                    cur.executemany(sql, batch)
+                    batch = []
+            if batch:
+                cur.executemany(sql, batch)
+
+    def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        rest = [c for c in t.columns if c.name not in t.key]
+        on_conflict = (
+            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in rest)
+            if rest
+            else "NOTHING"
+        )
+        sql = self.one(
+            "upsert",
+            target=self.qualified(t.target.ref),
+            columns=", ".join(self.q(c.name) for c in t.columns),
+            values=", ".join("?" for _ in t.columns),
+            key=", ".join(self.q(k) for k in t.key),
+            on_conflict=on_conflict,
+        )
+        rows = (self._bind(r, t.columns, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        self._many(conn, sql, rows, str(t.target.ref))
+
+    def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        keys = t.key_columns
+        sql = self.one(
+            "delete",
+            target=self.qualified(t.target.ref),
+            match=" AND ".join(f"{self.q(c.name)} IS ?" for c in keys),
+        )
+        rows = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "D"))
+        self._many(conn, sql, rows, str(t.target.ref))
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        # json_each addresses any key name (paths cannot hold '"'); SQLite sources hold
+        # numbers as INTEGER or REAL, so the decoded value is as exact as the stored one.
+        items = ", ".join(
+            self.one("key_item", source=column, keyname=self.str_literal(k)) for k in key
+        )
+        return f"json_array({items})"
+
+    def jdbc(self) -> tuple[str, dict[str, str]]:
+        url, props = super().jdbc()
+        props["busy_timeout"] = str(int(self.dialect.BUSY_TIMEOUT_S * 1000))
+        return url, props

@@ -1,0 +1,1 @@
+CREATE TABLE $raw{target} ($raw{columns}, PRIMARY KEY ($raw{key}))

@@ -1,0 +1,1 @@
+SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)

@@ -1,0 +1,1 @@
+SELECT tbl, count(*) FROM ${staging} WHERE round_id = ? GROUP BY tbl

@@ -1,0 +1,1 @@
+DELETE FROM ${staging} WHERE round_id = ?

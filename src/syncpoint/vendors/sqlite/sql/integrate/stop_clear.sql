@@ -1,0 +1,1 @@
+DELETE FROM ${stops} WHERE application_name = ? AND location = ? AND table_name = ?
