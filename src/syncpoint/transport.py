@@ -1,0 +1,230 @@
+"""Transport tables loaded through a gate, with syncpoint as the consumer (SPEC §7).
+
+A channel may name transport tables that an operational system's batch producer fills at
+one location, and the gate that guards them::
+
+    transport: {gate: nightly, location: dec01, tables: [tr_orders, tr_lines]}
+
+``load_transport(channel)`` takes the consumer's turn of that gate (at the transport
+location, prefix of the channel), copies each transport table in full into every
+integrate location (the table is created there when missing; its content is replaced in
+one target transaction per table and location), then releases the gate
+(``WarehouseLoaded``). These are full-table loads, not change records. When the gate has
+nothing to load (the producer has not finished, or the last batch is loaded) the result
+says so and nothing is touched; a failed load leaves ``WarehouseLoading``, which stops the
+next load until ``syncpoint gate reset`` (SPEC §6.6).
+
+Why plain drivers and not Spark JDBC for the read: every row must reach the target inside
+one target transaction, and Spark's JDBC writer commits per partition, so the rows pass
+through this process anyway; a transport table has no column Spark could partition the
+read on in general, so a JDBC read would be one stream as well; SQLite has no Spark
+dialect (its INTEGER reads as a 32-bit int); and the source catalog gives exact column
+types for the copy, which Spark's type mapping would coarsen. The driver streams rows in
+batches (server-side cursors), so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from syncpoint.config import TableName, parse_table_name
+from syncpoint.core.model import Column
+from syncpoint.errors import ConfigError, GateBusy, WorkFailed
+from syncpoint.gate import gate
+from syncpoint.vendors import connect, module, sqlfiles, vendor_of
+
+if TYPE_CHECKING:
+    from syncpoint.channel import Channel
+
+BATCH = 5000
+
+# Declared type (lower case) -> the family of values it holds, for copies between vendors.
+_FAMILIES = [
+    (r"^(bool|tinyint\(1\))", "bool"),
+    (r"^interval", "text"),
+    (r"^(big|small|medium|tiny)?int|^integer|^serial|^bigserial", "int"),
+    (r"^(numeric|decimal|number)", "decimal"),
+    (r"^(real|double|float)", "float"),
+    (r"^(timestamp.* with time zone|timestamptz)", "timestamptz"),
+    (r"^(timestamp|datetime)", "timestamp"),
+    (r"^date$", "date"),
+    (r"^time", "time"),
+    (r"^(bytea|(tiny|medium|long)?blob|(var)?binary)", "bytes"),
+    (r"^jsonb?$", "json"),
+    (r"^uuid$", "uuid"),
+    (r"^(character varying|varchar|nvarchar|character|char|nchar)", "varchar"),
+]
+
+
+def family(declared: str) -> tuple[str, tuple[int, ...]]:
+    """``numeric(12,2)`` -> ``("decimal", (12, 2))``; anything unknown is text."""
+    t = declared.strip().lower()
+    args = tuple(int(n) for n in re.findall(r"\d+", t.split("(", 1)[1])) if "(" in t else ()
+    for pattern, fam in _FAMILIES:
+        if re.search(pattern, t):
+            return fam, args
+    return "text", ()
+
+
+@contextmanager
+def _connection(url: str, location: str) -> Iterator[Any]:
+    conn = connect(url, location=location)
+    try:
+        yield conn
+    finally:
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection must not mask
+            pass
+
+
+class _Side:
+    """One location's end of a copy: its vendor module, quoting and SQL files."""
+
+    def __init__(self, url: str, location: str):
+        self.url, self.location = url, location
+        self.vendor = vendor_of(url)
+        self.dialect = module(self.vendor, "dialect")
+        self.io = module(self.vendor, "gate")
+
+    def ref(self, t: TableName) -> TableName:
+        """The table's name here: vendors without schemas keep only the table name."""
+        return t if self.dialect.HAS_SCHEMAS else TableName(name=t.name)
+
+    def qualified(self, t: TableName) -> str:
+        parts = [t.schema_, t.name] if t.schema_ else [t.name]
+        return ".".join(self.dialect.quote(p) for p in parts)
+
+    def sql(self, name: str, **raw: str) -> str:
+        return sqlfiles.render(
+            sqlfiles.load(self.vendor, f"gate/{name}.sql"), self.dialect.quote, raw=raw
+        )
+
+    def columns(self, conn: Any, t: TableName) -> list[Column]:
+        params = (t.name, t.schema_ or "main") if self.vendor == "sqlite" else (t.schema_, t.name)
+        with self.dialect.translated(self.location, str(t)):
+            cur = conn.cursor()
+            cur.execute(self.sql("transport_columns"), params)
+            rows = cur.fetchall()
+            conn.commit()
+        return [Column(r[0], str(r[1] or "").lower(), bool(r[2]), r[3]) for r in rows]
+
+
+def _definitions(src: _Side, dst: _Side, cols: list[Column]) -> str:
+    """Column definitions at ``dst``: the same declared types between one vendor, mapped by
+    value family between vendors (then without a primary key: create the table beforehand
+    to have one)."""
+    q = dst.dialect.quote
+    if src.vendor == dst.vendor:
+        defs = [
+            f"{q(c.name)} {c.type or ''}".rstrip() + ("" if c.nullable else " NOT NULL")
+            for c in cols
+        ]
+        key = [c.name for c in sorted((c for c in cols if c.pk), key=lambda c: c.pk or 0)]
+        if key:
+            defs.append("PRIMARY KEY (" + ", ".join(q(k) for k in key) + ")")
+        return ", ".join(defs)
+    return ", ".join(f"{q(c.name)} {dst.io.transport_type(*family(c.type))}" for c in cols)
+
+
+def _copy(src: _Side, dst: _Side, table: TableName) -> int:
+    """Replace the content of ``table`` at ``dst`` with its content at ``src``."""
+    with _connection(src.url, src.location) as sconn, _connection(dst.url, dst.location) as dconn:
+        cols = src.columns(sconn, table)
+        if not cols:
+            raise WorkFailed(
+                f"transport table {table} does not exist; the producer fills it "
+                "(check transport.tables in the channel file)",
+                location=src.location,
+                table=str(table),
+            )
+        there = dst.ref(table)
+        target_cols = {c.name: c for c in dst.columns(dconn, there)}
+        name = dst.qualified(there)
+        with dst.dialect.translated(dst.location, str(there)):
+            if not target_cols:
+                dconn.cursor().execute(
+                    dst.sql(
+                        "transport_create", table=name, definitions=_definitions(src, dst, cols)
+                    )
+                )
+                dconn.commit()
+                target_cols = {c.name: c for c in dst.columns(dconn, there)}
+        missing = [c.name for c in cols if c.name not in target_cols]
+        if missing:
+            raise WorkFailed(
+                f"the copy of transport table {table} lacks columns {', '.join(missing)}; "
+                "add them or drop the copy so that it is created again",
+                location=dst.location,
+                table=str(there),
+            )
+        fams = [family(target_cols[c.name].type)[0] for c in cols]
+        names = ", ".join(src.dialect.quote(c.name) for c in cols)
+        select = src.sql("transport_select", columns=names, table=src.qualified(table))
+        insert = dst.sql(
+            "transport_insert",
+            table=name,
+            columns=", ".join(dst.dialect.quote(c.name) for c in cols),
+            params=", ".join([dst.io.PARAM] * len(cols)),
+        )
+        count = 0
+        with dst.dialect.translated(dst.location, str(there)):
+            dst.io.begin_write(dconn)
+            dcur = dconn.cursor()
+            dcur.execute(dst.sql("transport_delete", table=name))
+            with src.dialect.translated(src.location, str(table)):
+                scur = src.io.stream(sconn, select)
+                while batch := scur.fetchmany(BATCH):
+                    rows = [
+                        tuple(dst.io.adapt(v, f) for v, f in zip(r, fams, strict=True))
+                        for r in batch
+                    ]
+                    dcur.executemany(insert, rows)
+                    count += len(rows)
+                scur.close()
+                sconn.commit()
+            dconn.commit()
+        return count
+
+
+def load_transport(channel: Channel, *, wait: float = 0.0) -> dict[str, Any]:
+    """Take the consumer turn of the channel's transport gate and copy its tables into every
+    integrate location (see the module docstring). Returns what was done::
+
+        {"gate", "location", "loaded": bool, "found", "tables": {table: {location: rows}},
+         "skipped": [...], "reason": str (when not loaded)}
+
+    Raises ``GateRefused`` (exit 3) when a previous consumer run failed, and ``WorkFailed``
+    (exit 1, the gate stays ``WarehouseLoading``) when the copy fails."""
+    cfg = channel.cfg
+    tr = cfg.transport
+    if tr is None:
+        raise ConfigError(f"{channel.source}: transport: the channel names no transport tables")
+    src = _Side(channel.url(tr.location), tr.location)
+    targets = [_Side(channel.url(n), n) for n in sorted(cfg.integrate_locations())]
+    out: dict[str, Any] = {"gate": tr.gate, "location": tr.location, "loaded": False}
+    out["skipped"] = [t.location for t in targets if t.location == tr.location]
+    targets = [t for t in targets if t.location != tr.location]
+    tables = [parse_table_name(t) for t in tr.tables]
+    try:
+        with gate(
+            src.url,
+            tr.gate,
+            "consumer",
+            wait=wait,
+            prefix=cfg.prefix,
+            location=tr.location,
+            command=f"syncpoint run (channel {cfg.channel}, application {cfg.application})",
+        ) as turn:
+            out["found"] = str(turn.found)
+            out["tables"] = {
+                str(t): {d.location: _copy(src, d, t) for d in targets} for t in tables
+            }
+    except GateBusy as exc:
+        out["reason"] = exc.message
+        return out
+    out["loaded"] = True
+    return out

@@ -1,0 +1,1 @@
+INSERT INTO $raw{table} ($raw{columns}) VALUES ($raw{params})
