@@ -296,3 +296,51 @@ class GateMachine(RuleBasedStateMachine):
 
 GateMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=80, deadline=None)
 test_gate_machine = GateMachine.TestCase
+
+
+# -- the pure rules, row for row (SPEC §7) ------------------------------------------------
+SPEC_TABLE = [
+    (P, State.WAREHOUSE_LOADED, Action.TAKE, True),
+    (P, State.OPERATIONAL_SYS_LOADED, Action.TAKE, False),
+    (P, State.WAREHOUSE_LOADING, Action.WAIT, False),
+    (P, State.OPERATIONAL_SYS_LOADING, Action.REFUSE, False),
+    (C, State.OPERATIONAL_SYS_LOADED, Action.TAKE, False),
+    (C, State.OPERATIONAL_SYS_LOADING, Action.WAIT, False),
+    (C, State.WAREHOUSE_LOADED, Action.WAIT, False),
+    (C, State.WAREHOUSE_LOADING, Action.REFUSE, False),
+]
+
+
+@pytest.mark.parametrize(("role", "found", "action", "purge"), SPEC_TABLE)
+def test_decide_follows_the_spec_table(role, found, action, purge) -> None:
+    d = decide(role.value, found.value)  # plain strings are accepted too
+    assert (d.action, d.purge) == (action, purge)
+    assert d.next_state == (LOADING[role] if action is Action.TAKE else None)
+
+
+def test_release_needs_the_roles_loading_state() -> None:
+    assert release(P, State.OPERATIONAL_SYS_LOADING) is State.OPERATIONAL_SYS_LOADED
+    assert release(C, State.WAREHOUSE_LOADING) is State.WAREHOUSE_LOADED
+    with pytest.raises(core.NotHolder):
+        release(P, State.WAREHOUSE_LOADED)
+    assert INITIAL is State.WAREHOUSE_LOADED
+
+
+@pytest.mark.parametrize(
+    "text", ["WarehouseLoaded", "warehouseloaded", "warehouse-loaded", "WAREHOUSE_LOADED"]
+)
+def test_parse_state_accepts_spellings(text) -> None:
+    assert core.parse_state(text) is State.WAREHOUSE_LOADED
+
+
+def test_parse_errors_name_the_choices() -> None:
+    with pytest.raises(ValueError, match="OperationalSysLoading"):
+        core.parse_state("Loaded")
+    with pytest.raises(ValueError, match="producer, consumer"):
+        core.parse_role("writer")
+
+
+def test_backoff_grows_and_is_capped() -> None:
+    bounds = [core.backoff(n, base=0.02, cap=0.5) for n in range(10)]
+    assert bounds[:3] == [0.02, 0.04, 0.08]
+    assert max(bounds) == 0.5 and bounds == sorted(bounds)

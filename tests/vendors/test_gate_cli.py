@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -192,3 +193,23 @@ def test_gate_location_comes_from_the_channel_file(tmp_path) -> None:
     empty.mkdir()
     r = sp("gate", "status", cwd=empty)
     assert r.returncode == 2 and "--url" in r.stderr
+
+
+def test_sigterm_reaches_the_command_and_leaves_loading(sqlite_db, tmp_path) -> None:
+    started = tmp_path / "started"
+    p = sp(
+        "gate", "produce", "g", "--url", sqlite_db.url, "--", "sh", "-c",
+        f"touch {started}; exec sleep 60", wait=False,
+    )  # fmt: skip
+    try:
+        for _ in range(400):
+            if started.exists():
+                break
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(30) == 1
+        assert p.stderr is not None and "killed by SIGTERM" in p.stderr.read()
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert state(sqlite_db) is State.OPERATIONAL_SYS_LOADING
