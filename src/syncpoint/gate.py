@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint import failpoints
-from syncpoint.config import redact_url
+from syncpoint.config import ChannelConfig, redact_url
 from syncpoint.core.gate import (
     LOADED,
     OTHER,
@@ -51,11 +51,11 @@ from syncpoint.core.gate import (
     parse_state,
 )
 from syncpoint.core.gate import release as released_state
-from syncpoint.errors import GateBusy, GateRefused, TransientError, UsageError
+from syncpoint.errors import GateBusy, GateRefused, SyncpointError, TransientError, UsageError
 from syncpoint.vendors import module, vendor_of
 from syncpoint.vendors.gatestore import GateStore, RowLockTimeout
 
-__all__ = ["Gate", "GateStatus", "Turn", "gate"]
+__all__ = ["Gate", "GateStatus", "Turn", "gate", "gate_states"]
 
 MAX_TRANSIENT = 10  # retries of one step after lost connections, deadlocks, lock timeouts
 _STORE_CLASS = {
@@ -397,6 +397,22 @@ def _alive(row: GateRow) -> str:
     except PermissionError:
         pass
     return " (a process with that pid is running)"
+
+
+def gate_states(cfg: ChannelConfig) -> dict[str, Any]:
+    """Every gate of the channel's prefix, per location that may hold one (the transport
+    location and the integrate locations), for ``syncpoint status``. A location that cannot
+    be read shows ``{"error": ...}`` instead of failing the whole status."""
+    names = [cfg.transport.location] if cfg.transport else []
+    names += [n for n in sorted(cfg.integrate_locations()) if n not in names]
+    out: dict[str, Any] = {}
+    for n in names:
+        url = cfg.locations[n].url.get_secret_value()
+        try:
+            out[n] = [s.to_dict() for s in Gate(url, "*", prefix=cfg.prefix, location=n).statuses()]
+        except SyncpointError as exc:
+            out[n] = {"error": str(exc)}
+    return out
 
 
 @contextmanager

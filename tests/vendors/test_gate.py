@@ -145,3 +145,26 @@ def test_bad_gate_name_is_a_usage_error(any_db) -> None:
         Gate(any_db.url, "")
     with pytest.raises(UsageError):
         Gate(any_db.url, "x" * 101)
+
+
+def test_gate_states_for_syncpoint_status(any_db, tmp_path) -> None:
+    from syncpoint.config import from_dict
+    from syncpoint.gate import gate_states
+
+    bad = f"sqlite:///{tmp_path}/no/such/dir/x.db"
+    cfg = from_dict(
+        {
+            "channel": "shop",
+            "prefix": "shp_",
+            "locations": {
+                "ops": {"url": any_db.url, "capture": True},
+                "dw": {"url": bad, "integrate": True},
+            },
+            "transport": {"gate": "nightly", "location": "ops", "tables": ["tr"]},
+        }
+    )
+    Gate(any_db.url, "nightly", prefix="shp_").reset("OperationalSysLoaded")
+    states = gate_states(cfg)
+    assert list(states) == ["ops", "dw"]
+    assert [(g["gate"], g["state"]) for g in states["ops"]] == [("nightly", "OperationalSysLoaded")]
+    assert "error" in states["dw"]
