@@ -51,7 +51,14 @@ from syncpoint.core.gate import (
     parse_state,
 )
 from syncpoint.core.gate import release as released_state
-from syncpoint.errors import GateBusy, GateRefused, SyncpointError, TransientError, UsageError
+from syncpoint.errors import (
+    GateBusy,
+    GateRefused,
+    LocationError,
+    SyncpointError,
+    TransientError,
+    UsageError,
+)
 from syncpoint.vendors import module, vendor_of
 from syncpoint.vendors.gatestore import GateStore, RowLockTimeout
 
@@ -187,7 +194,7 @@ class Gate:
         holder = self._holder(command)
         start = time.monotonic()
         deadline = start + max(0.0, wait)
-        attempt = transient = 0
+        attempt = transient = created = 0
         store: GateStore | None = None
         try:
             while True:
@@ -196,6 +203,13 @@ class Gate:
                         store = self._store()
                     row = store.lock(self.name, self.lock_timeout)
                     if row is None:
+                        created += 1
+                        if created > MAX_TRANSIENT:
+                            raise LocationError(
+                                f"gate {self.name!r}: its row disappears as soon as it is made; "
+                                f"is something deleting from {self.prefix}load_state?",
+                                location=self.label,
+                            )
                         store.ensure(self.name, holder)
                         continue
                     d = decide(r, row.state)

@@ -86,6 +86,8 @@ class GateStore(ABC):
             self.conn.commit()
 
     def rollback(self) -> None:
+        if self.conn is None:
+            return
         try:
             self.conn.rollback()
         except self.DRIVER_ERROR:
