@@ -124,6 +124,43 @@ class Channel:
                 out[name] = {"error": str(exc)}
         return out
 
+    # -- run / purge / integrate status (syncpoint.runner) ----------------------------------
+    def run(
+        self,
+        once: bool = True,
+        follow: bool = False,
+        interval: float = 1.0,
+        group: str | None = None,
+        spark: Any = None,
+        on_report: Any = None,
+    ) -> Any:
+        """Rounds to fresh sync points (``once``) or again and again (``follow``, until
+        SIGTERM/SIGINT). Returns a ``runner.RunReport``; raises ``TableStopped`` (exit 1)
+        when a table's rounds stopped."""
+        from syncpoint import runner
+
+        return runner.run(
+            self.cfg,
+            once=once,
+            follow=follow,
+            interval=interval,
+            group=group,
+            spark=spark,
+            on_report=on_report,
+        )
+
+    def purge(self) -> dict[str, Any]:
+        """Delete the change records every registered application has applied."""
+        from syncpoint import runner
+
+        return runner.purge(self.cfg)
+
+    def integrate_status(self) -> dict[str, Any]:
+        """Per integrate location and table: position, sync point, backlog, lag, stops."""
+        from syncpoint.integratestatus import integrate_status
+
+        return integrate_status(self.cfg)
+
 
 def _installed(cap: Capture, conn: Any) -> bool:
     return cap.status(conn).installed

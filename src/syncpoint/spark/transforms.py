@@ -27,7 +27,7 @@ def split_moves(df: Any) -> Any:
 
     def op(key: Any, sub: int, action: str, content: str, keep: Any) -> Any:
         return F.struct(
-            F.coalesce(key, missing).alias("key"),
+            F.when(keep & key.isNull(), missing).otherwise(key).alias("key"),
             F.lit(sub).alias("sub"),
             F.lit(action).alias("action"),
             F.col(content).alias("content"),

@@ -1,0 +1,42 @@
+"""The integrate part of ``syncpoint status``: positions, sync points, backlog, lag, stops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from syncpoint.cli.common import out
+
+
+def show(data: dict[str, Any]) -> None:
+    for integ, st in data.items():
+        if "error" in st:
+            out.print(f"[red]{integ}: {st['error']}[/]")
+            continue
+        out.print(f"{integ}: integrate, application {st['application']}")
+        t = Table(
+            "from",
+            "table",
+            "target",
+            "group",
+            "position",
+            "sync point",
+            "backlog",
+            "lag s",
+            "stopped",
+        )
+        for r in st["tables"]:
+            lag = r.get("lag_seconds")
+            t.add_row(
+                r["location"],
+                r["table"],
+                r["target"],
+                r["group"],
+                "-" if r["position"] is None else str(r["position"]),
+                "-" if r["sync_point"] is None else str(r["sync_point"]),
+                "?" if r.get("backlog") is None else str(r["backlog"]),
+                "?" if lag is None else f"{lag:.1f}",
+                r.get("stopped") or r.get("error") or "",
+            )
+        out.print(t)

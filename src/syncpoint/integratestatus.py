@@ -1,0 +1,123 @@
+"""The integrate side of ``status`` (SPEC §3): per integrate location, capture location and
+table, where this channel's application stands.
+
+- ``position``: the last applied tick; ``stream_id`` it belongs to;
+- ``sync_point``: the tick the table's sync group was last sampled at (and when);
+- ``backlog``: change records in (position, newest tick], i.e. committed, ticked and not
+  yet applied (records committed after the newest tick show in the capture side's
+  ``pending``); ``lag_seconds``: age of the oldest of them on the capture clock, 0 when
+  there is no backlog;
+- ``stopped``: why the table's rounds stopped, when they did.
+
+Nothing is written: no tick is made for a status.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from syncpoint.config import ChannelConfig
+from syncpoint.errors import WorkFailed
+from syncpoint.roundsteps import INITIAL, target_name
+from syncpoint.vendors import capture_for
+from syncpoint.vendors.integratebase import integrate_for
+
+
+def _age(oldest: Any) -> float:
+    if oldest is None:
+        return 0.0
+    if isinstance(oldest, str):
+        oldest = datetime.fromisoformat(oldest.strip().replace(" ", "T"))
+    if oldest.tzinfo is None:
+        oldest = oldest.replace(tzinfo=UTC)
+    return max(0.0, (datetime.now(UTC) - oldest).total_seconds())
+
+
+def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
+    app = cfg.application
+    group_of = {str(t.ref): g for g, ts in cfg.groups().items() for t in ts}
+    out: dict[str, Any] = {}
+    sources: dict[str, Any] = {}
+    for integ, iloc in cfg.integrate_locations().items():
+        target = integrate_for(integ, iloc.url.get_secret_value(), cfg.prefix)
+        entry: dict[str, Any] = {"application": app, "tables": []}
+        try:
+            conn = target.connect()
+        except WorkFailed as exc:
+            out[integ] = {"error": str(exc)}
+            continue
+        try:
+            target.ensure(conn)
+            stored = {(p.location, p.table): p for a, p in target.positions(conn) if a == app}
+            sps = target.sync_points(conn, app)
+            stops = {(s["location"], s["table"]): s for s in target.stops(conn, app)}
+        finally:
+            conn.close()
+        for loc, cloc in cfg.capture_locations().items():
+            if loc == integ:
+                continue
+            src = sources.get(loc) or _source(loc, cloc.url.get_secret_value(), cfg.prefix)
+            sources[loc] = src
+            for t in cfg.tables_at(loc):
+                name = str(t.ref)
+                p = stored.get((loc, name))
+                sp = sps.get((loc, group_of.get(name, name)))
+                row: dict[str, Any] = {
+                    "location": loc,
+                    "table": name,
+                    "target": str(target_name(t, loc)[0]),
+                    "group": group_of.get(name, name),
+                    "position": p.context if p else None,
+                    "stream_id": p.stream_id if p else None,
+                    "sync_point": sp.context if sp else None,
+                    "sync_point_sampled_at": sp.sampled_at if sp else None,
+                    "stopped": stops[(loc, name)]["reason"] if (loc, name) in stops else None,
+                }
+                row.update(_backlog(src, t.ref, p.context if p else INITIAL, p))
+                entry["tables"].append(row)
+        out[integ] = entry
+    for s in sources.values():
+        if s.get("conn") is not None:
+            s["conn"].close()
+    return out
+
+
+def _source(name: str, url: str, prefix: str) -> dict[str, Any]:
+    cap = capture_for(name, url, prefix)
+    try:
+        conn = cap.connect()
+        st = cap.status(conn)
+        return {
+            "cap": cap,
+            "integ": integrate_for(name, url, prefix),
+            "conn": conn,
+            "newest": st.context,
+            "stream_id": st.stream_id,
+            "installed": st.installed,
+        }
+    except WorkFailed as exc:
+        return {"error": str(exc), "conn": None}
+
+
+def _backlog(src: dict[str, Any], ref: Any, after: int, p: Any) -> dict[str, Any]:
+    if src.get("error"):
+        return {"backlog": None, "lag_seconds": None, "error": src["error"]}
+    if not src["installed"] or src["newest"] is None:
+        return {"backlog": None, "lag_seconds": None, "error": "capture not installed"}
+    if p is not None and p.stream_id != src["stream_id"]:
+        return {
+            "backlog": None,
+            "lag_seconds": None,
+            "error": f"stream changed ({p.stream_id} -> {src['stream_id']}): "
+            "capture was reinstalled or the database replaced",
+        }
+    newest = int(src["newest"])
+    if after >= newest:
+        return {"backlog": 0, "lag_seconds": 0.0, "newest": newest}
+    try:
+        query = src["cap"].changes_query(ref, after, newest)
+        _lo, _hi, n, oldest = src["integ"].window_stats(src["conn"], query)
+    except WorkFailed as exc:
+        return {"backlog": None, "lag_seconds": None, "error": str(exc)}
+    return {"backlog": n, "lag_seconds": _age(oldest) if n else 0.0, "newest": newest}

@@ -1,0 +1,425 @@
+"""The steps of one round (``core/rounds.py``) for one sync group at one integrate location:
+connections, sync points, DDL decisions, Spark, and the apply transaction.
+
+Planning, per capture location that has tables of the group (never the integrate location
+itself: a location does not apply its own changes):
+
+- DDL is polled where the vendor has no event triggers (``poll_ddl``), then the location
+  is ticked; the tick is the newest position, used to detect a stream that went back.
+- Stored positions are checked against the capture's stream identity.
+- A stored sync point that some table of the group has not reached is reused (the replay of
+  a round that failed or was killed); otherwise the new tick becomes the sync point and is
+  stored, committed, before anything is read.
+- Each table's DDL records in its window are classified and decided (``core/ddl.py``).
+  A DDL the policy stops on caps *every* table of the group at that location at the tick
+  before the event (found by bisection over ticks), so the group's cut stays consistent;
+  the stop is stored with the reason and the round applies up to there.
+
+Target tables are resolved (``target:`` with ``{location}`` replaced by the capture
+location's name, for one target table per location) and created from the source's columns
+when missing (``core/types.py``), with NOT NULL only on the key: the source enforces its
+constraints, and the target must accept what it accepted.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from syncpoint.config import ChannelConfig, TableConfig, TableName
+from syncpoint.core import ddl, fkorder, positions, types
+from syncpoint.core.positions import SyncPoint
+from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
+from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
+from syncpoint.vendors import capture_for, vendor_of
+from syncpoint.vendors.base import Capture
+from syncpoint.vendors.integratebase import Integrate, apply_table, integrate_for
+
+log = logging.getLogger("syncpoint.rounds")
+
+INITIAL = 0  # the position of an application that has applied nothing yet
+LOCATION_PLACEHOLDER = "{location}"
+
+
+def target_name(t: TableConfig, location: str) -> tuple[TableName, bool]:
+    """The configured target of ``t`` for capture ``location``, and whether it was given."""
+    if t.target:
+        from syncpoint.config import parse_table_name
+
+        return parse_table_name(t.target.replace(LOCATION_PLACEHOLDER, location)), True
+    return t.ref, False
+
+
+@dataclass
+class Source:
+    """A capture location during one round: its capture, connection and stream."""
+
+    name: str
+    capture: Capture
+    integ: Integrate  # its vendor's read helpers
+    conn: Any
+    stream_id: str = ""
+    newest: int = 0
+    shapes: dict[str, Any] = field(default_factory=dict)
+
+
+class GroupRound:
+    """``RoundSteps`` for one sync group at one integrate location."""
+
+    def __init__(
+        self,
+        cfg: ChannelConfig,
+        integrate: str,
+        group: str,
+        tables: list[TableConfig],
+        spark: Any = None,
+    ):
+        self.cfg = cfg
+        self.integrate = integrate
+        self.group = group
+        self.tables = tables
+        self._spark = spark
+        url = cfg.locations[integrate].url.get_secret_value()
+        self.target = integrate_for(integrate, url, cfg.prefix)
+        self.conn: Any = None
+        self.sources: dict[str, Source] = {}
+        self.fresh = True  # False when the round replays a stored sync point
+        self.net_counts: dict[int, int] = {}
+
+    # -- connections -----------------------------------------------------------------------
+    def open(self) -> None:
+        self.conn = self.target.connect()
+        self.target.ensure(self.conn)
+
+    def close(self) -> None:
+        for s in self.sources.values():
+            _close(s.conn)
+        self.sources.clear()
+        if self.conn is not None:
+            _close(self.conn)
+            self.conn = None
+
+    def source(self, name: str) -> Source:
+        if name not in self.sources:
+            url = self.cfg.locations[name].url.get_secret_value()
+            cap = capture_for(name, url, self.cfg.prefix)
+            self.sources[name] = Source(
+                name, cap, integrate_for(name, url, self.cfg.prefix), cap.connect()
+            )
+        return self.sources[name]
+
+    def locations(self) -> dict[str, list[TableConfig]]:
+        out: dict[str, list[TableConfig]] = {}
+        names = {str(t.ref) for t in self.tables}
+        for loc in self.cfg.capture_locations():
+            if loc == self.integrate:
+                continue
+            here = [t for t in self.cfg.tables_at(loc) if str(t.ref) in names]
+            if here:
+                out[loc] = here
+        return out
+
+    # -- plan --------------------------------------------------------------------------------
+    def plan(self) -> RoundPlan | None:
+        app = self.cfg.application
+        if self.conn is None:
+            self.open()
+        stored = [p for a, p in self.target.positions(self.conn) if a == app]
+        sps = self.target.sync_points(self.conn, app)
+        windows: list[TableWindow] = []
+        sync_points: dict[str, SyncPoint] = {}
+        stops: list[Stop] = []
+        self.fresh = True
+        for loc, tables in self.locations().items():
+            src = self.source(loc)
+            cap, conn = src.capture, src.conn
+            cap.poll_ddl(conn)
+            tick = cap.tick(conn)
+            src.stream_id, src.newest = cap.stream_id(conn), tick.context
+            mine = {p.table: p for p in stored if p.location == loc}
+            positions.check_stream(
+                loc, app, self.integrate, mine.values(), src.stream_id, src.newest
+            )
+            at = {
+                str(t.ref): mine[str(t.ref)].context if str(t.ref) in mine else INITIAL
+                for t in tables
+            }
+            sp = sps.get((loc, self.group))
+            if (
+                positions.pending(sp, at, src.stream_id)
+                and sp is not None
+                and all(c <= sp.context for c in at.values())
+            ):
+                self.fresh = False
+            else:
+                sp = SyncPoint(
+                    loc,
+                    self.group,
+                    tick.context,
+                    src.stream_id,
+                    tick.sampled_at or datetime.now(UTC),
+                    tick.guaranteed,
+                )
+                self.target.put_sync_point(self.conn, app, sp)
+            sync_points[loc] = sp
+            loc_windows = [
+                self._window(
+                    len(windows) + i,
+                    loc,
+                    t,
+                    at[str(t.ref)],
+                    sp.context,
+                    str(t.ref) in mine,
+                    src.stream_id,
+                )
+                for i, t in enumerate(tables)
+            ]
+            stops += self._decide_ddl(src, loc_windows, {t.name: t for t in tables})
+            windows += loc_windows
+        if not windows or not (any(w.moves for w in windows) or stops):
+            return None
+        return RoundPlan(app, self.integrate, self.group, windows, sync_points, stops)
+
+    def _window(
+        self, tbl: int, loc: str, t: TableConfig, after: int, upto: int, stored: bool, stream: str
+    ) -> TableWindow:
+        src_vendor = vendor_of(self.cfg.locations[loc].url.get_secret_value())
+        name, explicit = target_name(t, loc)
+        return TableWindow(
+            tbl=tbl,
+            location=loc,
+            table=str(t.ref),
+            source=t.ref,
+            target=self.target.resolve(name, explicit, src_vendor),
+            key=tuple(t.key or ()),
+            after=after,
+            upto=upto,
+            stored=stored,
+            stream_id=stream,
+            policy=t.ddl_policy,
+        )
+
+    def _decide_ddl(
+        self, src: Source, ws: list[TableWindow], cfgs: dict[str, TableConfig]
+    ) -> list[Stop]:
+        """Decide the DDL of each window; cap all windows of the location before the first
+        event the policy stops on (repeated: a lower cap may hide or reveal events)."""
+        vendor = src.capture.vendor
+        stops: dict[str, Stop] = {}
+        while True:
+            cap: int | None = None
+            for w in ws:
+                w.ddl, w.empties, w.rows_after, w.renames = [], False, 0, {}
+                if not w.reads:
+                    continue
+                query = src.capture.changes_query(w.source, w.after, w.upto)
+                for rk, action, content, old in src.integ.window_ddl(src.conn, query):
+                    change = ddl.classify(vendor, action, _text(content), _text(old), rk)
+                    decision = ddl.decide(change, w.policy)
+                    if decision == ddl.STOP:
+                        tick = self._tick_of(src, w, rk)
+                        reason = ddl.stop_reason(change, w.table, src.name, w.policy)
+                        stops[w.table] = Stop(src.name, w.table, tick - 1, reason, rk)
+                        cap = tick - 1 if cap is None else min(cap, tick - 1)
+                        break
+                    if decision == ddl.APPLY:
+                        w.ddl.append(change)
+                        w.renames.update({n.name: o.name for o, n in change.renamed})
+                        if change.empties:
+                            w.empties, w.rows_after = True, rk
+            if cap is None or all(w.upto <= cap for w in ws):
+                break
+            for w in ws:
+                w.upto = max(w.after, min(w.upto, cap))
+        for s in stops.values():
+            s.context = next(w.upto for w in ws if w.table == s.table)
+        return list(stops.values())
+
+    def _tick_of(self, src: Source, w: TableWindow, repl_key: int) -> int:
+        """The first tick in (after, upto] whose window holds the record (bisection)."""
+        lo, hi = w.after + 1, w.upto
+        while lo < hi:
+            mid = (lo + hi) // 2
+            q = src.capture.changes_query(w.source, w.after, mid)
+            if src.integ.window_has(src.conn, q, repl_key):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    # -- read and stage (Spark) ----------------------------------------------------------------
+    def spark(self) -> Any:
+        if self._spark is None:
+            from syncpoint.spark.session import get_session
+
+            self._spark = get_session(self.cfg.spark)
+        return self._spark
+
+    def read(self, plan: RoundPlan) -> tuple[Any, dict[int, int]]:
+        from syncpoint.spark.read import read_window
+        from syncpoint.spark.stage import staged_counts
+        from syncpoint.spark.transforms import net_changes
+
+        frames, counts = [], {}
+        for w in plan.reading:
+            src = self.sources[w.location]
+            key = self._key(src, w)
+            query = src.capture.changes_query(w.source, w.after, w.upto)
+            lo, hi, n, _ = src.integ.window_stats(src.conn, query)
+            counts[w.tbl] = n
+            if not n:
+                continue
+            url, props = src.integ.jdbc()
+            read_sql = src.integ.read_query(query, key, w.rows_after, self.integrate)
+            frames.append(
+                read_window(
+                    self.spark(),
+                    url,
+                    props,
+                    read_sql,
+                    tbl=w.tbl,
+                    vendor=src.capture.vendor,
+                    lo=lo,
+                    hi=hi,
+                    count=n,
+                )
+            )
+        if not frames:
+            return None, counts
+        union = frames[0]
+        for f in frames[1:]:
+            union = union.unionByName(f)
+        net = net_changes(union).persist()
+        self.net_counts = staged_counts(net)  # runs the read: "after_read" means read
+        return net, counts
+
+    def _key(self, src: Source, w: TableWindow) -> tuple[str, ...]:
+        if w.key:
+            return w.key
+        shape = self._shape(src, w.source)
+        if shape is None or not shape.primary_key:
+            raise WorkFailed(
+                "the table has no primary key at the source and no key: in its entry",
+                location=src.name,
+                table=w.table,
+            )
+        w.key = tuple(shape.primary_key)
+        return w.key
+
+    def _shape(self, src: Source, ref: TableName) -> Any:
+        if str(ref) not in src.shapes:
+            src.shapes[str(ref)] = src.capture.describe(src.conn, ref)
+        return src.shapes[str(ref)]
+
+    def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
+        from syncpoint.spark.stage import write_staging
+
+        self.target.cleanup_staging(self.conn, plan.application, plan.round_id)
+        url, props = self.target.jdbc()
+        write_staging(
+            data,
+            url,
+            props,
+            self.target.q(self.target.idents["staging"]),
+            application=plan.application,
+            round_id=plan.round_id,
+            vendor=self.target.vendor,
+        )
+        return dict(self.net_counts)
+
+    def release(self, data: Any) -> None:
+        data.unpersist()
+
+    # -- apply --------------------------------------------------------------------------------
+    def apply(self, plan: RoundPlan, staged: dict[int, int]) -> None:
+        tables = {}
+        for w in plan.windows:
+            if not w.moves:
+                continue
+            src = self.sources[w.location]
+            self._key(src, w)
+            shape = self._ensure_target(src, w)
+            for change in w.ddl:
+                if change.action != "CREATE":
+                    self.target.apply_ddl(self.conn, shape, change, src.capture.vendor, "apply")
+                    shape = self.target.describe(self.conn, w.target) or shape
+            tables[w.tbl] = apply_table(shape, w.key, self._source_types(src, w), w.renames)
+        targets = list({str(w.target): w.target for w in plan.windows}.values())
+        edges = self.target.foreign_keys(self.conn, targets)
+        order = fkorder.parents_first(
+            [str(t) for t in targets], [(str(c), str(p)) for c, p in edges]
+        )
+        origin = None
+        if self.cfg.locations[self.integrate].capture:
+            url = self.cfg.locations[self.integrate].url.get_secret_value()
+            origin = capture_for(self.integrate, url, self.cfg.prefix).set_origin
+        try:
+            self.target.apply(self.conn, plan, staged, tables, order, origin)
+        except (PositionConflict, TransientError):
+            raise
+        except WorkFailed as exc:
+            self._stop_after_failure(plan, exc)
+            raise TableStopped(
+                f"{exc.message}. The round was rolled back; the table's rounds stop until "
+                "this is fixed (see syncpoint status)",
+                location=exc.location or self.integrate,
+                table=exc.table,
+            ) from exc
+
+    def _stop_after_failure(self, plan: RoundPlan, exc: WorkFailed) -> None:
+        hit = [w for w in plan.windows if exc.table in (str(w.target), w.table)] or plan.windows
+        stops = [Stop(w.location, w.table, w.after, f"apply failed: {exc}") for w in hit]
+        try:
+            self.target.record_stops(self.conn, plan.application, plan.group, stops)
+        except WorkFailed:
+            log.warning("could not record the stop at %s", self.integrate)
+
+    def _source_types(self, src: Source, w: TableWindow) -> dict[str, types.NType]:
+        shape = self._shape(src, w.source)
+        out: dict[str, types.NType] = {}
+        for change in w.ddl:
+            for c in change.new_columns + change.dropped:
+                out[c.name] = types.parse(src.capture.vendor, c.type)
+        for c in shape.columns if shape else ():
+            out[c.name] = types.parse(src.capture.vendor, c.type)
+        return out
+
+    def _ensure_target(self, src: Source, w: TableWindow) -> Any:
+        shape = self.target.describe(self.conn, w.target)
+        if shape is not None:
+            return shape
+        source = self._shape(src, w.source)
+        if source is None:
+            raise WorkFailed(
+                f"the table does not exist at the source; cannot create the target {w.target}",
+                location=src.name,
+                table=w.table,
+            )
+        cols = [
+            (
+                c.name,
+                types.render(
+                    self.target.vendor, types.parse(src.capture.vendor, c.type), key=c.name in w.key
+                ),
+                c.name in w.key,
+            )
+            for c in source.columns
+        ]
+        self.target.create_table(self.conn, w.target, cols, w.key)
+        log.info("created target table %s at %s", w.target, self.integrate)
+        return self.target.describe(self.conn, w.target)
+
+
+def _text(v: Any) -> str | None:
+    if v is None or isinstance(v, str):
+        return v
+    return bytes(v).decode("utf-8") if isinstance(v, bytes | bytearray | memoryview) else str(v)
+
+
+def _close(conn: Any) -> None:
+    try:
+        conn.close()
+    except Exception:  # noqa: BLE001 - a broken connection is closed already
+        pass

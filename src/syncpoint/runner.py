@@ -1,0 +1,312 @@
+"""``run``, ``purge`` and the integrate side of ``status`` (SPEC §3), over rounds.
+
+``run --once``: for each integrate location and each sync group (or the one named), first
+finish a round whose sync point is stored but not reached (a replay, same bounds), then run
+one round to a newly sampled sync point. When it returns, every table equals its source at
+its sync point. A table that stopped (a DDL the policy stops on, a change the target
+refuses) does not stop the other groups; the run then ends with exit 1 and the reason,
+which ``status`` also shows.
+
+``run --follow``: the same, again every ``interval`` seconds, until SIGTERM or SIGINT: the
+first signal lets the current round finish and exits 0; a second abandons the round (its
+transaction is rolled back with its connection; the staged rows of the attempt are never
+applied). Lost connections and database restarts are retried at the next poll; a stopped
+group is retried after ``STOPPED_RETRY_S``; another consumer with the same application
+name or a changed stream ends the run (exit 1).
+
+Receive stamps (``core/stamps.py``): after a run, each capture location whose tables all
+reached their sync points in it gets the guaranteed time of those sync points, if it moves
+forward; they are written after the positions they rely on, never ahead of the data.
+
+``purge``: per capture location, the lowest position that every consumer (each
+application at each integrate location, including this channel's own before its first
+round) has applied for every table; records at or before it are deleted. Never more.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from syncpoint import failpoints
+from syncpoint.config import ChannelConfig, TableConfig
+from syncpoint.core import positions
+from syncpoint.core.model import Tick
+from syncpoint.core.rounds import RoundResult, run_round
+from syncpoint.errors import SyncpointError, TableStopped, TransientError, UsageError
+from syncpoint.roundsteps import GroupRound
+
+log = logging.getLogger("syncpoint.run")
+STOPPED_RETRY_S = 60.0
+
+
+@dataclass
+class RunReport:
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    stopped: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def changes(self) -> int:
+        return sum(int(r["changes"]) for r in self.rounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "changes": self.changes,
+            "stopped": self.stopped,
+            "errors": self.errors,
+        }
+
+
+def _groups(cfg: ChannelConfig, only: str | None) -> dict[str, list[TableConfig]]:
+    groups = cfg.groups()
+    if only is None:
+        return groups
+    if only not in groups:
+        raise UsageError(f"--group {only}: no such sync group (have: {', '.join(groups)})")
+    return {only: groups[only]}
+
+
+def _describe(result: RoundResult) -> dict[str, Any]:
+    p = result.plan
+    return {
+        "integrate": p.integrate,
+        "group": p.group,
+        "round_id": p.round_id,
+        "changes": result.changes,
+        "applied": sum(result.staged.values()),
+        "sync_points": {k: sp.context for k, sp in p.sync_points.items()},
+        "tables": [
+            {
+                "location": w.location,
+                "table": w.table,
+                "target": str(w.target),
+                "from": w.after,
+                "to": w.upto,
+                "changes": result.read.get(w.tbl, 0),
+            }
+            for w in p.windows
+        ],
+        "stopped": [s.__dict__ for s in p.stops],
+    }
+
+
+def run_group(
+    cfg: ChannelConfig,
+    integrate: str,
+    group: str,
+    tables: list[TableConfig],
+    report: RunReport,
+    spark: Any = None,
+    fresh: bool = True,
+) -> bool:
+    """Rounds of one group until its sync point is reached (a replay first, then one
+    fresh round when ``fresh``). True when the group reached a sync point unstopped."""
+    steps = GroupRound(cfg, integrate, group, tables, spark)
+    try:
+        while True:
+            result = run_round(steps)
+            if result is not None:
+                report.rounds.append(_describe(result))
+                if result.plan.stops:
+                    report.stopped += [
+                        {"integrate": integrate, "group": group, **s.__dict__}
+                        for s in result.plan.stops
+                    ]
+                    return False
+            if steps.fresh or not fresh:
+                return True
+    finally:
+        steps.close()
+
+
+def run_once(
+    cfg: ChannelConfig,
+    group: str | None = None,
+    spark: Any = None,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> RunReport:
+    report = RunReport()
+    groups = _groups(cfg, group)
+    for integ in cfg.integrate_locations():
+        reached: dict[str, bool] = {}
+        for g, tables in groups.items():
+            if should_stop():
+                return report
+            try:
+                reached[g] = run_group(cfg, integ, g, tables, report, spark)
+            except TableStopped as exc:
+                report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
+                reached[g] = False
+        if groups == cfg.groups() and all(reached.values()):
+            _stamps(cfg, integ)
+    return report
+
+
+def run(
+    cfg: ChannelConfig,
+    *,
+    once: bool = True,
+    follow: bool = False,
+    interval: float = 1.0,
+    group: str | None = None,
+    spark: Any = None,
+    on_report: Callable[[RunReport], None] | None = None,
+) -> RunReport:
+    if not follow:
+        report = run_once(cfg, group, spark)
+        if report.stopped:
+            raise TableStopped(_stopped_text(report))
+        return report
+    total = RunReport()
+    with _signals() as stopping:
+        retry_at: dict[str, float] = {}
+        while not stopping.is_set():
+            for integ in cfg.integrate_locations():
+                for g, tables in _groups(cfg, group).items():
+                    if stopping.is_set() or retry_at.get(f"{integ}/{g}", 0) > time.monotonic():
+                        continue
+                    report = RunReport()
+                    try:
+                        run_group(cfg, integ, g, tables, report, spark)
+                    except TransientError as exc:
+                        log.warning("%s; retrying at the next poll", exc)
+                        report.errors.append(str(exc))
+                    except TableStopped as exc:
+                        report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
+                    if report.stopped:
+                        retry_at[f"{integ}/{g}"] = time.monotonic() + STOPPED_RETRY_S
+                        log.error("%s", _stopped_text(report))
+                    total.rounds += report.rounds
+                    total.stopped += report.stopped
+                    total.errors += report.errors
+                    if on_report and (report.rounds or report.stopped):
+                        on_report(report)
+                if not stopping.is_set() and group is None:
+                    try:
+                        _stamps(cfg, integ)
+                    except TransientError as exc:
+                        log.warning("stamps: %s", exc)
+            stopping.wait(interval)
+    return total
+
+
+def _stopped_text(report: RunReport) -> str:
+    parts = [str(s.get("reason")) for s in report.stopped]
+    return "rounds stopped: " + " | ".join(parts)
+
+
+@contextmanager
+def _signals() -> Iterator[threading.Event]:
+    """SIGTERM/SIGINT: the first finishes the current round, the second abandons it."""
+    stopping = threading.Event()
+
+    def handler(signum: int, frame: Any) -> None:
+        if stopping.is_set():
+            raise KeyboardInterrupt
+        log.warning("signal %s: finishing the current round, then stopping", signum)
+        stopping.set()
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stopping
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+# -- receive stamps ----------------------------------------------------------------------------
+def _stamps(cfg: ChannelConfig, integ: str) -> None:
+    """Move the receive stamps of ``integ`` for every capture location whose tables all
+    stand at their group's sync point."""
+    try:
+        from syncpoint.core import stamps as stamprules
+        from syncpoint.vendors.stampstore import StampStore
+    except ImportError:  # receive stamps not part of this build
+        return
+    from syncpoint.vendors import vendor_of
+    from syncpoint.vendors.integratebase import integrate_for
+
+    url = cfg.locations[integ].url.get_secret_value()
+    target = integrate_for(integ, url, cfg.prefix)
+    conn = target.connect()
+    try:
+        app = cfg.application
+        stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
+        sps = target.sync_points(conn, app)
+        groups = cfg.groups()
+        candidates: dict[str, tuple[datetime | None, int]] = {}
+        for loc in cfg.capture_locations():
+            if loc == integ:
+                continue
+            times, ctx, ok = [], 0, True
+            for g, tables in groups.items():
+                here = [t for t in cfg.tables_at(loc) if t in tables]
+                if not here:
+                    continue
+                sp = sps.get((loc, g))
+                if sp is None or any(stored.get((loc, str(t.ref))) != sp.context for t in here):
+                    ok = False
+                    break
+                made = sp.sampled_at or sp.guaranteed_at or datetime.min.replace(tzinfo=UTC)
+                tick = Tick(sp.context, sp.guaranteed_at or made, made)
+                times.append(stamprules.candidate(loc, tick))
+                ctx = max(ctx, sp.context)
+            if ok and times:
+                known = [t for t in times if t is not None]
+                candidates[loc] = (min(known) if len(known) == len(times) else None, ctx)
+        if not candidates:
+            return
+        store = StampStore(vendor_of(url), cfg.prefix, cfg.channel, integ)
+        store.ensure(conn)
+        target.begin(conn)
+        store.record(conn, sorted(candidates), candidates)
+        target.commit(conn)
+        failpoints.hit("after_stamps")
+    finally:
+        conn.close()
+
+
+# -- purge ----------------------------------------------------------------------------------
+def purge(cfg: ChannelConfig) -> dict[str, Any]:
+    from syncpoint.vendors import capture_for
+    from syncpoint.vendors.integratebase import integrate_for
+
+    stored: list[tuple[str, positions.Position]] = []
+    for integ, loc in cfg.integrate_locations().items():
+        target = integrate_for(integ, loc.url.get_secret_value(), cfg.prefix)
+        conn = target.connect()
+        try:
+            target.ensure(conn)
+            stored += [(f"{integ}/{a}", p) for a, p in target.positions(conn)]
+        finally:
+            conn.close()
+    out: dict[str, Any] = {}
+    for name, loc in cfg.capture_locations().items():
+        cap = capture_for(name, loc.url.get_secret_value(), cfg.prefix)
+        conn = cap.connect()
+        try:
+            stream = cap.stream_id(conn)
+            required = [f"{i}/{cfg.application}" for i in cfg.integrate_locations() if i != name]
+            tables = [str(t.ref) for t in cfg.tables_at(name)]
+            bound = positions.purge_bound(name, stream, tables, stored, required)
+            purged = cap.purge(conn, bound) if bound is not None else 0
+            out[name] = {"upto": bound, "purged": purged}
+        finally:
+            conn.close()
+    return out
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+__all__ = ["RunReport", "SyncpointError", "purge", "run", "run_once"]
