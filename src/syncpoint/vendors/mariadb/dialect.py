@@ -29,6 +29,21 @@ def literal(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+def text_literal(value: str, collate: bool = True) -> str:
+    """A utf8mb4 string literal that reads the same under every sql_mode.
+
+    ``literal`` doubles backslashes, which is wrong under NO_BACKSLASH_ESCAPES (the mode
+    ``connect`` sets, and the mode stored with every trigger created through it). A value
+    without a backslash is written plainly (quotes doubled: the same in both modes); one
+    with a backslash as a hex literal, which no mode reads differently. ``collate``: compare
+    it byte for byte (utf8mb4_bin) rather than by the other side's collation.
+    """
+    tail = " COLLATE utf8mb4_bin" if collate else ""
+    if "\\" not in value:
+        return "_utf8mb4'" + value.replace("'", "''") + "'" + tail
+    return "_utf8mb4 X'" + value.encode("utf-8").hex() + "'" + tail
+
+
 def translate(exc: Exception, location: str | None = None, table: str | None = None) -> Exception:
     if isinstance(exc, pymysql.err.Error):
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None

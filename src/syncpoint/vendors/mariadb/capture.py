@@ -1,0 +1,165 @@
+"""MariaDB capture (``vendors/base.py::Capture``): row triggers, a stamped queue, DDL polling.
+
+How each part works, and why (details in the module named):
+
+- Triggers (``triggers.py``, ``encode.py``): one AFTER INSERT/UPDATE/DELETE trigger per
+  captured action, naming the columns, writing ``{prefix}items`` in the application's own
+  transaction (a rollback, or a rollback to a savepoint, takes its records with it).
+- ``trans_key``: MariaDB has no function for the current transaction's id; the function
+  ``{prefix}trans_key()`` combines a per-session id with the session's count of transaction
+  boundaries (inside a transaction) or of client statements (autocommit), computed once per
+  statement (see ``sql/install/080_trans_key.sql`` for its limits).
+- Positions (``stream.py``): ticks stamp the records committed before them, so a long
+  transaction lands in a later tick and nothing is skipped. ``Tick.guaranteed`` comes from
+  ``information_schema.INNODB_TRX`` (needs the PROCESS privilege; ``check`` says so).
+- DDL (``ddl.py``): polled, as MariaDB has no DDL triggers; TRUNCATE is detected by the
+  table's new InnoDB id; triggers are rendered again and affected rows captured again.
+- Traps refused by ``check`` (``catalog.py``): foreign keys that cascade into a watched
+  table (InnoDB fires no trigger for cascaded changes), non-transactional engines, tables of
+  another database, a missing PROCESS privilege. REPLACE is captured as the DELETE and
+  INSERT it performs; INSERT ... ON DUPLICATE KEY UPDATE as an UPDATE.
+- ``set_origin``: the session variable ``@{prefix}origin``, read by the triggers; it stays
+  set until ``set_origin(conn, None)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from syncpoint.config import TableConfig, TableName
+from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
+from syncpoint.errors import ConfigError, NotInstalled
+from syncpoint.vendors.base import Capture
+from syncpoint.vendors.mariadb import catalog, ddl, dialect, objects, stream
+from syncpoint.vendors.mariadb.names import Names, render
+from syncpoint.vendors.mariadb.watch import Site, watched
+
+
+class MariadbCapture(Capture):
+    vendor: ClassVar[str] = "mariadb"
+
+    def __init__(self, location: str, url: str, prefix: str):
+        super().__init__(location, url, prefix)
+        self.names = Names(prefix)
+
+    # -- connections and catalog -------------------------------------------------------
+    def connect(self, autocommit: bool = False) -> Any:
+        return dialect.connect(self.url, location=self.location, autocommit=autocommit)
+
+    def _site(self, conn: Any) -> Site:
+        return Site(self.names, self.location, catalog.database(conn.cursor()))
+
+    def describe(self, conn: Any, table: TableName) -> TableShape | None:
+        with dialect.translated(self.location, str(table)):
+            cur = conn.cursor()
+            schema = table.schema_ or catalog.database(cur)
+            return catalog.shape(schema, table.name, catalog.columns(cur, schema, table.name))
+
+    def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        problems = super().check(conn, tables)
+        with dialect.translated(self.location):
+            cur = conn.cursor()
+            problems += catalog.problems(cur, self.location, tables)
+            db = catalog.database(cur)
+            for t in tables:
+                schema = catalog.schema_of(t.ref, db)
+                exists = self.describe(conn, t.ref) is not None
+                if schema and exists and catalog.facts(cur, schema, t.ref.name) is None:
+                    problems.append(f"table {t.name}: is a view, not a table, at {self.location}")
+        return problems
+
+    # -- install -----------------------------------------------------------------------
+    def plan(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        with dialect.translated(self.location):
+            return objects.plan(conn.cursor(), self._site(conn), tables)
+
+    def install(self, conn: Any, tables: list[TableConfig]) -> None:
+        problems = self.check(conn, tables)
+        if problems:
+            raise ConfigError(
+                f"capture cannot be installed at location {self.location}",
+                [f"{self.location}: {p}" for p in problems],
+            )
+        with dialect.translated(self.location):
+            site = self._site(conn)
+            objects.install(conn, site, tables, lambda c: ddl.poll(c, site))
+
+    def uninstall(self, conn: Any) -> None:
+        with dialect.translated(self.location):
+            objects.uninstall(conn, self._site(conn))
+
+    def status(self, conn: Any) -> CaptureStatus:
+        with dialect.translated(self.location):
+            cur = conn.cursor()
+            if self.names.obj("service_context") not in objects.present(cur, self.names):
+                return CaptureStatus(installed=False)
+            cur.execute(render("queries/service_read.sql", self.names))
+            row = cur.fetchone()
+            if row is None:
+                return CaptureStatus(installed=False)
+            cur.execute(render("queries/pending.sql", self.names))
+            pending = {str(t): int(n) for t, n in cur.fetchall()}
+            tables = [
+                WatchedTableStatus(
+                    table=w.table,
+                    status=w.status if not w.reason else f"{w.status}: {w.reason}",
+                    actions=w.actions,
+                    trigger_name=w.trigger_name,
+                    pending=pending.get(w.table, 0),
+                    debug=int(w.debug),
+                )
+                for w in watched(cur, self.names)
+            ]
+            cur.execute(render("queries/ddl_log_recent.sql", self.names))
+            events = [
+                {
+                    "repl_key": int(k),
+                    "tablename": t,
+                    "db_action": a,
+                    "version": int(v),
+                    "captured_at": dialect.py_time(at),
+                    "detail": d,
+                }
+                for k, t, a, v, at, d in reversed(cur.fetchall())
+            ]
+            return CaptureStatus(
+                installed=True,
+                stream_id=row[1],
+                context=int(row[0]),
+                pending=sum(pending.values()),
+                tables=tables,
+                ddl_events=events,
+            )
+
+    # -- the stream --------------------------------------------------------------------
+    def stream_id(self, conn: Any) -> str:
+        st = self.status(conn)
+        if not st.installed or st.stream_id is None:
+            raise NotInstalled("capture is not installed", location=self.location)
+        return st.stream_id
+
+    def tick(self, conn: Any) -> Tick:
+        with dialect.translated(self.location):
+            return stream.tick(conn, self._site(conn))
+
+    def changes(self, conn: Any, table: TableName, after: int, upto: int) -> list[ChangeRecord]:
+        with dialect.translated(self.location, str(table)):
+            return stream.changes(conn, self._site(conn), table, after, upto)
+
+    def changes_query(self, table: TableName, after: int, upto: int) -> str:
+        db = dialect.parts(self.url)["database"] or ""
+        return stream.changes_query(Site(self.names, self.location, db), table, after, upto)
+
+    def poll_ddl(self, conn: Any) -> int:
+        with dialect.translated(self.location):
+            return ddl.poll(conn, self._site(conn))
+
+    def purge(self, conn: Any, upto: int) -> int:
+        with dialect.translated(self.location):
+            return stream.purge(conn, self._site(conn), upto)
+
+    def set_origin(self, conn: Any, origin: str | None) -> None:
+        with dialect.translated(self.location):
+            origin_var = {"origin": self.names.origin_var}
+            sql = render("queries/set_origin.sql", self.names, raw=origin_var)
+            conn.cursor().execute(sql.strip(), {"origin": origin})

@@ -1,0 +1,157 @@
+"""What MariaDB's catalog says of watched tables: columns, keys, engine, InnoDB table id,
+foreign keys whose cascades triggers cannot see, and the privileges capture needs.
+
+A MariaDB "schema" is a database; capture watches tables of the location's own database
+(the one named in its URL), so that the queue, the triggers and the tables live together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pymysql
+
+from syncpoint.config import TableConfig, TableName
+from syncpoint.core.model import TableShape
+from syncpoint.vendors.mariadb.encode import ColumnInfo
+from syncpoint.vendors.mariadb.names import Names, render
+
+_NO_NAMES = Names("x")
+
+
+def database(cur: Any) -> str:
+    cur.execute("SELECT DATABASE()")
+    db = cur.fetchone()[0]
+    if not db:
+        from syncpoint.errors import ConfigError
+
+        raise ConfigError("the location's URL names no database (mysql://host/DATABASE)")
+    return str(db)
+
+
+def schema_of(ref: TableName, db: str) -> str | None:
+    """The database of ``ref``, or None when it names another database than the location's."""
+    if ref.schema_ is None or ref.schema_ == db:
+        return db
+    return None
+
+
+def columns_select() -> str:
+    return render("queries/columns_select.sql", _NO_NAMES)
+
+
+def columns(cur: Any, schema: str, table: str) -> list[ColumnInfo]:
+    sql = render("queries/describe.sql", _NO_NAMES, raw={"columns_select": columns_select()})
+    cur.execute(sql, {"schema": schema, "table": table})
+    return [info(row) for row in cur.fetchall()]
+
+
+def info(row: tuple[Any, ...]) -> ColumnInfo:
+    """A ColumnInfo from a row of ``columns_select.sql`` (schema, table, ordinal, ...)."""
+    _, _, _, name, data_type, column_type, fsp, nullable, pk, is_json = row
+    return ColumnInfo(
+        name=name,
+        data_type=data_type,
+        column_type=column_type,
+        fsp=int(fsp) if fsp is not None else None,
+        nullable=bool(nullable),
+        pk=int(pk) if pk is not None else None,
+        is_json=bool(is_json),
+    )
+
+
+def shape(schema: str, table: str, cols: list[ColumnInfo]) -> TableShape | None:
+    if not cols:
+        return None
+    return TableShape(schema, table, tuple(c.column() for c in cols))
+
+
+@dataclass(frozen=True)
+class Facts:
+    engine: str | None
+    created: datetime | None
+    inno_id: int | None
+
+
+def facts(cur: Any, schema: str, table: str) -> Facts | None:
+    """Engine, create time and InnoDB id of a base table, or None when there is none.
+    The InnoDB id is None without the PROCESS privilege."""
+    p = {"schema": schema, "table": table}
+    cur.execute(render("queries/table_facts.sql", _NO_NAMES), p)
+    row = cur.fetchone()
+    if row is None:
+        return None
+    inno_id = None
+    if _privileged(cur, render("queries/inno_id.sql", _NO_NAMES), p):
+        found = cur.fetchone()
+        inno_id = int(found[0]) if found else None
+    return Facts(row[0], row[1], inno_id)
+
+
+def _privileged(cur: Any, sql: str, params: Any = None) -> bool:
+    """Run ``sql``; False when it needs a privilege the user lacks (PROCESS)."""
+    try:
+        cur.execute(sql, params)
+        return True
+    except pymysql.err.Error as exc:
+        if exc.args and exc.args[0] in (1227, 1044, 1142):
+            return False
+        raise
+
+
+def fk_cascades(cur: Any, schema: str, table: str) -> list[tuple[str, str, str, str]]:
+    cur.execute(render("queries/fk_cascades.sql", _NO_NAMES), {"schema": schema, "table": table})
+    return [tuple(r) for r in cur.fetchall()]
+
+
+def has_process(cur: Any) -> bool:
+    """Whether this user may read information_schema.INNODB_TRX (the PROCESS privilege)."""
+    ok = _privileged(cur, "SELECT COUNT(*) FROM information_schema.INNODB_TRX")
+    if ok:
+        cur.fetchall()
+    return ok
+
+
+def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
+    """MariaDB traps, beyond existence and keys (checked by ``Capture.check``)."""
+    found: list[str] = []
+    db = database(cur)
+    if not has_process(cur):
+        found.append(
+            f"the user of location {location} lacks the PROCESS privilege: ticks read "
+            "information_schema.INNODB_TRX to know which transactions are still open, and "
+            "poll_ddl reads INNODB_SYS_TABLES to see TRUNCATE; grant it with "
+            "GRANT PROCESS ON *.* TO <user>"
+        )
+    for t in tables:
+        schema = schema_of(t.ref, db)
+        if schema is None:
+            found.append(
+                f"table {t.name}: is in database {t.ref.schema_!r}, but location {location} "
+                f"captures tables of its own database {db!r} only; point a location at it"
+            )
+            continue
+        f = facts(cur, schema, t.ref.name)
+        if f is None:
+            continue  # reported by the base check
+        if (f.engine or "").lower() != "innodb":
+            found.append(
+                f"table {t.name}: uses the {f.engine} engine, which has no transactions: a "
+                "rolled-back change would stay in the table but vanish from the queue; "
+                "convert it (ALTER TABLE ... ENGINE=InnoDB)"
+            )
+        for name, parent, on_delete, on_update in fk_cascades(cur, schema, t.ref.name):
+            rules = [
+                f"ON {what} {rule}"
+                for what, rule in (("DELETE", on_delete), ("UPDATE", on_update))
+                if rule in ("CASCADE", "SET NULL", "SET DEFAULT")
+            ]
+            found.append(
+                f"table {t.name}: foreign key {name!r} to {parent!r} has {' and '.join(rules)}; "
+                "InnoDB applies cascades without firing the triggers of "
+                f"{t.ref.name!r}, so those changes would not be captured; use ON DELETE/"
+                "UPDATE RESTRICT or NO ACTION and change child rows in the application"
+            )
+    return found

@@ -1,0 +1,194 @@
+"""DDL detection by polling (MariaDB has no DDL triggers): ``poll_ddl``.
+
+Each poll compares ``{prefix}cols_view`` (the catalog now) with ``{prefix}cols_snapshot``
+and the InnoDB identity of each watched table with the one seen at the last poll, and
+writes one record per event, with the table's new shape version:
+
+- ALTER: the columns differ (name, type, nullability, key position, order);
+- TRUNCATE: fires no trigger, but gives the table a new InnoDB table id. A rebuild (ALTER,
+  OPTIMIZE) does too, and also changes the catalog's create time, so a new id with the same
+  create time is a TRUNCATE; with a new create time it is a TRUNCATE only if the witness
+  (the key of one row seen at the last poll) is gone;
+- DROP: the table is gone (its triggers, which a RENAME would carry along, are dropped);
+- CREATE: a dropped watched table exists again.
+
+Then every table whose triggers are behind is settled (``watch.settle``): triggers rendered
+for the new shape, and what the old triggers captured wrongly or not at all captured again.
+Rows written between an ALTER and the poll went through triggers of the old shape (they
+lack added columns; a dropped or renamed column makes the old trigger, and so the
+application's statement, fail): they are captured again as UPDATE records. After a TRUNCATE
+or CREATE the whole table is captured again as INSERT records after the event record, so
+rows written after the TRUNCATE and before the poll (whose records precede it) are not lost.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from syncpoint.vendors.mariadb import catalog, triggers
+from syncpoint.vendors.mariadb.encode import ColumnInfo
+from syncpoint.vendors.mariadb.names import render
+from syncpoint.vendors.mariadb.watch import (
+    Site,
+    Watched,
+    run,
+    save_identity,
+    save_snapshot,
+    settle,
+    watched,
+    witness_present,
+)
+
+RELOAD = -1
+
+
+def _shape(cols: list[tuple[str, str, bool, int | None]]) -> str | None:
+    if not cols:
+        return None
+    return json.dumps(
+        {"columns": [{"name": n, "type": t, "nullable": nl, "pk": pk} for n, t, nl, pk in cols]}
+    )
+
+
+def _now(cols: list[ColumnInfo]) -> list[tuple[str, str, bool, int | None]]:
+    return [(c.name, c.type, c.nullable, c.pk) for c in cols]
+
+
+def poll(conn: Any, site: Site) -> int:
+    cur = conn.cursor()
+    conn.commit()
+    lock = site.names.lock(site.db, "ddl")
+    cur.execute("SELECT GET_LOCK(%s, 0)", (lock,))
+    if cur.fetchone()[0] != 1:
+        return 0  # another poll of this prefix is running
+    try:
+        written = _detect(conn, site)
+        for w in watched(cur, site.names):
+            if w.status == "DROPPED":
+                continue
+            if w.status != "OK" or w.trigger_version != w.version or w.refresh_from is not None:
+                cols = catalog.columns(cur, w.schema, w.table)
+                try:
+                    settle(conn, site, w, cols)
+                except Exception:  # noqa: BLE001 - recorded as ERROR, retried next poll
+                    continue
+        return written
+    finally:
+        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+        cur.fetchall()
+
+
+def _detect(conn: Any, site: Site) -> int:
+    names = site.names
+    cur = conn.cursor()
+    cur.execute("START TRANSACTION")
+    cur.execute(render("queries/poll_start.sql", names))
+    mark, previous = (int(v) for v in cur.fetchone())
+    cur.execute(render("queries/cols_view_read.sql", names))
+    view: dict[str, list[ColumnInfo]] = defaultdict(list)
+    for row in cur.fetchall():
+        view[row[1]].append(catalog.info(row))
+    cur.execute(render("queries/snapshot_read.sql", names))
+    snap: dict[str, list[tuple[str, str, bool, int | None]]] = defaultdict(list)
+    for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
+        snap[table].append((colname, coltype, bool(nullable), pk))
+    written = 0
+    for w in watched(cur, names):
+        if w.schema != site.db:
+            continue
+        written += _one(cur, site, w, view.get(w.table, []), snap.get(w.table, []), previous)
+    run(cur, "queries/poll_done.sql", names, {"mark": mark})
+    conn.commit()
+    for w in watched(cur, names):
+        if w.status == "DROPPED" and w.trigger_name:
+            # A RENAME carries the triggers along: drop them wherever they are now.
+            triggers.drop(cur, names, w.table)
+            run(cur, "queries/watch_dropped.sql", names, {"schema": w.schema, "table": w.table})
+            conn.commit()
+    return written
+
+
+def _one(
+    cur: Any,
+    site: Site,
+    w: Watched,
+    cols: list[ColumnInfo],
+    old: list[tuple[str, str, bool, int | None]],
+    previous: int,
+) -> int:
+    if w.status == "DROPPED":
+        if not cols:
+            return 0
+        _event(cur, site, w, "CREATE", _now(cols), [], "CREATING", RELOAD)
+        save_snapshot(cur, site, w, cols)
+        return 1
+    if not cols:
+        _event(cur, site, w, "DROP", [], old, "DROPPED", None)
+        return 1
+    written = 0
+    if _now(cols) != old:
+        _event(cur, site, w, "ALTER", _now(cols), old, "OK", previous)
+        save_snapshot(cur, site, w, cols)
+        written += 1
+    facts = catalog.facts(cur, w.schema, w.table)
+    if facts and w.inno_id is not None and facts.inno_id != w.inno_id:
+        same_ctime = facts.created == w.created
+        if same_ctime or not witness_present(cur, site, w, cols):
+            _event(cur, site, w, "TRUNCATE", _now(cols), _now(cols), "OK", RELOAD)
+            written += 1
+    save_identity(cur, site, w, cols)
+    return written
+
+
+def _event(
+    cur: Any,
+    site: Site,
+    w: Watched,
+    action: str,
+    new: list[tuple[str, str, bool, int | None]],
+    old: list[tuple[str, str, bool, int | None]],
+    status: str,
+    refresh_from: int | None,
+) -> None:
+    w.version += 1
+    p = {"schema": w.schema, "table": w.table}
+    run(
+        cur,
+        "queries/watch_event.sql",
+        site.names,
+        {**p, "status": status, "refresh_from": refresh_from},
+    )
+    run(
+        cur,
+        "queries/ddl_record.sql",
+        site.names,
+        {
+            **p,
+            "dbid": site.location,
+            "action": action,
+            "content": _shape(new),
+            "oldcontent": _shape(old),
+            "version": w.version,
+            "detail": _detail(action, new, old),
+        },
+    )
+
+
+def _detail(action: str, new: list[Any], old: list[Any]) -> str:
+    if action != "ALTER":
+        return {
+            "TRUNCATE": "emptied without triggers; the table is captured again",
+            "DROP": "the table is gone; its triggers were dropped",
+            "CREATE": "the table exists again; it is captured again",
+        }[action]
+    before, after = {c[0]: c for c in old}, {c[0]: c for c in new}
+    parts = [f"added {n}" for n in after if n not in before]
+    parts += [f"dropped {n}" for n in before if n not in after]
+    parts += [
+        f"changed {n}: {before[n][1]} -> {after[n][1]}"
+        for n in after
+        if n in before and before[n] != after[n]
+    ]
+    return "; ".join(parts) or "column order changed"

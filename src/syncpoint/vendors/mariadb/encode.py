@@ -1,0 +1,100 @@
+"""Row content as JSON, one SQL expression per column type (vendors/base.py's encoding).
+
+MariaDB's ``JSON_OBJECT`` already writes integers and DECIMAL with every digit, DOUBLE in the
+shortest exact form, dates, TIME and text as strings, and nests JSON columns. It is wrong
+for the rest, which get an expression of their own:
+
+- FLOAT: JSON_OBJECT prints 6 significant digits (3.40282e38); the value widened to DOUBLE
+  is printed exactly (0.1f -> 0.10000000149011612, which reads back as the same float);
+- BIT: a binary string; written as its unsigned integer value;
+- binary strings and BLOBs: base64 without the line breaks TO_BASE64 inserts;
+- DATETIME: ``YYYY-MM-DDTHH:MM:SS[.ffffff]``, the wall clock as stored;
+- TIMESTAMP: an instant; the session's time zone would shift it, so it is read as Unix time
+  (``UNIX_TIMESTAMP`` of a TIMESTAMP column reads the stored value, no zone involved) and
+  written in UTC as ``YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00``; the zero TIMESTAMP stays
+  ``0000-00-00 00:00:00``;
+- JSON columns (MySQL's JSON type, MariaDB's LONGTEXT with CHECK (json_valid(col))): nested;
+- spatial types: base64 of the stored value (SRID and WKB).
+
+MariaDB has no NaN or infinities and no boolean type (BOOLEAN is TINYINT(1), a number).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from syncpoint.core.model import Column
+from syncpoint.vendors.mariadb.dialect import quote, text_literal
+
+BINARY = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+SPATIAL = {
+    "geometry",
+    "point",
+    "linestring",
+    "polygon",
+    "multipoint",
+    "multilinestring",
+    "multipolygon",
+    "geometrycollection",
+}
+
+
+@dataclass(frozen=True)
+class ColumnInfo:
+    """One column as ``columns_select.sql`` reads it."""
+
+    name: str
+    data_type: str
+    column_type: str
+    fsp: int | None
+    nullable: bool
+    pk: int | None
+    is_json: bool
+
+    @property
+    def type(self) -> str:
+        """The declared type as reported in table shapes and DDL records."""
+        return "json" if self.is_json else self.column_type
+
+    @property
+    def binary(self) -> bool:
+        return self.data_type in BINARY or self.data_type in SPATIAL
+
+    def column(self) -> Column:
+        return Column(self.name, self.type, self.nullable, self.pk)
+
+
+def _base64(ref: str) -> str:
+    return f"REPLACE(TO_BASE64({ref}), CHAR(10 USING ascii), '')"
+
+
+def value(col: ColumnInfo, alias: str) -> str:
+    """The JSON value of ``col`` of row ``alias`` (``NEW``, ``OLD`` or a table alias)."""
+    ref = f"{alias}.{quote(col.name)}"
+    t = col.data_type
+    frac = ".%f" if col.fsp else ""
+    if col.is_json:
+        return f"JSON_EXTRACT({ref}, '$')"
+    if t == "float":
+        return f"CAST({ref} AS DOUBLE)"
+    if t == "bit":
+        return f"CAST({ref} AS UNSIGNED)"
+    if col.binary:
+        return _base64(ref)
+    if t == "datetime":
+        return f"DATE_FORMAT({ref}, '%Y-%m-%dT%H:%i:%s{frac}')"
+    if t == "timestamp":
+        micros = f"CAST(UNIX_TIMESTAMP({ref}) * 1000000 AS SIGNED)"
+        utc = f"TIMESTAMP'1970-01-01 00:00:00' + INTERVAL {micros} MICROSECOND"
+        return (
+            f"IF(UNIX_TIMESTAMP({ref}) = 0, CAST({ref} AS CHAR), "
+            f"DATE_FORMAT({utc}, '%Y-%m-%dT%H:%i:%s{frac}+00:00'))"
+        )
+    return ref
+
+
+def row_json(columns: Sequence[ColumnInfo], alias: str) -> str:
+    """``JSON_OBJECT('col', value, ...)`` of every column, in table order."""
+    parts = [f"{text_literal(c.name, collate=False)}, {value(c, alias)}" for c in columns]
+    return "JSON_OBJECT(" + ",\n    ".join(parts) + ")"

@@ -1,0 +1,1 @@
+SELECT * FROM ${cols_view} ORDER BY schemaname, tablename, ordinal

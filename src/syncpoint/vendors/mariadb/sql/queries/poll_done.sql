@@ -1,0 +1,1 @@
+UPDATE ${service_context} SET polled_key = %(mark)s WHERE id = 1

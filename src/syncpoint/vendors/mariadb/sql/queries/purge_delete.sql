@@ -1,0 +1,3 @@
+DELETE FROM ${items} WHERE repl_key IN ($raw{keys})
+---
+DELETE FROM ${debug_table} WHERE repl_key IN ($raw{keys})

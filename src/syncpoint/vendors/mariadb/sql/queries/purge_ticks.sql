@@ -1,0 +1,1 @@
+DELETE FROM ${ticks} WHERE tick_id < %(upto)s

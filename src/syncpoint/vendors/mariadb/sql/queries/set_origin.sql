@@ -1,0 +1,1 @@
+SET $raw{origin} = %(origin)s

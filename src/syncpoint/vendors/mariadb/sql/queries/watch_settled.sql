@@ -1,0 +1,4 @@
+UPDATE ${tables}
+   SET status = 'OK', reason = NULL, trigger_name = %(triggers)s,
+       trigger_version = version, refresh_from = NULL
+ WHERE schemaname = %(schema)s AND tablename = %(table)s

@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM ${table} AS src WHERE $raw{where}

@@ -1,0 +1,7 @@
+-- The prefix's objects other than triggers (dropped first, by name, in capture.py).
+DROP VIEW IF EXISTS ${cols_view}
+---
+DROP FUNCTION IF EXISTS ${trans_key}
+---
+DROP TABLE IF EXISTS ${items}, ${tables}, ${debug_table}, ${service_context}, ${ticks},
+                     ${cols_snapshot}, ${ddl_log}

@@ -1,0 +1,182 @@
+"""Ticks and reads of the change queue: commit-ordered positions by stamping.
+
+A repl_key is taken when a row is written, but a record becomes visible when its
+transaction commits, so "records with repl_key <= N" is not a safe cut. A tick instead
+stamps records that are *committed*: it takes the ticker lock (the service row, FOR UPDATE),
+reads the clock and the open transactions, then, from a REPEATABLE READ snapshot taken after
+all that, reads the repl_keys of committed records not yet stamped and stamps exactly those
+(``UPDATE ... WHERE repl_key IN (...)``, by primary key, so it never waits on an open
+transaction's records) with ``context = N+1``. A long transaction that took low repl_keys
+and commits later is stamped by a later tick: nothing is skipped, and a reader of
+``(after, upto]`` sees whole transactions.
+
+``Tick.guaranteed``: every record captured before it is at or below the tick. Records of
+transactions that committed before the snapshot are stamped now; a transaction still open
+shows in ``information_schema.INNODB_TRX`` (seconds resolution, hence minus 1 s, and its
+records are captured after it started), and one started after that list was read
+captures after it (the list may be up to 0.1 s old: InnoDB caches it). So guaranteed =
+min(clock - 0.1 s, oldest open writer's start - 1 s), never lower than the previous tick's.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pymysql
+
+from syncpoint.config import TableName
+from syncpoint.core.model import ChangeRecord, Tick
+from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError
+from syncpoint.vendors.mariadb import dialect
+from syncpoint.vendors.mariadb.names import render
+from syncpoint.vendors.mariadb.watch import Site, run
+
+CHUNK = 5000
+STALE_TRX_LIST = timedelta(milliseconds=100)
+TRX_START_RESOLUTION = timedelta(seconds=1)
+
+
+def _utc(dt: datetime | None) -> datetime | None:
+    return dt.replace(tzinfo=UTC) if dt is not None else None
+
+
+def tick(conn: Any, site: Site) -> Tick:
+    names = site.names
+    cur = conn.cursor()
+    conn.commit()  # a tick is a transaction of its own
+    cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    cur.execute("START TRANSACTION")
+    try:
+        cur.execute(render("queries/tick_lock.sql", names))
+        row = cur.fetchone()
+        if row is None:
+            raise NotInstalled("capture is not installed (no service row)", location=site.location)
+        context, previous, max_key = int(row[0]), _utc(row[1]), int(row[2])
+        try:
+            cur.execute(render("queries/tick_clock.sql", names))
+        except pymysql.err.Error as exc:
+            if exc.args and exc.args[0] == 1227:
+                raise LocationError(
+                    "ticks read information_schema.INNODB_TRX, which needs the PROCESS "
+                    "privilege: GRANT PROCESS ON *.* TO <user>",
+                    location=site.location,
+                ) from exc
+            raise
+        now, oldest = cur.fetchone()
+        made_at = _utc(now)
+        assert made_at is not None
+        guaranteed = made_at - STALE_TRX_LIST
+        if oldest is not None:
+            guaranteed = min(guaranteed, oldest.replace(tzinfo=UTC) - TRX_START_RESOLUTION)
+        if previous is not None:
+            guaranteed = max(guaranteed, previous)
+        new = context + 1
+        stamped, top = _stamp(cur, site, new)
+        _check_counter(cur, site, max(max_key, top))
+        run(
+            cur,
+            "queries/tick_done.sql",
+            names,
+            {
+                "context": new,
+                "guaranteed": dialect.db_time(guaranteed),
+                "made_at": dialect.db_time(made_at),
+                "max_key": top,
+                "records": stamped,
+            },
+        )
+        conn.commit()
+        return Tick(context=new, guaranteed=guaranteed, sampled_at=made_at)
+    except BaseException:
+        conn.rollback()
+        raise
+
+
+def _stamp(cur: Any, site: Site, new: int) -> tuple[int, int]:
+    """Stamp every committed, unstamped record of the snapshot; (how many, highest key)."""
+    pending = render("queries/tick_pending.sql", site.names, raw={"limit": str(CHUNK)})
+    after, count = 0, 0
+    while True:
+        cur.execute(pending, {"after": after})
+        keys = [int(r[0]) for r in cur.fetchall()]
+        if not keys:
+            return count, after
+        marks = ", ".join(["%s"] * len(keys))
+        cur.execute(render("queries/tick_stamp.sql", site.names, raw={"keys": marks}), [new, *keys])
+        count += len(keys)
+        after = keys[-1]
+
+
+def _check_counter(cur: Any, site: Site, max_key: int) -> None:
+    """The queue's counter must be past every key ever stamped, or keys would repeat."""
+    items = site.names.obj("items")
+    cur.execute(render("queries/autoinc.sql", site.names), {"name": items})
+    row = cur.fetchone()
+    if row and row[0] is not None and max_key and int(row[0]) <= max_key:
+        raise StreamIdentityError(
+            f"the change queue {items} would hand out repl_key {row[0]} again (keys up to "
+            f"{max_key} were already used): its counter was reset (TRUNCATE, ALTER TABLE ... "
+            "AUTO_INCREMENT, or a restore from an older backup). The stream has regressed: "
+            "reinstall capture (a new stream) and take a new snapshot",
+            location=site.location,
+        )
+
+
+def changes(conn: Any, site: Site, table: TableName, after: int, upto: int) -> list[ChangeRecord]:
+    cur = conn.cursor()
+    cur.execute(
+        render("queries/changes.sql", site.names),
+        {"table": table.name, "schema": table.schema_ or site.db, "after": after, "upto": upto},
+    )
+    return [
+        ChangeRecord(
+            repl_key=int(r[0]),
+            context=int(r[1]) if r[1] is not None else None,
+            trans_key=str(r[2]),
+            dbid=r[3],
+            tablename=r[4],
+            db_schema=r[5],
+            db_action=r[6],
+            content=r[7],
+            oldcontent=r[8],
+            captured_at=_utc(r[9]),
+            version=int(r[10]),
+            db_catalog=r[11],
+            guid=r[12],
+        )
+        for r in cur.fetchall()
+    ]
+
+
+def changes_query(site: Site, table: TableName, after: int, upto: int) -> str:
+    return render(
+        "queries/changes_query.sql",
+        site.names,
+        idents={"db": site.db},
+        raw={"after": str(int(after)), "upto": str(int(upto))},
+        literals={"table": table.name, "schema": table.schema_ or site.db},
+    ).strip()
+
+
+def purge(conn: Any, site: Site, upto: int) -> int:
+    cur = conn.cursor()
+    conn.commit()
+    cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+    select = render("queries/purge_keys.sql", site.names, raw={"limit": str(CHUNK)})
+    total = 0
+    try:
+        while True:
+            cur.execute(select, {"upto": upto})
+            keys = [int(r[0]) for r in cur.fetchall()]
+            if not keys:
+                break
+            marks = ", ".join(["%s"] * len(keys))
+            run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": marks})
+            conn.commit()
+            total += len(keys)
+        run(cur, "queries/purge_ticks.sql", site.names, {"upto": upto})
+        conn.commit()
+    finally:
+        cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    return total
