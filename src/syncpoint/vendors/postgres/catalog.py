@@ -1,0 +1,152 @@
+"""What the PostgreSQL catalog says of a table, and the traps that make capture unsafe.
+
+``check_location`` and ``check_tables`` add to ``Capture.check`` what only PostgreSQL has:
+event triggers (DDL capture) need a superuser; a ``SQL_ASCII`` database holds bytes that are
+not valid UTF-8 and so cannot become JSON text; only tables and partitioned tables have
+statement triggers with transition tables; a key named in the channel file must have an
+equality the planner can hash or merge (the UPDATE pairing is a FULL JOIN on it); and once
+installed, the queue sequence must keep CACHE 1 and NO CYCLE (reliability.md S01).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from syncpoint.config import TableConfig, TableName
+from syncpoint.core.model import Column, TableShape
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.objects import Objects
+
+RELKINDS = {
+    "r": "table",
+    "p": "partitioned table",
+    "v": "view",
+    "m": "materialized view",
+    "f": "foreign table",
+    "S": "sequence",
+    "i": "index",
+    "c": "composite type",
+}
+
+
+def _text(value: Any) -> Any:
+    """psycopg returns text as bytes on a SQL_ASCII database."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def schema_of(table: TableName) -> str:
+    return table.schema_ or dialect.DEFAULT_SCHEMA
+
+
+def describe(conn: Any, objs: Objects, table: TableName) -> tuple[str, TableShape] | None:
+    """(relkind, shape) of the relation, or None when it does not exist."""
+    rows = [
+        tuple(_text(v) for v in r)
+        for r in conn.execute(
+            objs.one("queries/describe.sql"), {"schema": schema_of(table), "table": table.name}
+        ).fetchall()
+    ]
+    if not rows:
+        return None
+    cols = tuple(
+        Column(name=r[1], type=r[2], nullable=bool(r[3]), pk=r[4]) for r in rows if r[1] is not None
+    )
+    return rows[0][0], TableShape(schema=schema_of(table), name=table.name, columns=cols)
+
+
+def check_location(conn: Any, objs: Objects, location: str) -> list[str]:
+    problems: list[str] = []
+    row = conn.execute(objs.one("queries/session.sql")).fetchone()
+    superuser, user, encoding, _db = (_text(v) for v in row)
+    if not superuser:
+        problems.append(
+            f"user {user!r} is not a superuser: capture of DDL (CREATE/ALTER/DROP of watched "
+            "tables) uses event triggers, which only a superuser can create; connect as a "
+            f"superuser to install capture at location {location}"
+        )
+    if encoding == "SQL_ASCII":
+        problems.append(
+            "the database encoding is SQL_ASCII: text may hold bytes that are not UTF-8 and "
+            "cannot be captured as JSON; use a UTF8 database"
+        )
+    problems += check_sequence(conn, objs)
+    return problems
+
+
+def check_sequence(conn: Any, objs: Objects) -> list[str]:
+    """Problems of the installed queue sequence (nothing when capture is not installed)."""
+    if not installed(conn, objs):
+        return []
+    row = conn.execute(objs.one("queries/sequence.sql"), {"seq": objs.qualified("seq")}).fetchone()
+    if row is None:
+        return [f"the queue sequence {objs.name('seq')} is missing; reinstall capture"]
+    cache, cycle, last, top = row
+    problems = []
+    seq = objs.qualified("seq")
+    if cache > 1:
+        problems.append(
+            f"sequence {seq} has CACHE {cache}: each session then takes its own block of "
+            "keys and repl_key is no longer in allocation order across sessions; run "
+            f"ALTER SEQUENCE {seq} CACHE 1"
+        )
+    if cycle:
+        problems.append(
+            f"sequence {seq} is CYCLE: repl_key could repeat; run ALTER SEQUENCE {seq} NO CYCLE"
+        )
+    if top is not None and last < top:
+        problems.append(
+            f"sequence {seq} stands at {last}, below the highest repl_key {top} in the queue: "
+            "it was reset; keys would repeat"
+        )
+    return problems
+
+
+def installed(conn: Any, objs: Objects) -> bool:
+    return bool(
+        conn.execute(
+            objs.one("queries/installed.sql"),
+            {"service": objs.qualified("service"), "items": objs.qualified("items")},
+        ).fetchone()[0]
+    )
+
+
+def check_tables(conn: Any, objs: Objects, tables: list[TableConfig], location: str) -> list[str]:
+    problems: list[str] = []
+    for t in tables:
+        found = describe(conn, objs, t.ref)
+        if found is None:
+            continue  # reported by Capture.check
+        kind, shape = found
+        if kind not in ("r", "p"):
+            problems.append(
+                f"table {t.name}: is a {RELKINDS.get(kind, kind)} at {location}; only tables "
+                "and partitioned tables can be captured"
+            )
+            continue
+        if t.key and all(shape.column(c) for c in t.key) and not _key_joinable(conn, t):
+            problems.append(
+                f"table {t.name}: key {t.key} has a type without an equality that can be "
+                "hashed or sorted; capture pairs old and new rows of an UPDATE on it; name "
+                "other key columns"
+            )
+    return problems
+
+
+def _key_joinable(conn: Any, t: TableConfig) -> bool:
+    """Whether the planner accepts the FULL JOIN on the key the UPDATE trigger runs."""
+    rel = sql.Identifier(schema_of(t.ref), t.ref.name)
+    cond = sql.SQL(" AND ").join(
+        sql.SQL("o.{c} = n.{c}").format(c=sql.Identifier(c)) for c in t.key or []
+    )
+    query = sql.SQL("EXPLAIN (COSTS OFF) SELECT 1 FROM {r} o FULL JOIN {r} n ON {cond}").format(
+        r=rel, cond=cond
+    )
+    try:
+        with conn.transaction():
+            conn.execute(query)
+        return True
+    except psycopg.Error:
+        return False

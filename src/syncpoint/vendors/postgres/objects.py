@@ -1,0 +1,117 @@
+"""The names of one prefix's capture objects at a PostgreSQL location, and the rendering of
+the ``sql/`` files with them.
+
+Every object lives in one schema (``public`` unless told otherwise) and its name starts
+with the prefix, so prefixes never collide: the per-table capture functions are
+``{p}capture_<id>`` and their triggers ``{p}capture_<id>_ins|_upd|_del|_trunc``; uninstall
+finds them with the anchored pattern ``^{p}capture_[0-9]+$``, which no name of another
+prefix can match (prefixes are plain lowercase names, other objects end in letters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from syncpoint.vendors import sqlfiles
+from syncpoint.vendors.postgres import dialect
+
+VENDOR = "postgres"
+
+# token -> name suffix after the prefix
+_SUFFIX = {
+    "seq": "repl_key_seq",
+    "items": "items",
+    "items_pkey": "items_pkey",
+    "items_read": "items_read",
+    "items_ddl": "items_ddl",
+    "tables": "tables",
+    "tables_pkey": "tables_pkey",
+    "tables_name": "tables_name",
+    "tables_actions": "tables_actions",
+    "tables_debug": "tables_debug",
+    "service": "service_context",
+    "service_pkey": "service_context_pkey",
+    "service_one": "service_context_one",
+    "ticks": "ticks",
+    "ticks_pkey": "ticks_pkey",
+    "debug": "debug_table",
+    "fn_shape": "shape",
+    "fn_make": "make_capture",
+    "fn_drop": "drop_capture",
+    "fn_on_ddl": "on_ddl",
+    "fn_on_drop": "on_drop",
+    "fn_tick": "tick",
+    "fn_snap": "snapshot",
+    "fn_tables_changed": "tables_changed",
+    "trg_tables": "tables_changed",
+    "et_ddl": "ddl_end",
+    "et_drop": "ddl_drop",
+}
+
+
+@dataclass(frozen=True)
+class Objects:
+    prefix: str
+    schema: str = dialect.DEFAULT_SCHEMA
+
+    def name(self, token: str) -> str:
+        return self.prefix + _SUFFIX[token]
+
+    def qualified(self, token: str) -> str:
+        """``"schema"."name"``, quoted, for text that is parsed again (regclass, dynamic SQL)."""
+        return f"{dialect.quote(self.schema)}.{dialect.quote(self.name(token))}"
+
+    @property
+    def origin_setting(self) -> str:
+        """The transaction-local setting ``set_origin`` writes and the triggers read."""
+        return f"syncpoint.{self.prefix}origin"
+
+    @property
+    def fn_prefix(self) -> str:
+        return f"{self.prefix}capture_"
+
+    @cached_property
+    def idents(self) -> dict[str, str]:
+        out = {token: self.name(token) for token in _SUFFIX}
+        out["schema"] = self.schema
+        return out
+
+    def literals(self, **extra: str) -> dict[str, str]:
+        return {
+            "schema": self.schema,
+            "fn_prefix": self.fn_prefix,
+            "fn_pattern": f"^{self.fn_prefix}[0-9]+$",
+            "items_q": self.qualified("items"),
+            "tables_q": self.qualified("tables"),
+            "seq_q": self.qualified("seq"),
+            "debug_q": self.qualified("debug"),
+            "origin_guc": self.origin_setting,
+            **extra,
+        }
+
+    def render(self, relpath: str, raw: dict[str, str] | None = None, **lits: str) -> list[str]:
+        """The statements of ``sql/<relpath>`` with this prefix's names filled in."""
+        text = sqlfiles.render(
+            sqlfiles.load(VENDOR, relpath),
+            dialect.quote,
+            idents=self.idents,
+            raw=raw,
+            literals=self.literals(**lits),
+            literal=dialect.literal,
+        )
+        return sqlfiles.statements(text)
+
+    def one(self, relpath: str, raw: dict[str, str] | None = None, **lits: str) -> str:
+        stmts = self.render(relpath, raw, **lits)
+        if len(stmts) != 1:
+            raise ValueError(f"{relpath} holds {len(stmts)} statements, one expected")
+        return stmts[0]
+
+    def folder(self, folder: str, **lits: str) -> list[str]:
+        """Every statement of the files of ``sql/<folder>``, in file-name order."""
+        return [
+            stmt
+            for rel in sqlfiles.listing(VENDOR, folder)
+            for stmt in self.render(rel, None, **lits)
+        ]

@@ -1,0 +1,283 @@
+-- (Re)generates the capture function of one watched table and its triggers, from the
+-- catalog as it is now. Called by install, by the DDL event trigger after a change of the
+-- table's shape, and when a row of the tables table changes its actions or debug flag.
+--
+-- The generated function is one plpgsql function per table, fired by AFTER ... FOR EACH
+-- STATEMENT triggers with transition tables: each statement writes all its records with a
+-- single INSERT ... SELECT (a row trigger costs a function call and an INSERT per row).
+--   INSERT   one record per row of sp_new;
+--   DELETE   one record per row of sp_old;
+--   UPDATE   sp_old and sp_new paired by the key: a pair is an UPDATE; an old key without a
+--            new partner is a DELETE, a new key without an old partner an INSERT (a key
+--            update such as id = id + 1 becomes the changes that leave the right final
+--            state, key by key);
+--   TRUNCATE one record carrying the table's shape.
+-- Content is row_to_json text (column order kept, json columns verbatim); bytea is base64
+-- and money a plain number (made by a projection); settings that change how a value is
+-- written as text (TimeZone, extra_float_digits, IntervalStyle, DateStyle, bytea_output)
+-- are pinned for the statement when the table has a type they affect and the session's
+-- value differs, then restored (transaction-local, so an error restores them too).
+-- Names of this install (the queue, the sequence, the setting read for the origin) are
+-- baked in as literals; so are the location, the table's name and its shape version.
+CREATE OR REPLACE FUNCTION ${schema}.${fn_make}(p_id integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $gen$
+DECLARE
+    t          record;
+    c          record;
+    v_rel      oid;
+    v_kind     "char";
+    v_fn       text := $lit{fn_prefix} || p_id;
+    v_fnq      text := format('%I.%I', $lit{schema}, $lit{fn_prefix} || p_id);
+    v_relq     text;
+    v_keys     smallint[];
+    v_names    text[] := '{}';
+    v_missing  text;
+    v_keysel   text := '';
+    v_join     text := '';
+    v_cols     text := '';
+    v_proj     boolean := false;
+    v_base     oid;
+    v_next     oid;
+    v_typtype  "char";
+    v_need     text[] := '{}';
+    v_enc      text;
+    v_eq       text;
+    v_actions  text;
+    v_loc      text;
+    v_gdecl    text := '';
+    v_gon      text := '';
+    v_goff     text := '';
+    v_head     text;
+    v_dbg      text := '';
+    v_body     text;
+    v_trg      text;
+    i          integer;
+    -- types written the same whatever the session's settings
+    v_plain    oid[] := ARRAY['int2', 'int4', 'int8', 'numeric', 'text', 'varchar', 'bpchar',
+                              'bool', 'uuid', 'json', 'jsonb', 'date', 'timestamp', 'time',
+                              'timetz', 'oid', 'name', '"char"', 'inet', 'cidr', 'macaddr',
+                              'macaddr8', 'bit', 'varbit', 'xml']::regtype[]::oid[];
+BEGIN
+    SELECT * INTO t FROM ${schema}.${tables} WHERE id = p_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'syncpoint: no watched table with id %', p_id;
+    END IF;
+    v_rel := to_regclass(format('%I.%I', t.schemaname, t.tablename));
+    IF v_rel IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'undefined_table',
+            MESSAGE = format('syncpoint: table %I.%I does not exist', t.schemaname, t.tablename);
+    END IF;
+    SELECT relkind INTO v_kind FROM pg_class WHERE oid = v_rel;
+    IF v_kind NOT IN ('r', 'p') THEN
+        RAISE EXCEPTION USING ERRCODE = 'wrong_object_type',
+            MESSAGE = format('syncpoint: %I.%I is not a table; only tables and partitioned '
+                             'tables can be captured', t.schemaname, t.tablename);
+    END IF;
+    v_relq := v_rel::regclass::text;
+
+    -- The key: the one named in the channel file (followed by attnum across renames), else
+    -- the primary key, else the key the previous trigger used if its columns still exist.
+    IF t.key_columns IS NOT NULL THEN
+        v_keys := t.key_attnums;
+        IF v_keys IS NULL THEN
+            SELECT array_agg(a.attnum ORDER BY k.ord),
+                   string_agg(CASE WHEN a.attnum IS NULL THEN k.name END, ', ')
+              INTO v_keys, v_missing
+              FROM unnest(t.key_columns) WITH ORDINALITY AS k(name, ord)
+              LEFT JOIN pg_attribute a
+                ON a.attrelid = v_rel AND a.attname = k.name AND a.attnum > 0
+               AND NOT a.attisdropped;
+            IF v_missing IS NOT NULL THEN
+                RAISE EXCEPTION USING ERRCODE = 'undefined_column',
+                    MESSAGE = format('syncpoint: key column(s) %s of table %I.%I do not exist',
+                                     v_missing, t.schemaname, t.tablename);
+            END IF;
+        END IF;
+    ELSE
+        SELECT array_agg(k.attnum ORDER BY k.ord) INTO v_keys
+          FROM pg_index ix, unnest(ix.indkey) WITH ORDINALITY AS k(attnum, ord)
+         WHERE ix.indrelid = v_rel AND ix.indisprimary;
+        v_keys := coalesce(v_keys, t.key_attnums);
+    END IF;
+    IF v_keys IS NULL OR cardinality(v_keys) = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'invalid_table_definition',
+            MESSAGE = format('syncpoint: table %I.%I has no primary key, and capture pairs '
+                             'the old and new rows of an UPDATE by key',
+                             t.schemaname, t.tablename),
+            HINT = 'Add a primary key, or name a key in the channel file (key: [col, ...]).';
+    END IF;
+    FOR i IN 1 .. cardinality(v_keys) LOOP
+        SELECT a.attname, a.atttypid INTO c
+          FROM pg_attribute a
+         WHERE a.attrelid = v_rel AND a.attnum = v_keys[i] AND NOT a.attisdropped;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING ERRCODE = 'invalid_table_definition',
+                MESSAGE = format('syncpoint: a key column of table %I.%I was dropped; capture '
+                                 'cannot pair the rows of an UPDATE any more',
+                                 t.schemaname, t.tablename),
+                HINT = 'Give the table a primary key first, or remove it from the channel.';
+        END IF;
+        -- A type from an extension has its "=" outside pg_catalog, where this search_path
+        -- would not find it.
+        SELECT format('OPERATOR(%I.=)', n.nspname) INTO v_eq
+          FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+         WHERE o.oprname = '=' AND o.oprleft = c.atttypid AND o.oprright = c.atttypid
+           AND n.nspname <> 'pg_catalog'
+         LIMIT 1;
+        v_keysel := v_keysel || format(', t.%I AS sp_k%s', c.attname, i);
+        v_join := v_join || CASE WHEN i > 1 THEN ' AND ' ELSE '' END
+                  || format('o.sp_k%s %s n.sp_k%s', i, coalesce(v_eq, '='), i);
+        v_names := v_names || c.attname::text;
+    END LOOP;
+
+    -- Columns: which need a projection, which settings the encoding depends on.
+    FOR c IN SELECT a.attname, a.atttypid
+               FROM pg_attribute a
+              WHERE a.attrelid = v_rel AND a.attnum > 0 AND NOT a.attisdropped
+              ORDER BY a.attnum LOOP
+        v_base := c.atttypid;
+        LOOP
+            SELECT typtype, typbasetype INTO v_typtype, v_next FROM pg_type WHERE oid = v_base;
+            EXIT WHEN v_typtype <> 'd';
+            v_base := v_next;
+        END LOOP;
+        IF v_base = 'bytea'::regtype THEN
+            v_proj := true;
+            v_cols := v_cols || format(
+                ', translate(encode((@ROW@).%I::bytea, ''base64''), E''\n'', '''') AS %I',
+                c.attname, c.attname);
+        ELSIF v_base = 'money'::regtype THEN
+            v_proj := true;
+            v_cols := v_cols || format(', ((@ROW@).%I::money)::numeric AS %I',
+                                       c.attname, c.attname);
+        ELSE
+            v_cols := v_cols || format(', (@ROW@).%I AS %I', c.attname, c.attname);
+            IF v_base = 'timestamptz'::regtype THEN
+                v_need := v_need || 'TimeZone'::text;
+            ELSIF v_base IN ('float4'::regtype, 'float8'::regtype) THEN
+                v_need := v_need || 'extra_float_digits'::text;
+            ELSIF v_base = 'interval'::regtype THEN
+                v_need := v_need || 'IntervalStyle'::text;
+            ELSIF NOT (v_typtype = 'e' OR v_base = ANY (v_plain)) THEN
+                -- arrays, ranges, composites, other types: their text may hold any of these
+                v_need := v_need || ARRAY['TimeZone', 'extra_float_digits', 'IntervalStyle',
+                                          'DateStyle', 'bytea_output'];
+            END IF;
+        END IF;
+    END LOOP;
+    IF v_proj THEN
+        v_enc := format('(SELECT row_to_json(sp_p)::text FROM (SELECT %s) AS sp_p)',
+                        substr(v_cols, 3));
+    ELSE
+        v_enc := 'row_to_json(@ROW@)::text';
+    END IF;
+
+    SELECT coalesce(array_agg(DISTINCT g ORDER BY g), '{}') INTO v_need FROM unnest(v_need) g;
+    IF cardinality(v_need) > 0 THEN
+        v_gdecl := 'sp_g text[];';
+        v_gon := format(
+            'IF NOT (%s) THEN sp_g := ARRAY[%s]; PERFORM %s; END IF;',
+            (SELECT string_agg(CASE g
+                    WHEN 'TimeZone' THEN 'current_setting(''TimeZone'') IN (''UTC'', '
+                         '''Etc/UTC'', ''GMT'', ''Etc/GMT'', ''UCT'', ''Etc/UCT'', '
+                         '''Universal'', ''Etc/Universal'', ''Zulu'', ''Etc/Zulu'')'
+                    WHEN 'extra_float_digits' THEN
+                         'current_setting(''extra_float_digits'')::integer >= 1'
+                    WHEN 'IntervalStyle' THEN 'current_setting(''IntervalStyle'') = ''postgres'''
+                    WHEN 'DateStyle' THEN 'left(current_setting(''DateStyle''), 3) = ''ISO'''
+                    WHEN 'bytea_output' THEN 'current_setting(''bytea_output'') = ''hex'''
+                    END, ' AND ' ORDER BY g) FROM unnest(v_need) g),
+            (SELECT string_agg(format('current_setting(%L)', g), ', ' ORDER BY g)
+               FROM unnest(v_need) g),
+            (SELECT string_agg(format('set_config(%L, %L, true)', g, CASE g
+                    WHEN 'TimeZone' THEN 'UTC' WHEN 'extra_float_digits' THEN '1'
+                    WHEN 'IntervalStyle' THEN 'postgres' WHEN 'DateStyle' THEN 'ISO, MDY'
+                    WHEN 'bytea_output' THEN 'hex' END), ', ' ORDER BY g)
+               FROM unnest(v_need) g));
+        v_goff := format('IF sp_g IS NOT NULL THEN PERFORM %s; END IF;',
+            (SELECT string_agg(format('set_config(%L, sp_g[%s], true)', g, o), ', ' ORDER BY o)
+               FROM unnest(v_need) WITH ORDINALITY AS x(g, o)));
+    END IF;
+
+    IF t.debug = 1 THEN
+        v_dbg := format(
+            'GET DIAGNOSTICS sp_n = ROW_COUNT; '
+            'INSERT INTO %s (repl_key, line) VALUES ('
+            'CASE WHEN sp_n > 0 THEN currval(%L::regclass) END, '
+            'format(''%%s %%s: %%s record(s), trans_key %%s, dbid %%s'', '
+            'TG_OP, %L, sp_n, sp_x, sp_o));',
+            $lit{debug_q}, $lit{seq_q}, format('%I.%I', t.schemaname, t.tablename));
+    END IF;
+
+    SELECT location INTO v_loc FROM ${schema}.${service};
+    v_head := format(
+        'INSERT INTO %s (trans_key, dbid, tablename, db_catalog, db_schema, db_action, '
+        'content, oldcontent, version, captured_at) SELECT sp_x, sp_o, %L, %L, %L, ',
+        $lit{items_q}, t.tablename, current_database(), t.schemaname);
+    v_body := format($body$
+#variable_conflict use_variable
+DECLARE
+    sp_x  xid8 := pg_current_xact_id();
+    sp_o  text := coalesce(nullif(current_setting(%L, true), ''), %L);
+    sp_at timestamptz := clock_timestamp();
+    sp_n  bigint;
+    %s
+BEGIN
+    %s
+    IF TG_OP = 'INSERT' THEN
+        %s 'INSERT', %s, NULL, %s, sp_at FROM sp_new AS n;
+    ELSIF TG_OP = 'UPDATE' THEN
+        %s CASE WHEN o.sp_m IS NULL THEN 'INSERT' WHEN n.sp_m IS NULL THEN 'DELETE'
+                ELSE 'UPDATE' END,
+           CASE WHEN n.sp_m THEN %s END, CASE WHEN o.sp_m THEN %s END, %s, sp_at
+          FROM (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_old AS t) AS o
+          FULL JOIN (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_new AS t) AS n ON %s;
+    ELSIF TG_OP = 'DELETE' THEN
+        %s 'DELETE', NULL, %s, %s, sp_at FROM sp_old AS o;
+    ELSE
+        %s 'TRUNCATE', s.shape::text, NULL, %s, sp_at FROM %s AS s WHERE s.id = %s;
+    END IF;
+    %s
+    %s
+    RETURN NULL;
+END
+$body$,
+        $lit{origin_guc}, v_loc, v_gdecl, v_gon,
+        v_head, replace(v_enc, '@ROW@', 'n.*'), t.version,
+        v_head, replace(v_enc, '@ROW@', 'n.sp_r'), replace(v_enc, '@ROW@', 'o.sp_r'),
+        t.version, v_relq, v_keysel, v_relq, v_keysel, v_join,
+        v_head, replace(v_enc, '@ROW@', 'o.*'), t.version,
+        v_head, t.version, $lit{tables_q}, p_id,
+        v_dbg, v_goff);
+
+    -- Record the table's identity and shape first: ALTER TABLE below fires the DDL event
+    -- trigger again, which must find the table watched and its shape unchanged.
+    UPDATE ${schema}.${tables}
+       SET relid = v_rel, key_attnums = v_keys, trigger_name = v_fn,
+           key_columns = CASE WHEN key_columns IS NULL THEN NULL ELSE v_names END,
+           shape = ${schema}.${fn_shape}(v_rel)
+     WHERE id = p_id;
+
+    EXECUTE format('CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql '
+                   'SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %L',
+                   v_fnq, v_body);
+    v_actions := coalesce(t.actions, 'IUD');
+    FOR c IN SELECT * FROM (VALUES
+            ('I', '_ins', 'INSERT', 'REFERENCING NEW TABLE AS sp_new'),
+            ('U', '_upd', 'UPDATE', 'REFERENCING OLD TABLE AS sp_old NEW TABLE AS sp_new'),
+            ('D', '_del', 'DELETE', 'REFERENCING OLD TABLE AS sp_old'),
+            ('D', '_trunc', 'TRUNCATE', '')) AS x(letter, suffix, event, referencing) LOOP
+        v_trg := v_fn || c.suffix;
+        IF strpos(v_actions, c.letter) > 0 THEN
+            EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %s %s FOR EACH STATEMENT '
+                           'EXECUTE FUNCTION %s()', v_trg, c.event, v_relq, c.referencing, v_fnq);
+            -- ALWAYS: also when a session sets session_replication_role = replica
+            EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', v_relq, v_trg);
+        ELSIF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = v_rel AND tgname = v_trg) THEN
+            EXECUTE format('DROP TRIGGER %I ON %s', v_trg, v_relq);
+        END IF;
+    END LOOP;
+
+    UPDATE ${schema}.${tables} SET status = 'OK', reason = NULL WHERE id = p_id;
+END
+$gen$

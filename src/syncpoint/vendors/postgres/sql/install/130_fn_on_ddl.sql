@@ -1,0 +1,83 @@
+-- ddl_command_end: CREATE/ALTER of a table this prefix watches becomes a DDL record, in
+-- the same transaction and stream as the rows. Only this prefix's tables are looked at, so
+-- the event triggers of several prefixes in one database do not interfere.
+--   ALTER of a watched table (by oid; renames are followed): when its shape changed, an
+--     ALTER record under the name it had (content: new shape, oldcontent: previous shape),
+--     version + 1, and the capture function regenerated for the new shape. If it cannot
+--     be (the key is gone), the DDL fails: capture would otherwise stop silently.
+--   CREATE of a table with the name of a dropped watched table: a CREATE record, version
+--     + 1, capture resumes (status ERROR with the reason if the new table has no key).
+-- SECURITY DEFINER: any user's DDL on a watched table must be able to write the queue and
+-- regenerate the capture function owned by the installer.
+CREATE OR REPLACE FUNCTION ${schema}.${fn_on_ddl}() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    r       record;
+    t       record;
+    v_nsp   text;
+    v_name  text;
+    v_shape jsonb;
+    v_loc   text;
+    v_at    timestamptz := clock_timestamp();
+BEGIN
+    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
+        RETURN;  -- a partly removed install: let the DDL through
+    END IF;
+    FOR r IN SELECT DISTINCT d.objid
+               FROM pg_event_trigger_ddl_commands() d
+              WHERE d.object_type = 'table' LOOP
+        SELECT n.nspname, c.relname INTO v_nsp, v_name
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE c.oid = r.objid;
+        CONTINUE WHEN NOT FOUND;
+        SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
+        IF FOUND THEN
+            v_shape := ${schema}.${fn_shape}(r.objid);
+            CONTINUE WHEN v_shape IS NOT DISTINCT FROM t.shape;
+            SELECT location INTO v_loc FROM ${schema}.${service};
+            INSERT INTO ${schema}.${items} (trans_key, dbid, tablename, db_catalog, db_schema,
+                                           db_action, content, oldcontent, version, captured_at)
+            VALUES (pg_current_xact_id(),
+                    coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
+                    t.tablename, current_database(), t.schemaname, 'ALTER',
+                    v_shape::text, t.shape::text, t.version + 1, v_at);
+            UPDATE ${schema}.${tables}
+               SET version = version + 1, schemaname = v_nsp, tablename = v_name,
+                   shape = v_shape
+             WHERE id = t.id;
+            IF t.status = 'OK' THEN
+                PERFORM ${schema}.${fn_make}(t.id);
+            ELSE
+                BEGIN
+                    PERFORM ${schema}.${fn_make}(t.id);
+                EXCEPTION WHEN OTHERS THEN
+                    UPDATE ${schema}.${tables} SET status = 'ERROR', reason = SQLERRM
+                     WHERE id = t.id;
+                END;
+            END IF;
+        ELSE
+            SELECT * INTO t FROM ${schema}.${tables}
+             WHERE relid IS NULL AND schemaname = v_nsp AND tablename = v_name FOR UPDATE;
+            CONTINUE WHEN NOT FOUND;
+            v_shape := ${schema}.${fn_shape}(r.objid);
+            SELECT location INTO v_loc FROM ${schema}.${service};
+            INSERT INTO ${schema}.${items} (trans_key, dbid, tablename, db_catalog, db_schema,
+                                           db_action, content, oldcontent, version, captured_at)
+            VALUES (pg_current_xact_id(),
+                    coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
+                    t.tablename, current_database(), t.schemaname, 'CREATE',
+                    v_shape::text, NULL, t.version + 1, v_at);
+            -- a new table: its attnums say nothing of the old one's key
+            UPDATE ${schema}.${tables}
+               SET version = version + 1, relid = r.objid, shape = v_shape, key_attnums = NULL
+             WHERE id = t.id;
+            BEGIN
+                PERFORM ${schema}.${fn_make}(t.id);
+            EXCEPTION WHEN OTHERS THEN
+                UPDATE ${schema}.${tables} SET status = 'ERROR', reason = SQLERRM
+                 WHERE id = t.id;
+            END;
+        END IF;
+    END LOOP;
+END
+$fn$

@@ -1,0 +1,32 @@
+-- sql_drop: DROP of a watched table (also through DROP SCHEMA ... CASCADE) becomes a DROP
+-- record (oldcontent: the last shape), version + 1; the table's row stays, status DROPPED,
+-- until a table of that name is created again or the table leaves the channel file.
+CREATE OR REPLACE FUNCTION ${schema}.${fn_on_drop}() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    r     record;
+    t     record;
+    v_loc text;
+    v_at  timestamptz := clock_timestamp();
+BEGIN
+    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
+        RETURN;
+    END IF;
+    FOR r IN SELECT d.objid FROM pg_event_trigger_dropped_objects() d
+              WHERE d.object_type = 'table' LOOP
+        SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
+        CONTINUE WHEN NOT FOUND;
+        SELECT location INTO v_loc FROM ${schema}.${service};
+        INSERT INTO ${schema}.${items} (trans_key, dbid, tablename, db_catalog, db_schema,
+                                       db_action, content, oldcontent, version, captured_at)
+        VALUES (pg_current_xact_id(),
+                coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
+                t.tablename, current_database(), t.schemaname, 'DROP',
+                NULL, t.shape::text, t.version + 1, v_at);
+        UPDATE ${schema}.${tables}
+           SET version = version + 1, relid = NULL, status = 'DROPPED', key_attnums = NULL,
+               reason = 'the table was dropped'
+         WHERE id = t.id;
+    END LOOP;
+END
+$fn$

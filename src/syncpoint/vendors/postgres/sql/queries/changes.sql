@@ -1,0 +1,22 @@
+-- The records of one table in the window (after, upto]: those of transactions the tick
+-- "upto" sees committed and the tick "after" does not. The trans_key range is a prefilter
+-- the index serves; the snapshots (one lookup each, raising when a tick is missing) decide.
+SELECT i.repl_key,
+       $raw{context} AS context,
+       i.trans_key::text AS trans_key,
+       i.dbid,
+       i.tablename,
+       i.db_schema,
+       i.db_action,
+       i.content,
+       i.oldcontent,
+       to_char(i.captured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS captured_at,
+       i.version$raw{extra}
+  FROM ${schema}.${items} AS i
+ WHERE i.tablename = $raw{table}
+   AND i.db_schema = $raw{schema}
+   AND i.trans_key >= pg_snapshot_xmin((SELECT ${schema}.${fn_snap}($raw{after})))
+   AND i.trans_key < pg_snapshot_xmax((SELECT ${schema}.${fn_snap}($raw{upto})))
+   AND NOT pg_visible_in_snapshot(i.trans_key, (SELECT ${schema}.${fn_snap}($raw{after})))
+   AND pg_visible_in_snapshot(i.trans_key, (SELECT ${schema}.${fn_snap}($raw{upto})))
+ ORDER BY i.repl_key

@@ -1,0 +1,1 @@
+SELECT set_config(%(setting)s, %(origin)s, true)

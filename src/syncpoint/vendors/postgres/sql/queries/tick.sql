@@ -1,0 +1,1 @@
+SELECT o_tick, o_guaranteed FROM ${schema}.${fn_tick}()

@@ -1,0 +1,102 @@
+"""The change stream of a PostgreSQL location: ticks, windows of records, purge.
+
+A window ``(after, upto]`` holds the records of the transactions that tick ``upto``'s
+snapshot sees committed and tick ``after``'s does not (``sql/queries/changes.sql``). Each
+record's ``context`` is the first tick in the window that sees its transaction: ``upto``
+itself when the window is one tick wide, else looked up in ``{p}ticks`` (one indexed probe
+per record, only for wider windows).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from psycopg import pq
+
+from syncpoint.config import TableName
+from syncpoint.core.model import ChangeRecord, Tick
+from syncpoint.errors import UsageError
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.catalog import schema_of
+from syncpoint.vendors.postgres.objects import Objects
+
+_TS = "%Y-%m-%d %H:%M:%S.%f"
+
+
+def tick(conn: Any, objs: Objects) -> Tick:
+    if conn.info.transaction_status != pq.TransactionStatus.IDLE:
+        raise UsageError("tick() needs a connection without an open transaction (it commits)")
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        context, guaranteed = conn.execute(objs.one("queries/tick.sql")).fetchone()
+    return Tick(context=int(context), guaranteed=guaranteed.astimezone(UTC))
+
+
+def _window(after: int, upto: int) -> tuple[int, int]:
+    after, upto = int(after), int(upto)
+    if after < 0 or upto < after:
+        raise UsageError(f"invalid window ({after}, {upto}]: need 0 <= after <= upto")
+    return after, upto
+
+
+def query(objs: Objects, table: TableName, after: int, upto: int, *, bound: bool) -> str:
+    """The window's SELECT. ``bound``: table names as ``%(...)s`` parameters (for psycopg),
+    else as literals (one self-contained text for Spark); ticks are validated integers."""
+    after, upto = _window(after, upto)
+    ticks = {"after": str(after), "upto": str(upto)}
+    context = str(upto) if upto == after + 1 else objs.one("queries/context_of.sql", ticks)
+    raw = {
+        **ticks,
+        "context": f"{context}::bigint" if upto == after + 1 else context,
+        "table": "%(table)s" if bound else dialect.literal(table.name),
+        "schema": "%(schema)s" if bound else dialect.literal(schema_of(table)),
+        "extra": ", i.db_catalog, i.guid" if bound else "",
+    }
+    text = objs.one("queries/changes.sql", raw)
+    # no comment lines: callers wrap the text in other SQL, possibly on one line
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("--"))
+
+
+def changes(
+    conn: Any, objs: Objects, table: TableName, after: int, upto: int
+) -> list[ChangeRecord]:
+    if int(after) == int(upto):
+        return []
+    text = query(objs, table, after, upto, bound=True)
+    params = {"table": table.name, "schema": schema_of(table)}
+    rows = conn.execute(text, params).fetchall()
+    return [
+        ChangeRecord(
+            repl_key=int(r[0]),
+            context=None if r[1] is None else int(r[1]),
+            trans_key=r[2],
+            dbid=r[3],
+            tablename=r[4],
+            db_schema=r[5],
+            db_action=r[6],
+            content=r[7],
+            oldcontent=r[8],
+            captured_at=datetime.strptime(r[9], _TS).replace(tzinfo=UTC),
+            version=int(r[10]),
+            db_catalog=r[11],
+            guid=r[12],
+        )
+        for r in rows
+    ]
+
+
+def purge(conn: Any, objs: Objects, upto: int) -> int:
+    upto = int(upto)
+    with conn.transaction():
+        row = conn.execute(objs.one("queries/service_read.sql")).fetchone()
+        if row is None:
+            raise UsageError("capture is not installed")
+        if upto > int(row[2]):
+            raise UsageError(
+                f"cannot purge up to tick {upto}: the last tick is {row[2]} (the horizon)"
+            )
+        items, ticks = objs.render("queries/purge.sql")
+        n = conn.execute(items, {"upto": upto}).rowcount
+        conn.execute(ticks, {"upto": upto})
+    return int(n)
