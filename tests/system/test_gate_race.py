@@ -51,6 +51,7 @@ WORKER = textwrap.dedent(
 
     def section(turn, t):
         say("enter", role, wid, t, time.monotonic_ns())
+        say("took", wid, t, role, turn.found, sum(turn.purged.values()))
         conn, cur = transaction()
         if role == "producer":
             ids = [f"{wid}-{t}-{i}" for i in range(rows)]
@@ -116,7 +117,7 @@ def _check_log(lines: list[str]) -> tuple[set[str], int, int]:
             role, wid, t, ns = rest
             assert open_section == (role, wid, t), f"line {n}: exit of a section not open"
             open_section, last_exit_ns = None, int(ns)
-        elif kind in ("produced", "consumed"):
+        elif kind in ("produced", "consumed", "took"):
             assert open_section is not None and open_section[1:] == tuple(rest[:2]), (
                 f"line {n}: work outside its own section"
             )
@@ -168,6 +169,9 @@ def test_gate_race(any_db, tmp_path: Path) -> None:
     produced, producer_turns, consumer_turns = _check_log(lines)
     assert producer_turns == PRODUCERS * TURNS
     assert consumer_turns >= 1
+    found = Counter(" ".join(ln.split()[3:5]) for ln in lines if ln.startswith("took"))
+    assert found["producer WarehouseLoaded"] >= 1  # turns that purged
+    assert found["producer OperationalSysLoaded"] >= 1  # turns that appended
     assert len(produced) == PRODUCERS * TURNS * ROWS
     loaded = [r[0] for r in any_db.query("SELECT id FROM loaded")]
     dupes = [i for i, c in Counter(loaded).items() if c > 1]
@@ -181,5 +185,6 @@ def test_gate_race(any_db, tmp_path: Path) -> None:
     refusals = sum(int(ln.split()[4]) for ln in lines if ln.startswith("done"))
     print(
         f"{any_db.vendor}: {producer_turns} producer and {consumer_turns} consumer turns, "
-        f"{refusals} refusals or waits that ran out, {len(produced)} rows loaded once"
+        f"{refusals} refusals or waits that ran out, {len(produced)} rows loaded once; "
+        f"states found: {dict(found)}"
     )
