@@ -113,3 +113,5 @@ class CaptureStatus:
     pending: int = 0
     tables: list[WatchedTableStatus] = field(default_factory=list)
     ddl_events: list[dict[str, Any]] = field(default_factory=list)
+    # traps found in the installed objects (e.g. a queue sequence altered to CACHE > 1)
+    problems: list[str] = field(default_factory=list)
