@@ -33,6 +33,8 @@ def _capture_table(name: str, st: dict[str, Any]) -> None:
     out.print(t)
     for ev in st.get("ddl_events", [])[-5:]:
         out.print(f"  DDL {ev.get('db_action')} {ev.get('tablename')} at {ev.get('captured_at')}")
+    for problem in st.get("problems", []):
+        out.print(f"  [red]problem:[/] {problem}")
 
 
 def register(app: typer.Typer) -> None:
