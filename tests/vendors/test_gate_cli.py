@@ -114,6 +114,7 @@ def test_consumer_waits_for_the_running_producer(any_db, tmp_path) -> None:
     go, consumed = tmp_path / "go", tmp_path / "consumed"
     loop = f"while [ ! -f {go} ]; do sleep 0.05; done"
     producer = sp("gate", "produce", "g", "--url", any_db.url, "--", "sh", "-c", loop, wait=False)
+    consumer = None
     try:
         for _ in range(400):
             st = Gate(any_db.url, "g").status()
@@ -132,8 +133,9 @@ def test_consumer_waits_for_the_running_producer(any_db, tmp_path) -> None:
         assert consumer.wait(60) == 0, consumer.stderr.read() if consumer.stderr else ""
     finally:
         go.touch()
-        for p in (producer,):
-            p.kill() if p.poll() is None else None
+        for p in (producer, consumer):
+            if p is not None and p.poll() is None:
+                p.kill()
     assert consumed.exists()
     assert state(any_db) is State.WAREHOUSE_LOADED
 
@@ -213,3 +215,28 @@ def test_sigterm_reaches_the_command_and_leaves_loading(sqlite_db, tmp_path) -> 
         if p.poll() is None:
             p.kill()
     assert state(sqlite_db) is State.OPERATIONAL_SYS_LOADING
+
+
+def test_slow_live_producer_is_not_overtaken(any_db, tmp_path) -> None:
+    go = tmp_path / "go"
+    loop = f"while [ ! -f {go} ]; do sleep 0.05; done"
+    first = sp("gate", "produce", "g", "--url", any_db.url, "--", "sh", "-c", loop, wait=False)
+    try:
+        for _ in range(400):
+            st = Gate(any_db.url, "g").status()
+            if st and st.row.state is State.OPERATIONAL_SYS_LOADING:
+                break
+            time.sleep(0.05)
+        r = sp("gate", "produce", "g", "--url", any_db.url, "--wait", "1", "--", "true")
+        assert r.returncode == 3
+        assert "(a process with that pid is running)" in " ".join(r.stderr.split())
+        assert first.poll() is None
+        st = Gate(any_db.url, "g").status()
+        assert st is not None and st.row.pid == first.pid  # still the first producer's turn
+        go.touch()
+        assert first.wait(60) == 0
+    finally:
+        go.touch()
+        if first.poll() is None:
+            first.kill()
+    assert state(any_db) is State.OPERATIONAL_SYS_LOADED
