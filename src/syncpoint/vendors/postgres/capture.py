@@ -186,20 +186,18 @@ class PostgresCapture(Capture):
                         strict=True,
                     )
                 )
-                for r in conn.execute(o.one("queries/status_ddl.sql")).fetchall()
+                for r in reversed(conn.execute(o.one("queries/status_ddl.sql")).fetchall())
             ]
             problems = catalog.check_sequence(conn, o)
-        st = CaptureStatus(
+        return CaptureStatus(
             installed=True,
             stream_id=sid,
             context=int(ctx),
             pending=sum(pending.values()),
             tables=tables,
             ddl_events=ddl,
+            problems=problems,
         )
-        if hasattr(st, "problems"):
-            st.problems = problems
-        return st
 
     # -- the stream --------------------------------------------------------------------
     def stream_id(self, conn: Any) -> str:
