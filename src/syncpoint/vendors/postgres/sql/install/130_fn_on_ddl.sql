@@ -25,7 +25,7 @@ BEGIN
     END IF;
     FOR r IN SELECT DISTINCT d.objid
                FROM pg_event_trigger_ddl_commands() d
-              WHERE d.object_type = 'table' LOOP
+              WHERE d.object_type IN ('table', 'table column') LOOP
         SELECT n.nspname, c.relname INTO v_nsp, v_name
           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
          WHERE c.oid = r.objid;
