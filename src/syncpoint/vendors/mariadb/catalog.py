@@ -15,6 +15,7 @@ import pymysql
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import TableShape
+from syncpoint.vendors.mariadb.dialect import text_literal
 from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import Names, render
 
@@ -38,8 +39,19 @@ def schema_of(ref: TableName, db: str) -> str | None:
     return None
 
 
-def columns_select() -> str:
-    return render("queries/columns_select.sql", _NO_NAMES)
+def columns_select(schema: str | None = None) -> str:
+    """The fragment of ``columns_select.sql``: for the view of ``schema`` (a literal), or,
+    with None, for one table given as the parameters ``schema`` and ``table``."""
+    if schema is not None:
+        lit = text_literal(schema, collate=False)
+        raw = {"schema": lit, "same_table_s": "", "same_table_k": ""}
+    else:
+        raw = {
+            "schema": "%(schema)s",
+            "same_table_s": "AND TABLE_NAME = %(table)s",
+            "same_table_k": "AND TABLE_NAME = %(table)s",
+        }
+    return render("queries/columns_select.sql", _NO_NAMES, raw=raw)
 
 
 def columns(cur: Any, schema: str, table: str) -> list[ColumnInfo]:

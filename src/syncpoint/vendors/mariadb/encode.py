@@ -97,4 +97,4 @@ def value(col: ColumnInfo, alias: str) -> str:
 def row_json(columns: Sequence[ColumnInfo], alias: str) -> str:
     """``JSON_OBJECT('col', value, ...)`` of every column, in table order."""
     parts = [f"{text_literal(c.name, collate=False)}, {value(c, alias)}" for c in columns]
-    return "JSON_OBJECT(" + ",\n    ".join(parts) + ")"
+    return "JSON_OBJECT(" + ",\n        ".join(parts) + ")"

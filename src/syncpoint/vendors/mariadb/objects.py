@@ -27,7 +27,7 @@ def base_statements(site: Site) -> list[str]:
         out += statements(
             rel,
             site.names,
-            raw={"columns_select": catalog.columns_select()},
+            raw={"columns_select": catalog.columns_select(site.db)},
             literals={"schema": site.db},
         )
     return out

@@ -15,7 +15,10 @@ transactions that committed before the snapshot are stamped now; a transaction s
 shows in ``information_schema.INNODB_TRX`` (seconds resolution, hence minus 1 s, and its
 records are captured after it started), and one started after that list was read
 captures after it (the list may be up to 0.1 s old: InnoDB caches it). So guaranteed =
-min(clock - 0.1 s, oldest open writer's start - 1 s), never lower than the previous tick's.
+min(clock - 0.1 s, oldest open writer's start - 1 s), never lower than the previous tick's;
+``Tick.sampled_at`` is clock - 0.1 s, so a tick counts as raced only when a writer was open.
+INNODB_TRX lists the whole server's transactions: a long writer in any database holds the
+guarantee back (never wrong, only late).
 """
 
 from __future__ import annotations
@@ -87,7 +90,9 @@ def tick(conn: Any, site: Site) -> Tick:
             },
         )
         conn.commit()
-        return Tick(context=new, guaranteed=guaranteed, sampled_at=made_at)
+        # sampled_at: the moment the list of open transactions is known to describe; a tick
+        # is "raced" (guaranteed < sampled_at) only when an open writer held it back.
+        return Tick(context=new, guaranteed=guaranteed, sampled_at=made_at - STALE_TRX_LIST)
     except BaseException:
         conn.rollback()
         raise

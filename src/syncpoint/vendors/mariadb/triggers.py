@@ -34,25 +34,30 @@ class Spec:
     location: str
 
 
-def _checks(cols: Sequence[ColumnInfo], alias: str, var: str, names: Names) -> str:
-    # TO_BASE64 and JSON_OBJECT return NULL (with a mere warning) past max_allowed_packet:
-    # the statement must fail instead of capturing a null.
-    parts = []
-    for c in cols:
-        if c.binary:
-            ref = f"{alias}.{dialect.quote(c.name)}"
-            parts.append(render("trigger/check_binary.sql", names, raw={"ref": ref}))
-    parts.append(render("trigger/check_null.sql", names, raw={"var": var}))
-    return "\n".join(p.rstrip() for p in parts)
+def _size_checks(cols: Sequence[ColumnInfo], alias: str, names: Names) -> list[str]:
+    # TO_BASE64 past max_allowed_packet returns NULL (a warning; an error in strict mode):
+    # the statement fails with a message that says why, before the row is encoded.
+    return [
+        render(
+            "trigger/check_binary.sql", names, raw={"ref": f"{alias}.{dialect.quote(c.name)}"}
+        ).rstrip()
+        for c in cols
+        if c.binary
+    ]
+
+
+def _null_check(var: str, names: Names) -> str:
+    # JSON_OBJECT past max_allowed_packet returns NULL as well.
+    return render("trigger/check_null.sql", names, raw={"var": var}).rstrip()
 
 
 def render_one(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str) -> str:
     event = EVENTS[letter][0]
     new = row_json(cols, "NEW") if letter in "IU" else "NULL"
     old = row_json(cols, "OLD") if letter in "UD" else "NULL"
-    checks = [_checks(cols, "NEW", "v_new", names)] if letter in "IU" else []
-    if letter in "UD":
-        checks.append(_checks(cols, "OLD", "v_old", names))
+    size = _size_checks(cols, "NEW", names) if letter in "IU" else []
+    size += _size_checks(cols, "OLD", names) if letter in "UD" else []
+    nulls = [_null_check(v, names) for v, on in (("v_new", "IU"), ("v_old", "UD")) if letter in on]
     lits = {"location": spec.location, "tablename": spec.table, "schema": spec.schema}
     common = {"action": event, "version": str(int(spec.version))}
     debug = render("trigger/debug.sql", names, raw=common, literals=lits) if spec.debug else ""
@@ -66,7 +71,8 @@ def render_one(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str
             "new": new,
             "old": old,
             "origin": names.origin_var,
-            "checks": "\n".join(checks),
+            "size_checks": "\n".join(size),
+            "null_checks": "\n".join(nulls),
             "debug": debug.rstrip(),
         },
         literals=lits,

@@ -1,17 +1,21 @@
 -- One row trigger of a watched table (rendered by triggers.py; the columns are named one by
 -- one, so poll_ddl renders it again when the table's columns change). CREATE OR REPLACE swaps
 -- it under an exclusive metadata lock: no statement on the table runs without a trigger.
+-- The size checks come first, in the outer block: the inner block's DECLAREs encode the row.
 CREATE OR REPLACE TRIGGER ${trigger} AFTER $raw{event} ON ${table} FOR EACH ROW
 BEGIN
-  DECLARE v_new LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT $raw{new};
-  DECLARE v_old LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT $raw{old};
-  DECLARE v_tk VARCHAR(100) CHARACTER SET ascii DEFAULT ${trans_key}();
-  DECLARE v_dbid VARCHAR(64) CHARACTER SET utf8mb4 DEFAULT COALESCE($raw{origin}, $lit{location});
-$raw{checks}
-  INSERT INTO ${items} (trans_key, dbid, tablename, db_catalog, db_schema, guid, db_action,
-                        content, oldcontent, version, captured_at)
-  VALUES (v_tk, v_dbid, $lit{tablename}, $lit{schema}, $lit{schema}, UUID(), '$raw{action}',
-          v_new, v_old, $raw{version},
-          UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) MICROSECOND);
+$raw{size_checks}
+  BEGIN
+    DECLARE v_new LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT $raw{new};
+    DECLARE v_old LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT $raw{old};
+    DECLARE v_tk VARCHAR(100) CHARACTER SET ascii DEFAULT ${trans_key}();
+    DECLARE v_dbid VARCHAR(64) CHARACTER SET utf8mb4 DEFAULT COALESCE($raw{origin}, $lit{location});
+$raw{null_checks}
+    INSERT INTO ${items} (trans_key, dbid, tablename, db_catalog, db_schema, guid, db_action,
+                          content, oldcontent, version, captured_at)
+    VALUES (v_tk, v_dbid, $lit{tablename}, $lit{schema}, $lit{schema}, UUID(), '$raw{action}',
+            v_new, v_old, $raw{version},
+            UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) MICROSECOND);
 $raw{debug}
+  END;
 END
