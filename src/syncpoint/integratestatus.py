@@ -20,7 +20,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import WorkFailed
 from syncpoint.roundsteps import INITIAL, target_name
-from syncpoint.vendors import capture_for
+from syncpoint.vendors import capture_for, vendor_of
 from syncpoint.vendors.integratebase import integrate_for
 
 
@@ -66,7 +66,9 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
                 row: dict[str, Any] = {
                     "location": loc,
                     "table": name,
-                    "target": str(target_name(t, loc)[0]),
+                    "target": str(
+                        target.resolve(*target_name(t, loc), vendor_of(cloc.url.get_secret_value()))
+                    ),
                     "group": group_of.get(name, name),
                     "position": p.context if p else None,
                     "stream_id": p.stream_id if p else None,

@@ -136,8 +136,10 @@ class GroupRound:
             src = self.source(loc)
             cap, conn = src.capture, src.conn
             cap.poll_ddl(conn)
+            _idle(conn)
             tick = cap.tick(conn)
             src.stream_id, src.newest = cap.stream_id(conn), tick.context
+            _idle(conn)  # capture calls that commit need a connection without a transaction
             mine = {p.table: p for p in stored if p.location == loc}
             positions.check_stream(
                 loc, app, self.integrate, mine.values(), src.stream_id, src.newest
@@ -311,6 +313,7 @@ class GroupRound:
     def _shape(self, src: Source, ref: TableName) -> Any:
         if str(ref) not in src.shapes:
             src.shapes[str(ref)] = src.capture.describe(src.conn, ref)
+            _idle(src.conn)
         return src.shapes[str(ref)]
 
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
@@ -416,6 +419,14 @@ def _text(v: Any) -> str | None:
     if v is None or isinstance(v, str):
         return v
     return bytes(v).decode("utf-8") if isinstance(v, bytes | bytearray | memoryview) else str(v)
+
+
+def _idle(conn: Any) -> None:
+    """End the transaction a driver opened for a read (no snapshot kept, no lock held)."""
+    try:
+        conn.rollback()
+    except Exception as exc:  # noqa: BLE001 - a lost connection shows at the next statement
+        log.debug("rollback: %s", exc)
 
 
 def _close(conn: Any) -> None:

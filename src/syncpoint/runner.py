@@ -295,6 +295,7 @@ def purge(cfg: ChannelConfig) -> dict[str, Any]:
         conn = cap.connect()
         try:
             stream = cap.stream_id(conn)
+            conn.rollback()  # purge commits on its own: no transaction may be open
             required = [f"{i}/{cfg.application}" for i in cfg.integrate_locations() if i != name]
             tables = [str(t.ref) for t in cfg.tables_at(name)]
             bound = positions.purge_bound(name, stream, tables, stored, required)
