@@ -113,7 +113,7 @@ class PostgresCapture(Capture):
         steps: list[tuple[str, dict[str, Any] | None]] = [
             (o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"})
         ]
-        steps += [(s, None) for s in o.folder("install", guid_prefix=f"{stream_id}:")]
+        steps += [(s, None) for s in o.folder("install")]
         steps.append(
             (
                 o.one("queries/service_upsert.sql"),

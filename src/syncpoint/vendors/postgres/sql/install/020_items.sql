@@ -1,5 +1,6 @@
 -- The change queue. One row per captured change; no per-row stamping of positions: a
 -- record belongs to the tick whose snapshot first sees its transaction (see capture.py).
+-- guid is '<stream_id>:<repl_key>', unique across locations and reinstalls.
 CREATE TABLE IF NOT EXISTS ${schema}.${items} (
     repl_key    bigint      NOT NULL DEFAULT nextval($lit{seq_q}::regclass),
     context     bigint,
@@ -8,7 +9,7 @@ CREATE TABLE IF NOT EXISTS ${schema}.${items} (
     tablename   text        NOT NULL,
     db_catalog  text        NOT NULL,
     db_schema   text        NOT NULL,
-    guid        text        NOT NULL GENERATED ALWAYS AS ($lit{guid_prefix} || repl_key::text) STORED,
+    guid        text        NOT NULL,
     db_action   text        NOT NULL,
     content     text,
     oldcontent  text,

@@ -44,6 +44,7 @@ DECLARE
     v_eq       text;
     v_actions  text;
     v_loc      text;
+    v_guid     text;
     v_gdecl    text := '';
     v_gon      text := '';
     v_goff     text := '';
@@ -209,11 +210,16 @@ BEGIN
             $lit{debug_q}, $lit{seq_q}, format('%I.%I', t.schemaname, t.tablename));
     END IF;
 
-    SELECT location INTO v_loc FROM ${schema}.${service};
+    SELECT location, stream_id || ':' INTO v_loc, v_guid FROM ${schema}.${service};
+    -- The key is taken in a fenced subquery (OFFSET 0) so that the guid is made from the
+    -- same nextval; a generated column would cost an expression set-up per statement.
     v_head := format(
-        'INSERT INTO %s (trans_key, dbid, tablename, db_catalog, db_schema, db_action, '
-        'content, oldcontent, version, captured_at) SELECT sp_x, sp_o, %L, %L, %L, ',
-        $lit{items_q}, t.tablename, current_database(), t.schemaname);
+        'INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, db_schema, '
+        'db_action, content, oldcontent, version, captured_at) '
+        'SELECT q.sp_k, %L || q.sp_k::text, sp_x, sp_o, %L, %L, %L, q.sp_a, q.sp_c, q.sp_oc, '
+        '%s, sp_at FROM (SELECT nextval(%L::regclass) AS sp_k, ',
+        $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname, t.version,
+        $lit{seq_q});
     v_body := format($body$
 #variable_conflict use_variable
 DECLARE
@@ -225,17 +231,21 @@ DECLARE
 BEGIN
     %s
     IF TG_OP = 'INSERT' THEN
-        %s 'INSERT', %s, NULL, %s, sp_at FROM sp_new AS n;
+        %s 'INSERT' AS sp_a, %s AS sp_c, NULL::text AS sp_oc
+          FROM sp_new AS n OFFSET 0) AS q;
     ELSIF TG_OP = 'UPDATE' THEN
         %s CASE WHEN o.sp_m IS NULL THEN 'INSERT' WHEN n.sp_m IS NULL THEN 'DELETE'
-                ELSE 'UPDATE' END,
-           CASE WHEN n.sp_m THEN %s END, CASE WHEN o.sp_m THEN %s END, %s, sp_at
+                ELSE 'UPDATE' END AS sp_a,
+           CASE WHEN n.sp_m THEN %s END AS sp_c, CASE WHEN o.sp_m THEN %s END AS sp_oc
           FROM (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_old AS t) AS o
-          FULL JOIN (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_new AS t) AS n ON %s;
+          FULL JOIN (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_new AS t) AS n ON %s
+        OFFSET 0) AS q;
     ELSIF TG_OP = 'DELETE' THEN
-        %s 'DELETE', NULL, %s, %s, sp_at FROM sp_old AS o;
+        %s 'DELETE' AS sp_a, NULL::text AS sp_c, %s AS sp_oc
+          FROM sp_old AS o OFFSET 0) AS q;
     ELSE
-        %s 'TRUNCATE', s.shape::text, NULL, %s, sp_at FROM %s AS s WHERE s.id = %s;
+        %s 'TRUNCATE' AS sp_a, s.shape::text AS sp_c, NULL::text AS sp_oc
+          FROM %s AS s WHERE s.id = %s OFFSET 0) AS q;
     END IF;
     %s
     %s
@@ -243,11 +253,11 @@ BEGIN
 END
 $body$,
         $lit{origin_guc}, v_loc, v_gdecl, v_gon,
-        v_head, replace(v_enc, '@ROW@', 'n.*'), t.version,
+        v_head, replace(v_enc, '@ROW@', 'n.*'),
         v_head, replace(v_enc, '@ROW@', 'n.sp_r'), replace(v_enc, '@ROW@', 'o.sp_r'),
-        t.version, v_relq, v_keysel, v_relq, v_keysel, v_join,
-        v_head, replace(v_enc, '@ROW@', 'o.*'), t.version,
-        v_head, t.version, $lit{tables_q}, p_id,
+        v_relq, v_keysel, v_relq, v_keysel, v_join,
+        v_head, replace(v_enc, '@ROW@', 'o.*'),
+        v_head, $lit{tables_q}, p_id,
         v_dbg, v_goff);
 
     -- Record the table's identity and shape first: ALTER TABLE below fires the DDL event

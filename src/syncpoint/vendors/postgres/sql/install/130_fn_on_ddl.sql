@@ -18,6 +18,8 @@ DECLARE
     v_name  text;
     v_shape jsonb;
     v_loc   text;
+    v_sid   text;
+    v_k     bigint;
     v_at    timestamptz := clock_timestamp();
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
@@ -34,10 +36,12 @@ BEGIN
         IF FOUND THEN
             v_shape := ${schema}.${fn_shape}(r.objid);
             CONTINUE WHEN v_shape IS NOT DISTINCT FROM t.shape;
-            SELECT location INTO v_loc FROM ${schema}.${service};
-            INSERT INTO ${schema}.${items} (trans_key, dbid, tablename, db_catalog, db_schema,
-                                           db_action, content, oldcontent, version, captured_at)
-            VALUES (pg_current_xact_id(),
+            SELECT location, stream_id INTO v_loc, v_sid FROM ${schema}.${service};
+            v_k := nextval($lit{seq_q}::regclass);
+            INSERT INTO ${schema}.${items} (repl_key, guid, trans_key, dbid, tablename, db_catalog,
+                                           db_schema, db_action, content, oldcontent, version,
+                                           captured_at)
+            VALUES (v_k, v_sid || ':' || v_k, pg_current_xact_id(),
                     coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                     t.tablename, current_database(), t.schemaname, 'ALTER',
                     v_shape::text, t.shape::text, t.version + 1, v_at);
@@ -60,10 +64,12 @@ BEGIN
              WHERE relid IS NULL AND schemaname = v_nsp AND tablename = v_name FOR UPDATE;
             CONTINUE WHEN NOT FOUND;
             v_shape := ${schema}.${fn_shape}(r.objid);
-            SELECT location INTO v_loc FROM ${schema}.${service};
-            INSERT INTO ${schema}.${items} (trans_key, dbid, tablename, db_catalog, db_schema,
-                                           db_action, content, oldcontent, version, captured_at)
-            VALUES (pg_current_xact_id(),
+            SELECT location, stream_id INTO v_loc, v_sid FROM ${schema}.${service};
+            v_k := nextval($lit{seq_q}::regclass);
+            INSERT INTO ${schema}.${items} (repl_key, guid, trans_key, dbid, tablename, db_catalog,
+                                           db_schema, db_action, content, oldcontent, version,
+                                           captured_at)
+            VALUES (v_k, v_sid || ':' || v_k, pg_current_xact_id(),
                     coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                     t.tablename, current_database(), t.schemaname, 'CREATE',
                     v_shape::text, NULL, t.version + 1, v_at);

@@ -7,6 +7,8 @@ DECLARE
     r     record;
     t     record;
     v_loc text;
+    v_sid text;
+    v_k   bigint;
     v_at  timestamptz := clock_timestamp();
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
@@ -16,10 +18,12 @@ BEGIN
               WHERE d.object_type = 'table' LOOP
         SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
         CONTINUE WHEN NOT FOUND;
-        SELECT location INTO v_loc FROM ${schema}.${service};
-        INSERT INTO ${schema}.${items} (trans_key, dbid, tablename, db_catalog, db_schema,
-                                       db_action, content, oldcontent, version, captured_at)
-        VALUES (pg_current_xact_id(),
+        SELECT location, stream_id INTO v_loc, v_sid FROM ${schema}.${service};
+        v_k := nextval($lit{seq_q}::regclass);
+        INSERT INTO ${schema}.${items} (repl_key, guid, trans_key, dbid, tablename, db_catalog,
+                                       db_schema, db_action, content, oldcontent, version,
+                                       captured_at)
+        VALUES (v_k, v_sid || ':' || v_k, pg_current_xact_id(),
                 coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                 t.tablename, current_database(), t.schemaname, 'DROP',
                 NULL, t.shape::text, t.version + 1, v_at);

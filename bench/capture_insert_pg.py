@@ -1,0 +1,211 @@
+"""Capture overhead at a PostgreSQL source (SPEC §8): W1 bulk statements and W2 single-row
+transactions, without capture and with syncpoint's capture installed.
+
+Each run creates one database per mode (``CREATE DATABASE ... TEMPLATE template0``) with
+the ``orders`` table of SPEC §8, installs the mode under test, runs CHECKPOINT, then
+
+- W1: ``COPY`` of N rows in one transaction, ``UPDATE ... WHERE id % 2 = 0``,
+  ``DELETE ... WHERE id % 10 = 0`` (with N = 300,000: 480,000 changes);
+- W2: M single-row ``INSERT`` transactions in autocommit over one connection (psycopg
+  prepares the statement after 5 executions),
+
+timing each step on the client, COMMIT included. The modes are interleaved inside a run
+(each W1 step for every mode in turn, W2 in blocks of 500 transactions per mode in
+rotating order) so that the load of a shared machine and cluster falls on all of them
+alike; the figures are medians over the runs, the ratios medians of a mode against
+medians of none. ``rowtrigger`` (optional) is a
+plain plpgsql ``row_to_json`` row trigger, the design syncpoint's statement triggers were
+measured against. Nothing is hard-coded: every figure printed is measured by this run.
+
+    .venv/bin/python bench/capture_insert_pg.py [--runs 3] [--w1-rows 300000] [--w2 20000]
+        [--modes none,capture,rowtrigger] [--url postgresql://postgres@127.0.0.1:5432/postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import psycopg
+
+from syncpoint.config import TableConfig
+from syncpoint.vendors.postgres.capture import PostgresCapture
+
+DB = "sp_bench_capture_pg_{mode}"
+ORDERS = (
+    "CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int, amount numeric(12,2),"
+    " status text, note text, updated_at timestamptz DEFAULT now())"
+)
+ROW_TRIGGER = """
+CREATE TABLE orders_changes (change_id bigserial PRIMARY KEY, tbl text, op text,
+    trans_key xid8, old_row text, new_row text, captured_at timestamptz);
+CREATE FUNCTION orders_capture() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO orders_changes (tbl, op, trans_key, old_row, new_row, captured_at)
+    VALUES (TG_TABLE_NAME, TG_OP, pg_current_xact_id(),
+            CASE WHEN TG_OP <> 'INSERT' THEN row_to_json(OLD)::text END,
+            CASE WHEN TG_OP <> 'DELETE' THEN row_to_json(NEW)::text END, clock_timestamp());
+    RETURN NULL;
+END $$;
+CREATE TRIGGER orders_capture AFTER INSERT OR UPDATE OR DELETE ON orders
+    FOR EACH ROW EXECUTE FUNCTION orders_capture();
+"""
+STEPS = ("copy", "update", "delete", "w1", "w2")
+W1_SQL = {
+    "update": "UPDATE orders SET status = 'SHIPPED' WHERE id % 2 = 0",
+    "delete": "DELETE FROM orders WHERE id % 10 = 0",
+}
+INSERT = "INSERT INTO orders (id, customer_id, amount, status, note) VALUES (%s, %s, %s, %s, %s)"
+BLOCK = 500  # W2 transactions per turn of a mode
+
+
+def copy_text(n: int) -> str:
+    return "".join(
+        f"{i}\t{i % 5000}\t{((i * 7) % 100000) / 100}\t{'NEW' if i % 3 else 'PAID'}"
+        f"\tnote {i} ünïcode\n"
+        for i in range(1, n + 1)
+    )
+
+
+def db_url(admin: str, mode: str) -> str:
+    return admin.rsplit("/", 1)[0] + "/" + DB.format(mode=mode)
+
+
+def drop(admin: str, mode: str) -> None:
+    with psycopg.connect(admin, autocommit=True) as a:
+        a.execute(f"DROP DATABASE IF EXISTS {DB.format(mode=mode)} WITH (FORCE)")
+
+
+def setup(admin: str, mode: str) -> None:
+    drop(admin, mode)
+    with psycopg.connect(admin, autocommit=True) as a:
+        a.execute(f"CREATE DATABASE {DB.format(mode=mode)} TEMPLATE template0")
+    with psycopg.connect(db_url(admin, mode), autocommit=True) as c:
+        c.execute(ORDERS)
+        if mode == "rowtrigger":
+            c.execute(ROW_TRIGGER)
+    if mode == "capture":
+        cap = PostgresCapture("bench", db_url(admin, mode), "repl_")
+        conn = cap.connect()
+        cap.install(conn, [TableConfig(name="public.orders")])
+        conn.close()
+
+
+def run_once(admin: str, modes: list[str], rows: str, w2: int) -> dict[str, dict[str, float]]:
+    """One run: every mode on its own fresh database, steps interleaved across modes so
+    that the load of a shared machine falls on all of them alike."""
+    out: dict[str, dict[str, float]] = {m: {} for m in modes}
+    conns: dict[str, Any] = {}
+    for m in modes:
+        setup(admin, m)
+        conns[m] = psycopg.connect(db_url(admin, m), autocommit=True)
+    try:
+        conns[modes[0]].execute("CHECKPOINT")
+        time.sleep(1)
+        for m in modes:
+            t0 = time.perf_counter()
+            with conns[m].transaction():
+                with (
+                    conns[m]
+                    .cursor()
+                    .copy("COPY orders (id, customer_id, amount, status, note) FROM STDIN") as cp
+                ):
+                    cp.write(rows)
+            out[m]["copy"] = time.perf_counter() - t0
+        for step, stmt in W1_SQL.items():
+            for m in modes:
+                t0 = time.perf_counter()
+                conns[m].execute(stmt)
+                out[m][step] = time.perf_counter() - t0
+        for m in modes:
+            out[m]["w1"] = out[m]["copy"] + out[m]["update"] + out[m]["delete"]
+            out[m]["w2"] = 0.0
+        conns[modes[0]].execute("CHECKPOINT")
+        time.sleep(1)
+        for start in range(1_000_001, 1_000_001 + w2, BLOCK):
+            ids = range(start, min(start + BLOCK, 1_000_001 + w2))
+            for m in modes:
+                c = conns[m]
+                t0 = time.perf_counter()
+                for i in ids:
+                    c.execute(INSERT, (i, i % 5000, ((i * 7) % 100000) / 100, "NEW", f"note {i}"))
+                out[m]["w2"] += time.perf_counter() - t0
+            modes = modes[1:] + modes[:1]  # each mode takes every place in turn
+        for m, c in conns.items():
+            if m == "capture":
+                out[m]["records"] = c.execute("SELECT count(*) FROM repl_items").fetchone()[0]
+            elif m == "rowtrigger":
+                out[m]["records"] = c.execute("SELECT count(*) FROM orders_changes").fetchone()[0]
+    finally:
+        for c in conns.values():
+            c.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--w1-rows", type=int, default=300_000)
+    ap.add_argument("--w2", type=int, default=20_000)
+    ap.add_argument("--modes", default="none,capture")
+    ap.add_argument("--json", action="store_true", help="print the raw runs as JSON lines")
+    args = ap.parse_args(argv)
+    modes = args.modes.split(",")
+    rows = copy_text(args.w1_rows)
+    n = args.w1_rows
+    changes = n + n // 2 + n // 10
+    results: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    try:
+        for r in range(args.runs):
+            order = modes[r % len(modes) :] + modes[: r % len(modes)]
+            for mode, res in run_once(args.url, order, rows, args.w2).items():
+                results[mode].append(res)
+                if args.json:
+                    print(json.dumps({"run": r, "mode": mode, **res}), flush=True)
+                else:
+                    print(f"run {r + 1} {mode:10s} " + _fmt(res), flush=True, file=sys.stderr)
+    finally:
+        for mode in modes:
+            drop(args.url, mode)
+    med = {m: {s: statistics.median(x[s] for x in results[m]) for s in STEPS} for m in modes}
+    print(
+        f"\nW1: COPY {n}, UPDATE {n // 2}, DELETE {n // 10} ({changes} changes); "
+        f"W2: {args.w2} single-row transactions; median of {args.runs} runs (seconds)"
+    )
+    print(f"{'mode':12s}" + "".join(f"{s:>10s}" for s in STEPS) + f"{'W2 tx/s':>10s}")
+    for m in modes:
+        print(
+            f"{m:12s}"
+            + "".join(f"{med[m][s]:10.3f}" for s in STEPS)
+            + f"{args.w2 / med[m]['w2']:10.0f}"
+        )
+    if "none" in modes:
+        for m in modes:
+            if m == "none":
+                continue
+            ratios = "  ".join(f"{s} {med[m][s] / med['none'][s]:.2f}x" for s in STEPS)
+            per = (med[m]["w1"] - med["none"]["w1"]) / changes * 1e6
+            per2 = (med[m]["w2"] - med["none"]["w2"]) / args.w2 * 1e6
+            print(
+                f"{m} vs none: {ratios}  |  +{per:.1f} us per W1 change, "
+                f"+{per2:.1f} us per W2 transaction"
+            )
+            recs = {int(x["records"]) for x in results[m]}
+            print(
+                f"{m}: change records written per run: {sorted(recs)} "
+                f"(expected {changes + args.w2})"
+            )
+    return 0
+
+
+def _fmt(res: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in res.items())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
