@@ -17,13 +17,15 @@ for the new shape, and what the old triggers captured wrongly or not at all capt
 Rows written between an ALTER and the poll went through triggers of the old shape (they
 lack added columns; a dropped or renamed column makes the old trigger, and so the
 application's statement, fail): they are captured again as UPDATE records. After a TRUNCATE
-or CREATE the whole table is captured again as INSERT records after the event record, so
-rows written after the TRUNCATE and before the poll (whose records precede it) are not lost.
+the TRUNCATE record and the whole table as INSERT records are written in one transaction
+(so they land in one tick), once the triggers are in place: rows written after the
+TRUNCATE and before the poll, whose records precede the TRUNCATE record, are not lost.
+After a CREATE (recorded first, so no row of the new table precedes it) the whole table is
+captured again the same way: rows written before its triggers existed are not lost.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 
@@ -31,29 +33,20 @@ from syncpoint.vendors.mariadb import catalog, triggers
 from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.watch import (
+    Shape,
     Site,
     Watched,
     run,
     save_identity,
     save_snapshot,
     settle,
+    shape_of,
     watched,
     witness_present,
+    write_event,
 )
 
 RELOAD = -1
-
-
-def _shape(cols: list[tuple[str, str, bool, int | None]]) -> str | None:
-    if not cols:
-        return None
-    return json.dumps(
-        {"columns": [{"name": n, "type": t, "nullable": nl, "pk": pk} for n, t, nl, pk in cols]}
-    )
-
-
-def _now(cols: list[ColumnInfo]) -> list[tuple[str, str, bool, int | None]]:
-    return [(c.name, c.type, c.nullable, c.pk) for c in cols]
 
 
 def poll(conn: Any, site: Site) -> int:
@@ -71,7 +64,7 @@ def poll(conn: Any, site: Site) -> int:
             if w.status != "OK" or w.trigger_version != w.version or w.refresh_from is not None:
                 cols = catalog.columns(cur, w.schema, w.table)
                 try:
-                    settle(conn, site, w, cols)
+                    written += settle(conn, site, w, cols)
                 except Exception:  # noqa: BLE001 - recorded as ERROR, retried next poll
                     continue
         return written
@@ -91,7 +84,7 @@ def _detect(conn: Any, site: Site) -> int:
     for row in cur.fetchall():
         view[row[1]].append(catalog.info(row))
     cur.execute(render("queries/snapshot_read.sql", names))
-    snap: dict[str, list[tuple[str, str, bool, int | None]]] = defaultdict(list)
+    snap: dict[str, Shape] = defaultdict(list)
     for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
         snap[table].append((colname, coltype, bool(nullable), pk))
     written = 0
@@ -115,29 +108,34 @@ def _one(
     site: Site,
     w: Watched,
     cols: list[ColumnInfo],
-    old: list[tuple[str, str, bool, int | None]],
+    old: Shape,
     previous: int,
 ) -> int:
     if w.status == "DROPPED":
         if not cols:
             return 0
-        _event(cur, site, w, "CREATE", _now(cols), [], "CREATING", RELOAD)
+        _event(cur, site, w, "CREATE", shape_of(cols), [], "CREATING", RELOAD)
         save_snapshot(cur, site, w, cols)
         return 1
     if not cols:
         _event(cur, site, w, "DROP", [], old, "DROPPED", None)
         return 1
     written = 0
-    if _now(cols) != old:
-        _event(cur, site, w, "ALTER", _now(cols), old, "OK", previous)
+    altered = shape_of(cols) != old
+    if altered:
+        _event(cur, site, w, "ALTER", shape_of(cols), old, "OK", previous)
         save_snapshot(cur, site, w, cols)
         written += 1
     facts = catalog.facts(cur, w.schema, w.table)
     if facts and w.inno_id is not None and facts.inno_id != w.inno_id:
-        same_ctime = facts.created == w.created
+        # A new InnoDB id: TRUNCATE or a rebuild. Without a column change, an unchanged
+        # create time means TRUNCATE (or a rebuild within the same second: reloading then
+        # is only wasted work). Otherwise the witness row decides: gone (or none was seen)
+        # means the rows may have been emptied.
+        same_ctime = facts.created == w.created and not altered
         if same_ctime or not witness_present(cur, site, w, cols):
-            _event(cur, site, w, "TRUNCATE", _now(cols), _now(cols), "OK", RELOAD)
-            written += 1
+            # the record is written by settle(), with the re-capture, in one transaction
+            _event(cur, site, w, "TRUNCATE", [], [], "OK", RELOAD, record=False)
     save_identity(cur, site, w, cols)
     return written
 
@@ -147,39 +145,32 @@ def _event(
     site: Site,
     w: Watched,
     action: str,
-    new: list[tuple[str, str, bool, int | None]],
-    old: list[tuple[str, str, bool, int | None]],
+    new: Shape,
+    old: Shape,
     status: str,
     refresh_from: int | None,
+    record: bool = True,
 ) -> None:
     w.version += 1
-    p = {"schema": w.schema, "table": w.table}
     run(
         cur,
         "queries/watch_event.sql",
         site.names,
-        {**p, "status": status, "refresh_from": refresh_from},
-    )
-    run(
-        cur,
-        "queries/ddl_record.sql",
-        site.names,
         {
-            **p,
-            "dbid": site.location,
-            "action": action,
-            "content": _shape(new),
-            "oldcontent": _shape(old),
-            "version": w.version,
-            "detail": _detail(action, new, old),
+            "schema": w.schema,
+            "table": w.table,
+            "status": status,
+            "refresh_from": refresh_from,
+            "pending": None if record else action,
         },
     )
+    if record:
+        write_event(cur, site, w, action, new, old, _detail(action, new, old))
 
 
-def _detail(action: str, new: list[Any], old: list[Any]) -> str:
+def _detail(action: str, new: Shape, old: Shape) -> str:
     if action != "ALTER":
         return {
-            "TRUNCATE": "emptied without triggers; the table is captured again",
             "DROP": "the table is gone; its triggers were dropped",
             "CREATE": "the table exists again; it is captured again",
         }[action]

@@ -52,6 +52,7 @@ class Watched:
     witness: str | None
     keycols: list[str] | None
     refresh_from: int | None
+    pending_event: str | None = None
 
 
 def watched(cur: Any, names: Names) -> list[Watched]:
@@ -75,6 +76,7 @@ def watched(cur: Any, names: Names) -> list[Watched]:
                 witness=r[12],
                 keycols=json.loads(r[13]) if r[13] else None,
                 refresh_from=r[14],
+                pending_event=r[15],
             )
         )
     return out
@@ -84,6 +86,42 @@ def run(cur: Any, relpath: str, names: Names, params: Any = None, **kw: Any) -> 
     """Execute each statement of ``sql/<relpath>`` with the same parameters."""
     for stmt in statements(relpath, names, **kw):
         cur.execute(stmt, params)
+
+
+Shape = list[tuple[str, str, bool, int | None]]
+
+
+def shape_of(cols: Sequence[ColumnInfo]) -> Shape:
+    return [(c.name, c.type, c.nullable, c.pk) for c in cols]
+
+
+def shape_json(shape: Shape) -> str | None:
+    """A DDL record's content: ``{"columns": [{name, type, nullable, pk}, ...]}``."""
+    if not shape:
+        return None
+    cols = [{"name": n, "type": t, "nullable": nl, "pk": pk} for n, t, nl, pk in shape]
+    return json.dumps({"columns": cols})
+
+
+def write_event(
+    cur: Any, site: Site, w: Watched, action: str, new: Shape, old: Shape, detail: str
+) -> None:
+    """One DDL record (and its line in ``{prefix}ddl_log``) at the table's current version."""
+    run(
+        cur,
+        "queries/ddl_record.sql",
+        site.names,
+        {
+            "schema": w.schema,
+            "table": w.table,
+            "dbid": site.location,
+            "action": action,
+            "content": shape_json(new),
+            "oldcontent": shape_json(old),
+            "version": w.version,
+            "detail": detail,
+        },
+    )
 
 
 def key_columns(cols: Sequence[ColumnInfo], keycols: list[str] | None) -> list[ColumnInfo]:
@@ -229,21 +267,28 @@ def _recapture(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> 
         cur.execute(sql, params)
 
 
-def settle(conn: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> None:
-    """Put the table's triggers in place for its version, re-capture what is owed, mark OK.
+def settle(conn: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> int:
+    """Put the table's triggers in place for its version, write a pending TRUNCATE record
+    and re-capture what is owed (one transaction), mark OK; returns the DDL records written.
     Raises on failure, after recording ERROR and the reason in ``{prefix}tables``."""
     cur = conn.cursor()
     p = {"schema": w.schema, "table": w.table}
+    written = 0
     try:
         spec = triggers.Spec(
             w.schema, w.table, w.actions or "IUD", w.version, w.debug, site.location
         )
         names = triggers.apply(cur, site.names, spec, cols)
         conn.begin()
+        if w.pending_event:
+            detail = "emptied without triggers; the table is captured again"
+            write_event(cur, site, w, w.pending_event, shape_of(cols), shape_of(cols), detail)
+            written = 1
         if w.refresh_from is not None:
             _recapture(cur, site, w, cols)
         run(cur, "queries/watch_settled.sql", site.names, {**p, "triggers": ",".join(names)})
         conn.commit()
+        return written
     except Exception as exc:
         conn.rollback()
         reason = str(dialect.translate(exc, site.location, w.table))

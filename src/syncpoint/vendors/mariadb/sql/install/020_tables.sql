@@ -4,7 +4,8 @@
 -- create time at the last poll: TRUNCATE detection), `witness` (primary key of one row seen
 -- at the last poll), `keycols` (JSON list of the configured key; NULL: the primary key),
 -- `refresh_from` (rows changed after this repl_key must be captured again
--- once the triggers are regenerated; -1: the whole table).
+-- once the triggers are regenerated; -1: the whole table), `pending_event` (a TRUNCATE
+-- whose record is written with the re-capture, in one transaction).
 CREATE TABLE IF NOT EXISTS ${tables} (
   catalogname     VARCHAR(64) NOT NULL,
   schemaname      VARCHAR(64) NOT NULL,
@@ -22,5 +23,6 @@ CREATE TABLE IF NOT EXISTS ${tables} (
   witness         LONGTEXT NULL,
   keycols         TEXT NULL,
   refresh_from    BIGINT NULL,
+  pending_event   VARCHAR(8) CHARACTER SET ascii NULL,
   PRIMARY KEY (schemaname, tablename)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
