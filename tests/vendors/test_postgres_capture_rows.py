@@ -265,3 +265,43 @@ def test_hostile_identifiers_are_captured_exactly(pg_db: Any) -> None:
     assert got[3] == ("DELETE", None, row2)
     assert {r.tablename for r in recs} == {'Order "x"; DROP TABLE t; --'}
     assert pg_db.query("SELECT count(*) FROM t") == [(0,)]
+
+
+def test_upsert_merge_and_cascades_are_captured(pg_db: Any) -> None:
+    pg_db.execute(
+        "CREATE TABLE public.p (id integer PRIMARY KEY)",
+        "CREATE TABLE public.c (id integer PRIMARY KEY,"
+        " pid integer REFERENCES p ON DELETE CASCADE, v text)",
+    )
+    pg, p0 = _pg(pg_db, "public.t", "public.c")
+    tx(
+        pg_db,
+        "INSERT INTO t VALUES (1, 'a', 1)",
+        "INSERT INTO t VALUES (1, 'b', 1), (2, 'c', 2)"
+        " ON CONFLICT (id) DO UPDATE SET name = excluded.name",
+    )
+    tx(
+        pg_db,
+        "MERGE INTO t USING (VALUES (1, 'm'), (2, NULL), (3, 'n')) AS s(id, name) ON t.id = s.id"
+        " WHEN MATCHED AND s.name IS NULL THEN DELETE"
+        " WHEN MATCHED THEN UPDATE SET name = s.name"
+        " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.name, 0)",
+    )
+    tx(pg_db, "INSERT INTO p VALUES (1)", "INSERT INTO c VALUES (10, 1, 'x'), (11, 1, 'y')")
+    tx(pg_db, "DELETE FROM p")
+    p1, recs = pg.window("public.t", p0)
+    # per key, the records replay to the final table
+    state: dict[int, Any] = {}
+    for action, new, old in rows(recs):
+        if action == "DELETE":
+            del state[old["id"]]
+        else:
+            assert (action == "UPDATE") == (new["id"] in state)
+            state[new["id"]] = new
+    assert sorted(state.values(), key=lambda r: r["id"]) == [
+        {"id": 1, "name": "m", "qty": 1},
+        {"id": 3, "name": "n", "qty": 0},
+    ]
+    assert pg_db.query("SELECT * FROM t ORDER BY 1") == [(1, "m", 1), (3, "n", 0)]
+    cascaded = pg.changes("public.c", p0, p1)
+    assert [r.db_action for r in cascaded] == ["INSERT", "INSERT", "DELETE", "DELETE"]

@@ -2,10 +2,12 @@
 
 ``check_location`` and ``check_tables`` add to ``Capture.check`` what only PostgreSQL has:
 event triggers (DDL capture) need a superuser; a ``SQL_ASCII`` database holds bytes that are
-not valid UTF-8 and so cannot become JSON text; only tables and partitioned tables have
-statement triggers with transition tables; a key named in the channel file must have an
-equality the planner can hash or merge (the UPDATE pairing is a FULL JOIN on it); and once
-installed, the queue sequence must keep CACHE 1 and NO CYCLE (reliability.md S01).
+not valid UTF-8 and so cannot become JSON text; only plain tables are captured, because
+statement triggers see the rows of the statement's target only (rows written through a
+parent, or directly to a partition or inheritance child, would bypass them); a key named
+in the channel file must have an equality the planner can hash or merge (the UPDATE
+pairing is a FULL JOIN on it); and once installed, the queue sequence must keep CACHE 1
+and NO CYCLE (reliability.md S01).
 """
 
 from __future__ import annotations
@@ -120,10 +122,17 @@ def check_tables(conn: Any, objs: Objects, tables: list[TableConfig], location: 
         if found is None:
             continue  # reported by Capture.check
         kind, shape = found
-        if kind not in ("r", "p"):
+        if kind[0] != "r":
             problems.append(
-                f"table {t.name}: is a {RELKINDS.get(kind, kind)} at {location}; only tables "
-                "and partitioned tables can be captured"
+                f"table {t.name}: is a {RELKINDS.get(kind[0], kind)} at {location}; only "
+                "plain tables can be captured"
+            )
+            continue
+        if kind.endswith("i"):
+            problems.append(
+                f"table {t.name}: takes part in inheritance at {location}; statement triggers "
+                "do not see rows written to a child table through its parent or directly to "
+                "a child, so it cannot be captured"
             )
             continue
         if t.key and all(shape.column(c) for c in t.key) and not _key_joinable(conn, t):

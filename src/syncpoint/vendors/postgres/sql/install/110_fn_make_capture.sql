@@ -69,10 +69,15 @@ BEGIN
             MESSAGE = format('syncpoint: table %I.%I does not exist', t.schemaname, t.tablename);
     END IF;
     SELECT relkind INTO v_kind FROM pg_class WHERE oid = v_rel;
-    IF v_kind NOT IN ('r', 'p') THEN
+    -- Statement triggers see the rows of the statement's target only: rows written to a
+    -- partition or inheritance child directly would bypass a parent's triggers, and rows
+    -- written through a parent a child's.
+    IF v_kind <> 'r' OR EXISTS (SELECT 1 FROM pg_inherits
+                                 WHERE inhrelid = v_rel OR inhparent = v_rel) THEN
         RAISE EXCEPTION USING ERRCODE = 'wrong_object_type',
-            MESSAGE = format('syncpoint: %I.%I is not a table; only tables and partitioned '
-                             'tables can be captured', t.schemaname, t.tablename);
+            MESSAGE = format('syncpoint: %I.%I is not a plain table (partitioned tables, '
+                             'partitions and inheritance parents or children cannot be '
+                             'captured)', t.schemaname, t.tablename);
     END IF;
     v_relq := v_rel::regclass::text;
 

@@ -1,6 +1,10 @@
--- A relation's kind and columns (name, declared type, nullable, position in the primary
--- key); no row when it does not exist, one row with a NULL name when it has no column.
-SELECT c.relkind::text, a.attname::text, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
+-- A relation's kind (with 'i' appended when it takes part in inheritance or partitioning)
+-- and columns (name, declared type, nullable, position in the primary key); no row when it
+-- does not exist, one row with a NULL name when it has no column.
+SELECT c.relkind::text || CASE WHEN EXISTS (SELECT 1 FROM pg_inherits
+                                             WHERE inhrelid = c.oid OR inhparent = c.oid)
+                              THEN 'i' ELSE '' END,
+       a.attname::text, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
        (SELECT k.ord
           FROM pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
          WHERE i.indrelid = c.oid AND i.indisprimary AND k.attnum = a.attnum)
