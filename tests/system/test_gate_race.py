@@ -25,7 +25,7 @@ from syncpoint.gate import Gate
 
 pytestmark = pytest.mark.slow
 
-PRODUCERS, CONSUMERS, TURNS, ROWS = 6, 6, 25, 3
+PRODUCERS, CONSUMERS, TURNS, ROWS = 6, 6, 20, 3
 
 WORKER = textwrap.dedent(
     """
@@ -86,7 +86,7 @@ WORKER = textwrap.dedent(
             refused += 1
             if role == "consumer" and os.path.exists(stop):
                 break
-            time.sleep(random.uniform(0, 0.05))
+            time.sleep(random.uniform(0.02, 0.2))
     say("done", role, wid, t, refused)
     """
 )
