@@ -196,6 +196,7 @@ class Gate:
         deadline = start + max(0.0, wait)
         attempt = transient = created = 0
         store: GateStore | None = None
+        tried: Decision | None = None
         try:
             while True:
                 try:
@@ -212,8 +213,13 @@ class Gate:
                             )
                         store.ensure(self.name, holder)
                         continue
+                    if tried is not None and row.token == holder.token:
+                        # An earlier commit of this take went through after all.
+                        store.rollback()
+                        return self._turn(tried, holder, {}, start, transient)
                     d = decide(r, row.state)
                     if d.action is Action.TAKE:
+                        tried = d
                         return self._commit_take(store, d, holder, purge, start, transient)
                     store.rollback()
                 except RowLockTimeout as exc:
@@ -271,6 +277,12 @@ class Gate:
             # The commit may or may not have happened: this turn's token says which.
             if not self._is_current(holder, d.next_state):
                 raise
+        return self._turn(d, holder, purged, start, transient)
+
+    def _turn(
+        self, d: Decision, holder: Holder, purged: dict[str, int], start: float, transient: int
+    ) -> Turn:
+        assert d.next_state is not None
         return Turn(
             gate=self.name,
             location=self.label,
