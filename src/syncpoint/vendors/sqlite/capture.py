@@ -1,0 +1,308 @@
+"""SQLite capture: row triggers into ``{prefix}items``, ticks by stamping, DDL by polling.
+
+Commit order. SQLite serializes writers: a write transaction holds the database's write lock
+from its first write to its COMMIT, so ``repl_key`` order (AUTOINCREMENT, never reused) is
+commit order and no transaction is ever half visible. ``tick()`` takes the write lock with
+``BEGIN IMMEDIATE`` (so every earlier writer has committed or rolled back and no new one can
+start), stamps every record with ``context IS NULL`` with the new tick N+1, stores N+1 in
+``{prefix}service_context`` and commits. A record is therefore in tick N+1 exactly when its
+transaction committed after tick N and before tick N+1. ``Tick.guaranteed`` is SQLite's clock
+read right after ``BEGIN IMMEDIATE``: no writer is open then, so every change captured before
+that instant (``captured_at``, the same clock) is in this tick or an earlier one.
+
+trans_key. SQLite exposes no transaction identity to SQL: no txid function, no session
+variable, no commit hook a trigger could use, and a transaction's own uncommitted rows look
+exactly like committed ones to it. So the trigger cannot tell "first write of a new
+transaction" from "next write of the same one". What it can know exactly is the tick that
+will stamp the record: ``trans_key = service_context.context + 1`` read by the trigger. Every
+record of one transaction shares it (a tick cannot run while the transaction is open), and
+transactions separated by a tick get different keys; transactions committed between the same
+two ticks share one key. Since those transactions are serialized and readers only ever see
+whole ticks, such a group is indistinguishable, for every reader, from one transaction that
+made all its changes in repl_key order.
+
+Content. See ``encode.py``: REAL and BLOB values are captured in an exact raw form and given
+their final form (shortest float text, base64) by ``tick()`` before anyone can read them.
+
+DDL. See ``ddl.py``. SQLite refuses ``ALTER TABLE ... DROP COLUMN`` of a column the capture
+triggers use; run such DDL through ``run_ddl()`` (drops the table's triggers, runs the DDL,
+polls and regenerates, all in one transaction).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from syncpoint.config import TableConfig, TableName
+from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
+from syncpoint.errors import LocationError, NotInstalled, UsageError
+from syncpoint.vendors import sqlfiles
+from syncpoint.vendors.base import Capture
+from syncpoint.vendors.sqlite import catalog, ddl, dialect, encode, objects, triggers
+from syncpoint.vendors.sqlite.names import Names
+
+
+def _time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=UTC)
+
+
+class SqliteCapture(Capture):
+    vendor = "sqlite"
+
+    def __init__(self, location: str, url: str, prefix: str):
+        super().__init__(location, url, prefix)
+        self.names = Names(prefix)
+        self.ctx = objects.Ctx(self.names, location, catalog.catalog_name(dialect.path_of(url)))
+
+    # -- connections and catalog -------------------------------------------------------
+    def connect(self, autocommit: bool = False) -> Any:
+        return dialect.connect(self.url, location=self.location, autocommit=autocommit)
+
+    def describe(self, conn: Any, table: TableName) -> TableShape | None:
+        with dialect.translated(self.location, str(table)):
+            return catalog.describe(conn, table)
+
+    def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        with dialect.translated(self.location):
+            problems = self._engine_problems(conn)
+            for t in tables:
+                problems += objects.table_problems(conn, self.names, t)
+        return problems
+
+    def _engine_problems(self, conn: Any) -> list[str]:
+        version = tuple(
+            int(x) for x in conn.execute("SELECT sqlite_version()").fetchone()[0].split(".")
+        )
+        if version < (3, 37, 0):
+            return [
+                f"SQLite {'.'.join(map(str, version))} is too old: capture needs 3.37+ "
+                "(JSON functions, pragma table functions)"
+            ]
+        return []
+
+    # -- install -----------------------------------------------------------------------
+    def plan(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        """The DDL ``install`` would run now (the triggers as they would be written)."""
+        with dialect.translated(self.location):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                ran: list[str] = []
+                ctx = objects.Ctx(self.names, self.location, self.ctx.catalog, ran=ran)
+                self._install(conn, ctx, tables)
+                return ran
+            finally:
+                conn.execute("ROLLBACK")
+
+    def install(self, conn: Any, tables: list[TableConfig]) -> None:
+        with dialect.translated(self.location):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._install(conn, self.ctx, tables)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _install(self, conn: Any, ctx: objects.Ctx, tables: list[TableConfig]) -> None:
+        fresh = not objects.installed(conn, self.names)
+        objects.create_objects(conn, ctx)
+        if not fresh:
+            ddl.poll(conn, ctx)
+        objects.register(conn, ctx, tables)
+        objects.sync_triggers(conn, ctx, refresh_cookie=True)
+
+    def uninstall(self, conn: Any) -> None:
+        with dialect.translated(self.location):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                objects.drop_objects(conn, self.names)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def status(self, conn: Any) -> CaptureStatus:
+        with dialect.translated(self.location):
+            if not objects.installed(conn, self.names):
+                return CaptureStatus(installed=False)
+            context, stream, _, _, _ = self._service(conn)
+            counts = dict(self.ctx.run(conn, "queries/pending_counts.sql"))
+            tables = [
+                WatchedTableStatus(
+                    table=r["tablename"],
+                    status=r["status"] + (f": {r['reason']}" if r["reason"] else ""),
+                    actions=r["actions"],
+                    trigger_name=r["trigger_name"],
+                    pending=int(counts.get(r["tablename"], 0)),
+                    debug=int(r["debug"]),
+                )
+                for r in objects.watched(conn, self.ctx)
+            ]
+            keys = ("repl_key", "context", "tablename", "db_action", "version", "captured_at")
+            events = [
+                dict(zip(keys, r, strict=True))
+                for r in self.ctx.run(conn, "queries/ddl_events.sql")
+            ]
+            return CaptureStatus(
+                installed=True,
+                stream_id=stream,
+                context=context,
+                pending=sum(int(v) for v in counts.values()),
+                tables=tables,
+                ddl_events=list(reversed(events)),
+            )
+
+    # -- the stream --------------------------------------------------------------------
+    def _service(self, conn: Any) -> tuple[Any, ...]:
+        rows = self.ctx.run(conn, "queries/service_context.sql")
+        if not rows:
+            raise NotInstalled(
+                f"capture with prefix {self.prefix!r} is not installed (run `syncpoint install`)",
+                location=self.location,
+            )
+        return rows[0]
+
+    def _require(self, conn: Any) -> None:
+        if not objects.installed(conn, self.names):
+            raise NotInstalled(
+                f"capture with prefix {self.prefix!r} is not installed (run `syncpoint install`)",
+                location=self.location,
+            )
+
+    def stream_id(self, conn: Any) -> str:
+        with dialect.translated(self.location):
+            self._require(conn)
+            return str(self._service(conn)[1])
+
+    def tick(self, conn: Any) -> Tick:
+        with dialect.translated(self.location):
+            self._require(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                clock = str(self.ctx.run(conn, "queries/clock.sql")[0][0])
+                n = int(self._service(conn)[0]) + 1
+                self._finish_raw(conn)
+                self.ctx.run(conn, "queries/tick_stamp.sql", (n,))
+                self.ctx.run(conn, "queries/tick_context.sql", (n, clock))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        guaranteed = _time(clock)
+        assert guaranteed is not None
+        return Tick(context=n, guaranteed=guaranteed)
+
+    def _finish_raw(self, conn: Any) -> None:
+        """Give REAL and BLOB values their final form before the records become readable."""
+        rows = self.ctx.run(conn, "queries/tick_raw.sql")
+        fixed = []
+        for key, content, old, fix in rows:
+            try:
+                new_content, new_old = encode.finish_record(content, old, fix)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise LocationError(
+                    f"change record {key} of {self.prefix}items cannot be finished ({exc}); "
+                    "it was left unstamped",
+                    location=self.location,
+                ) from exc
+            fixed.append((new_content, new_old, key))
+        if fixed:
+            conn.executemany(self.ctx.sql("queries/tick_finish.sql"), fixed)
+
+    def changes(self, conn: Any, table: TableName, after: int, upto: int) -> list[ChangeRecord]:
+        with dialect.translated(self.location, str(table)):
+            rows = self.ctx.run(conn, "queries/changes.sql", (table.name, int(after), int(upto)))
+        return [
+            ChangeRecord(
+                repl_key=r[0],
+                context=r[1],
+                trans_key=r[2],
+                dbid=r[3],
+                tablename=r[4],
+                db_schema=r[5],
+                db_action=r[6],
+                content=r[7],
+                oldcontent=r[8],
+                captured_at=_time(r[9]),
+                version=r[10],
+                db_catalog=r[11],
+                guid=r[12],
+            )
+            for r in rows
+        ]
+
+    def changes_query(self, table: TableName, after: int, upto: int) -> str:
+        return sqlfiles.render(
+            sqlfiles.load("sqlite", "queries/changes_query.sql"),
+            dialect.quote,
+            idents=self.names.idents(),
+            raw={"after": str(int(after)), "upto": str(int(upto))},
+            literals={"table": table.name},
+            literal=dialect.literal,
+        ).strip()
+
+    def poll_ddl(self, conn: Any) -> int:
+        with dialect.translated(self.location):
+            if not objects.installed(conn, self.names):
+                return 0
+            if conn.in_transaction:
+                return ddl.poll(conn, self.ctx)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                n = ddl.poll(conn, self.ctx)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return n
+
+    def run_ddl(self, conn: Any, statements: list[str]) -> int:
+        """Run DDL on watched tables safely: in one transaction, drop this prefix's triggers
+        (SQLite refuses to drop a column they use), run ``statements``, then poll (DDL records,
+        triggers regenerated). No write can happen in between. Returns the records written."""
+        with dialect.translated(self.location):
+            self._require(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                objects.drop_triggers(conn, self.names)
+                for s in statements:
+                    conn.execute(s)
+                written = ddl.poll(conn, self.ctx, triggers_expected_missing=True)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return written
+
+    def purge(self, conn: Any, upto: int) -> int:
+        with dialect.translated(self.location):
+            self._require(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                top = self.ctx.run(conn, "queries/max_context_key.sql", (int(upto),))[0][0]
+                n = conn.execute(self.ctx.sql("queries/purge.sql"), (int(upto),)).rowcount
+                if top is not None:
+                    self.ctx.run(conn, "queries/purge_debug.sql", (top,))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return int(n)
+
+    def set_origin(self, conn: Any, origin: str | None) -> None:
+        if not conn.in_transaction:
+            raise UsageError(
+                "set_origin() needs an open transaction (BEGIN IMMEDIATE first): outside one "
+                "the origin would stay set for every later writer",
+                location=self.location,
+            )
+        with dialect.translated(self.location):
+            self.ctx.run(conn, "queries/origin_clear.sql")
+            if origin is not None:
+                self.ctx.run(conn, "queries/origin_set.sql", (origin,))
+
+
+__all__ = ["SqliteCapture", "triggers"]

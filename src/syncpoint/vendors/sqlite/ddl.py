@@ -1,0 +1,122 @@
+"""DDL detection for SQLite (no event triggers): ``{prefix}cols_view`` (the catalog now) is
+compared with ``{prefix}cols_snapshot`` (what capture last saw), inside one ``BEGIN
+IMMEDIATE`` transaction, so the DDL records sit in the stream exactly between the row changes
+made before and after the change.
+
+- table gone (dropped, or renamed: SQLite moves the triggers with it): a DROP record; the
+  moved triggers are removed (writes to the renamed table are no longer refused);
+- table back after a DROP: a CREATE record, then an INSERT record for each row it already
+  holds (those rows were written while no trigger existed);
+- columns differ: an ALTER record with the old and the new shape; triggers regenerated.
+  Writes between the ALTER and the poll were refused by the triggers' guard, or (RENAME
+  COLUMN, which SQLite applies to trigger bodies too) captured under the old names, which is
+  consistent with their place in the stream before the ALTER record;
+- triggers missing while the table exists (rebuilt with CREATE/INSERT/DROP/RENAME, or a
+  trigger dropped by hand): changes may have gone uncaptured, so a TRUNCATE record and the
+  table's current rows are written: the stream again describes the table exactly.
+
+Each event adds one to the table's shape ``version``; records carry the version they were
+captured under.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from syncpoint.vendors.sqlite import catalog, triggers
+from syncpoint.vendors.sqlite.objects import Ctx, sync_triggers, watch_of, watched, write_snapshot
+
+ColRow = tuple[Any, ...]  # (cid, name, type, notnull, pk)
+
+
+def _shape(cols: list[ColRow] | None) -> str | None:
+    if not cols:
+        return None
+    return json.dumps(
+        {
+            "columns": [
+                {"name": n, "type": str(t).lower(), "nullable": not nn, "pk": pk or None}
+                for _, n, t, nn, pk in cols
+            ]
+        }
+    )
+
+
+def _by_table(rows: list[tuple[Any, ...]]) -> dict[str, list[ColRow]]:
+    out: dict[str, list[ColRow]] = {}
+    for r in rows:
+        out.setdefault(r[0], []).append(tuple(r[1:]))
+    return out
+
+
+def poll(conn: Any, ctx: Ctx, triggers_expected_missing: bool = False) -> int:
+    """Write the DDL records of every difference and regenerate triggers; return how many
+    records were written. Runs in the caller's transaction."""
+    now = _by_table(ctx.run(conn, "queries/cols_now.sql"))
+    snap = _by_table(ctx.run(conn, "queries/cols_snapshot.sql"))
+    ours = {n: tbl for t, n, tbl, _ in catalog.listing(conn) if t == "trigger"}
+    written = 0
+    for row in watched(conn, ctx):
+        t = row["tablename"]
+        cur, old = now.get(t), snap.get(t)
+        w = watch_of(conn, ctx.names, row)
+        if w is None:
+            if row["status"] != "DROPPED":
+                written += _record(conn, ctx, row, "DROP", None, _shape(old))
+                ctx.run(conn, "queries/snapshot_clear.sql", (t,))
+                reason = "the table no longer exists (dropped or renamed)"
+                ctx.run(conn, "queries/table_status.sql", ("DROPPED", reason, None, t))
+            continue
+        expected = [ctx.names.trigger(k, t) for k in triggers.kinds(w)]
+        missing = any(ours.get(n) != t for n in expected) and not triggers_expected_missing
+        if row["status"] == "DROPPED":
+            written += _record(conn, ctx, row, "CREATE", _shape(cur), None)
+            written += _resync(conn, ctx, row, truncate=False)
+        elif cur != old:
+            written += _record(conn, ctx, row, "ALTER", _shape(cur), _shape(old))
+            if missing:
+                written += _resync(conn, ctx, row, truncate=True)
+        elif missing:
+            written += _resync(conn, ctx, row, truncate=True)
+        else:
+            continue
+        write_snapshot(conn, ctx, t)
+    sync_triggers(conn, ctx, refresh_cookie=False)
+    return written
+
+
+def _record(
+    conn: Any,
+    ctx: Ctx,
+    row: dict[str, Any],
+    action: str,
+    content: str | None,
+    oldcontent: str | None,
+) -> int:
+    """A DDL record under the table's next version (bumped in place in ``row``)."""
+    row["version"] = int(row["version"]) + 1
+    ctx.run(conn, "queries/table_version.sql", (row["version"], row["tablename"]))
+    ctx.run(
+        conn,
+        "queries/ddl_record.sql",
+        (row["tablename"], row["catalogname"], action, content, oldcontent, row["version"]),
+    )
+    return 1
+
+
+def _resync(conn: Any, ctx: Ctx, row: dict[str, Any], truncate: bool) -> int:
+    """Optionally a TRUNCATE record, then an INSERT record per current row."""
+    n = 0
+    if truncate:
+        cols = _by_table(
+            [
+                (row["tablename"], *c)
+                for c in catalog.query(conn, "catalog_columns", (row["tablename"],))
+            ]
+        )
+        n += _record(conn, ctx, row, "TRUNCATE", _shape(cols.get(row["tablename"])), None)
+    w = watch_of(conn, ctx.names, row)
+    assert w is not None
+    cur = conn.execute(triggers.resync_insert(w, ctx.names))
+    return n + int(cur.rowcount)

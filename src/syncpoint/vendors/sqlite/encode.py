@@ -1,0 +1,191 @@
+"""Row encoding for SQLite capture: the SQL expressions the triggers use, and the Python step
+that gives REAL and BLOB values their final form when a tick makes records readable.
+
+SQLite's core SQL cannot render every value the way the content contract asks (SPEC §4,
+``vendors/base.py``), and the triggers must run in any application's SQLite, so they may
+only use built-in functions:
+
+- ``json_object`` prints REAL values with 15 significant digits (not exact) and infinities
+  as the invalid token ``Inf``; SQLite 3.40's ``printf`` is not correctly rounded either
+  (measured: ``%!.17g`` fails to round-trip for ~0.3% of doubles, and ``%!.18g`` comes
+  within 0.91 of half an ulp), and its text-to-REAL cast is not correctly rounded, so no
+  in-SQL round-trip check can be trusted.
+- there is no base64 function; an in-SQL encoder costs about 2 µs per byte.
+
+So the trigger writes a *raw form* that is exact and cheap: a finite REAL ``x`` becomes the
+JSON array ``[m, k]`` with integers such that ``x == m * 2**-k`` exactly (found by scaling
+with exact powers of two), ±Infinity the strings ``"Infinity"``/``"-Infinity"``, and a BLOB
+its hex text. The record's ``fix`` column holds one letter per encoded column
+(``substr(typeof(v), 1, 1)``; content and old content separated by ``|``) and is set only
+when a REAL or BLOB is present. ``tick()`` (Python, inside the tick transaction) rewrites
+those records to the contract's form (shortest exact float text, base64) before stamping
+them, so every reader (``changes``, ``changes_query``, Spark) only ever sees final content.
+
+Other storage classes are written as the database holds them: INTEGER as a JSON number, TEXT
+as a JSON string (also in an INTEGER column: SQLite is dynamically typed), NULL as null. A
+column declared ``JSON``/``JSONB`` holding valid JSON text is nested; holding other text makes
+the application's statement fail (it could not be told apart from a JSON string). NaN cannot
+be captured because SQLite stores it as NULL; ``-0.0`` loses its sign (no core function
+can see it, and REAL columns store it as 0 anyway).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Callable, Sequence
+
+from syncpoint.vendors.sqlite.sqltext import fragment
+
+# json_object takes at most SQLITE_MAX_FUNCTION_ARG (127 on older builds) arguments.
+PAIRS_PER_CALL = 60
+
+# Powers of two kept in {prefix}pow2 for the general REAL path: x * 2**k1 * 2**k2 with
+# |k1|, |k2| <= 600 reaches every finite double, subnormals included.
+POW2_RANGE = range(-600, 601)
+
+# Fast REAL path: 2**k brings |x| into [2**52, 2**63) for |x| in [2**(52-k), 2**(63-k)).
+_FAST_K = (0, 11, 22, 33, 44, 55, 66, 77)
+JSON_TYPES = ("JSON", "JSONB")
+
+
+def _pow2(n: int) -> str:
+    """An exact power of two as SQL (integer shifts are exact; no decimal literal is)."""
+    if n == 0:
+        return "1.0"
+    parts: list[str] = []
+    rest = abs(n)
+    while rest:
+        step = min(rest, 62)
+        parts.append(f"{1 << step}")
+        rest -= step
+    product = " * ".join(f"CAST({p} AS REAL)" for p in parts)
+    return f"({product})" if n > 0 else f"(1.0 / ({product}))"
+
+
+def real_expr(v: str, pow2_table: str) -> str:
+    """SQL for a REAL value ``v``: ``'Infinity'``, ``'-Infinity'`` or ``json_array(m, k)``
+    (``pow2_table``: the table's name, unquoted)."""
+    a = f"abs({v})"
+    sign = f"(CASE WHEN {v} < 0 THEN -1 ELSE 1 END)"
+    branches = [
+        f"WHEN {a} >= {_pow2(52 - k)} AND {a} < {_pow2(63 - k)} "
+        f"THEN json_array({sign} * CAST({a} * {_pow2(k)} AS INTEGER), {k})"
+        for k in _FAST_K
+    ]
+    general = fragment("trigger/real_general.sql", {"pow2": pow2_table}, {"v": v, "sign": sign})
+    return (
+        f"CASE WHEN {v} = 1e999 THEN 'Infinity' WHEN {v} = -1e999 THEN '-Infinity' "
+        + " ".join(branches)
+        + f" ELSE {general} END"
+    )
+
+
+def value_expr(
+    v: str, declared: str, pow2_table: str, json_error: str | None, literal: Callable[[str], str]
+) -> str:
+    """SQL for one column value ``v`` as json_object takes it.
+
+    ``json_error``: the message a trigger raises when a JSON column holds invalid JSON;
+    None outside triggers (RAISE is only allowed there; ``json()`` then fails the statement).
+    """
+    text = "ELSE"
+    if declared.strip().upper() in JSON_TYPES:
+        bad = f"RAISE(ABORT, {literal(json_error)})" if json_error else f"json({v})"
+        text = f"WHEN 'text' THEN CASE WHEN json_valid({v}) THEN json({v}) ELSE {bad} END ELSE"
+    return (
+        f"CASE typeof({v}) WHEN 'real' THEN {real_expr(v, pow2_table)} "
+        f"WHEN 'blob' THEN hex({v}) {text} {v} END"
+    )
+
+
+def object_expr(pairs: Sequence[tuple[str, str]], literal: Callable[[str], str]) -> str:
+    """SQL building one JSON object text from (column name, value expression) pairs,
+    in order; wide tables are spliced from several json_object calls."""
+    chunks = [pairs[i : i + PAIRS_PER_CALL] for i in range(0, len(pairs), PAIRS_PER_CALL)]
+    calls = [
+        "json_object(" + ", ".join(f"{literal(name)}, {expr}" for name, expr in chunk) + ")"
+        for chunk in chunks
+    ]
+    if len(calls) == 1:
+        return calls[0]
+    inner = [f"substr({c}, 2, length({c}) - 2)" for c in calls]
+    return "('{' || " + " || ',' || ".join(inner) + " || '}')"
+
+
+def letters_expr(values: Sequence[str]) -> str:
+    """SQL for the storage-class letters of the values, in order (n, i, r, t, b)."""
+    return " || ".join(f"substr(typeof({v}), 1, 1)" for v in values) or "''"
+
+
+def fix_expr(parts: Sequence[str]) -> str:
+    """The ``fix`` column: the letters (content|oldcontent) when a REAL or BLOB is present."""
+    joined = " || '|' || ".join(f"({p})" for p in parts)
+    return f"CASE WHEN ({joined}) GLOB '*[rb]*' THEN {joined} END"
+
+
+# -- the Python half: raw forms -> final content ------------------------------------------
+
+_decoder = json.JSONDecoder()
+
+
+def _split_object(text: str) -> list[tuple[str, str]]:
+    """The top-level (raw key, raw value) texts of a JSON object, untouched."""
+    out: list[tuple[str, str]] = []
+    i = _skip(text, 0)
+    if text[i] != "{":
+        raise ValueError("not a JSON object")
+    i = _skip(text, i + 1)
+    if text[i] == "}":
+        return out
+    while True:
+        _, end = _decoder.raw_decode(text, i)
+        key = text[i:end]
+        i = _skip(text, end)
+        if text[i] != ":":
+            raise ValueError("malformed JSON object")
+        i = _skip(text, i + 1)
+        _, end = _decoder.raw_decode(text, i)
+        out.append((key, text[i:end]))
+        i = _skip(text, end)
+        if text[i] == "}":
+            return out
+        if text[i] != ",":
+            raise ValueError("malformed JSON object")
+        i = _skip(text, i + 1)
+
+
+def _skip(text: str, i: int) -> int:
+    while text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def finish_value(letter: str, raw: str) -> str:
+    """The final JSON text of one raw value (see the module docstring)."""
+    if letter == "r" and raw.startswith("["):
+        m, k = json.loads(raw)
+        return repr(math.ldexp(m, -k))
+    if letter == "b" and raw.startswith('"'):
+        return json.dumps(base64.b64encode(bytes.fromhex(json.loads(raw))).decode("ascii"))
+    return raw
+
+
+def finish(text: str | None, letters: str) -> str | None:
+    """Rewrite a captured object's REAL and BLOB values into their final form."""
+    if text is None or not any(c in "rb" for c in letters):
+        return text
+    pairs = _split_object(text)
+    if len(pairs) != len(letters):
+        raise ValueError(f"{len(pairs)} values but {len(letters)} type letters")
+    body = ",".join(f"{k}:{finish_value(c, v)}" for (k, v), c in zip(pairs, letters, strict=True))
+    return "{" + body + "}"
+
+
+def finish_record(
+    content: str | None, oldcontent: str | None, fix: str
+) -> tuple[str | None, str | None]:
+    """``fix`` is ``<content letters>|<oldcontent letters>`` (either part may be empty)."""
+    new_letters, _, old_letters = fix.partition("|")
+    return finish(content, new_letters), finish(oldcontent, old_letters)

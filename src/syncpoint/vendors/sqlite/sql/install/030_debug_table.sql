@@ -1,0 +1,4 @@
+CREATE TABLE ${debug_table} (
+    repl_key INTEGER,
+    line     TEXT
+)

@@ -1,0 +1,1 @@
+SELECT cid, name, type, "notnull", pk FROM pragma_table_info(?, 'main') ORDER BY cid

@@ -1,0 +1,1 @@
+SELECT name, "unique", origin, partial FROM pragma_index_list(?, 'main') ORDER BY seq

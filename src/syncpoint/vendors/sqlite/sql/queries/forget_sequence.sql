@@ -1,0 +1,1 @@
+DELETE FROM sqlite_sequence WHERE name = ?

@@ -1,0 +1,1 @@
+SELECT max(repl_key) FROM ${items} WHERE context <= ?

@@ -1,0 +1,1 @@
+INSERT INTO ${origin} (dbid) VALUES (?)

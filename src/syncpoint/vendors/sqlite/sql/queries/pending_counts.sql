@@ -1,0 +1,1 @@
+SELECT tablename, count(*) FROM ${items} GROUP BY tablename

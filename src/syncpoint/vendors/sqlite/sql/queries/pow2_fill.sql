@@ -1,0 +1,1 @@
+INSERT OR IGNORE INTO ${pow2} (k, v) VALUES (?, ?)

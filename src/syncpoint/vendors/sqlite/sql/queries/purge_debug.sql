@@ -1,0 +1,1 @@
+DELETE FROM ${debug_table} WHERE repl_key <= ?

@@ -1,0 +1,1 @@
+SELECT context, stream_id, location, installed_at, ticked_at FROM ${service_context} WHERE id = 1

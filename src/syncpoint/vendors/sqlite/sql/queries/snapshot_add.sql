@@ -1,0 +1,1 @@
+INSERT INTO ${cols_snapshot} (tablename, cid, name, type, "notnull", pk) VALUES (?, ?, ?, ?, ?, ?)

@@ -1,0 +1,1 @@
+DELETE FROM ${cols_snapshot} WHERE tablename = ?

@@ -1,0 +1,1 @@
+UPDATE ${tables} SET status = ?, reason = ?, trigger_name = ? WHERE tablename = ?

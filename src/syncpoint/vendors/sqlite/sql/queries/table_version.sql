@@ -1,0 +1,1 @@
+UPDATE ${tables} SET version = ? WHERE tablename = ?

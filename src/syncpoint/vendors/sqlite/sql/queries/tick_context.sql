@@ -1,0 +1,1 @@
+UPDATE ${service_context} SET context = ?, ticked_at = ? WHERE id = 1

@@ -1,0 +1,1 @@
+UPDATE ${items} SET content = ?, oldcontent = ?, fix = NULL WHERE repl_key = ?

@@ -1,0 +1,1 @@
+UPDATE ${items} SET context = ? WHERE context IS NULL

@@ -1,0 +1,7 @@
+CREATE TRIGGER ${trigger} AFTER $raw{event} ON ${table}
+BEGIN
+$raw{guard}
+$raw{before_record}
+$raw{record};
+$raw{debug}
+END

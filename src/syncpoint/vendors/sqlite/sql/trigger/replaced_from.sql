@@ -1,0 +1,1 @@
+, ${pending} AS p WHERE p.tablename = $lit{table} AND $raw{gone} ORDER BY p.seq
