@@ -23,7 +23,6 @@ _SUFFIX = {
     "seq": "repl_key_seq",
     "items": "items",
     "items_pkey": "items_pkey",
-    "items_read": "items_read",
     "items_ddl": "items_ddl",
     "tables": "tables",
     "tables_pkey": "tables_pkey",

@@ -1,6 +1,10 @@
 -- The change queue. One row per captured change; no per-row stamping of positions: a
 -- record belongs to the tick whose snapshot first sees its transaction (see capture.py).
 -- guid is '<stream_id>:<repl_key>', unique across locations and reinstalls.
+-- repl_key is unique by its sequence (CACHE 1, NO CYCLE; check() flags a reset). The
+-- primary key leads with what readers filter on (one table, a range of transactions): one
+-- index serves both, where a key on repl_key alone plus a reader index would cost every
+-- captured change a second index insert.
 CREATE TABLE IF NOT EXISTS ${schema}.${items} (
     repl_key    bigint      NOT NULL DEFAULT nextval($lit{seq_q}::regclass),
     context     bigint,
@@ -15,11 +19,8 @@ CREATE TABLE IF NOT EXISTS ${schema}.${items} (
     oldcontent  text,
     version     integer     NOT NULL,
     captured_at timestamptz NOT NULL,
-    CONSTRAINT ${items_pkey} PRIMARY KEY (repl_key)
+    CONSTRAINT ${items_pkey} PRIMARY KEY (tablename, trans_key, repl_key)
 )
----
--- Readers take one table's records of a window of transactions.
-CREATE INDEX IF NOT EXISTS ${items_read} ON ${schema}.${items} (tablename, trans_key)
 ---
 -- status lists recent DDL events without scanning the queue.
 CREATE INDEX IF NOT EXISTS ${items_ddl} ON ${schema}.${items} (repl_key)
