@@ -146,6 +146,13 @@ class SqliteCapture(Capture):
                 dict(zip(keys, r, strict=True))
                 for r in self.ctx.run(conn, "queries/ddl_events.sql")
             ]
+            problems = [
+                f"a set_origin() row (origin {dbid!r}) was committed: every change captured "
+                f"since is attributed to {dbid!r}; the applying transaction must call "
+                f"set_origin(conn, None) before COMMIT (empty the table "
+                f"{self.names.of('origin')} to stop it)"
+                for (dbid,) in self.ctx.run(conn, "queries/origin_rows.sql")
+            ]
             return CaptureStatus(
                 installed=True,
                 stream_id=stream,
@@ -153,6 +160,7 @@ class SqliteCapture(Capture):
                 pending=sum(int(v) for v in counts.values()),
                 tables=tables,
                 ddl_events=list(reversed(events)),
+                problems=problems,
             )
 
     # -- the stream --------------------------------------------------------------------

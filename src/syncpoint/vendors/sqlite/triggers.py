@@ -126,11 +126,12 @@ def _before(w: Watch, names: Names, kind: str) -> str:
     old, letters = row_exprs(w, names, ROW, in_trigger=True)
     exclude_old = kind == "bu"
     conflict = _conflict(w, exclude_old)
+    event = "INSERT"
     if exclude_old:
+        # Rowid tables: only updates of constrained columns can conflict. WITHOUT ROWID
+        # tables clear their pending rows on every update (they cannot check by rowid).
         cols = sorted({c for cols in w.uniques for c, _ in cols})
-        event = "UPDATE OF " + ", ".join(dialect.quote(c) for c in cols)
-    else:
-        event = "INSERT"
+        event = "UPDATE" + (" OF " + ", ".join(dialect.quote(c) for c in cols) if w.rowid else "")
     # Rowid tables skip the work when nothing conflicts; the AFTER trigger ignores stale rows
     # (it checks by rowid that the row is gone). WITHOUT ROWID tables always clear.
     when = ""
@@ -146,18 +147,26 @@ def _before(w: Watch, names: Names, kind: str) -> str:
         old=old,
         fix=encode.fix_expr(["''", letters]),
         conflict=conflict,
+        order=", ".join(
+            f"{ROW}.{c}"
+            for c in ([w.rowid] if w.rowid else [dialect.quote(k) for k in w.primary_key])
+        ),
         lit_table=w.table,
+        lit_kind=kind[1],
     )
 
 
-def _replaced(w: Watch, names: Names, new_rowid: bool) -> str:
+def _replaced(w: Watch, names: Names, kind: str) -> str:
     gone = "1"
     if w.rowid:
-        same = f"p.rid = NEW.{w.rowid} OR" if new_rowid else ""
+        # the new row may have taken a replaced row's rowid (same INTEGER PRIMARY KEY)
+        same = f"p.rid = NEW.{w.rowid} OR"
         gone = render(
             "trigger/replaced_gone.sql", names, {"table": w.table}, same_rowid=same, rowid=w.rowid
         )
-    tail = " " + render("trigger/replaced_from.sql", names, gone=gone, lit_table=w.table)
+    tail = " " + render(
+        "trigger/replaced_from.sql", names, gone=gone, lit_table=w.table, lit_kind=kind
+    )
     rec = record(w, names, "DELETE", "NULL", "p.old", "p.fix", tail)
     return render("trigger/replaced.sql", names, record=rec, lit_table=w.table)
 
@@ -170,12 +179,12 @@ def _after(w: Watch, names: Names, kind: str, schema_version: int) -> str:
         event, action = "INSERT", "INSERT"
         rec = record(w, names, action, new, "NULL", encode.fix_expr([new_letters, "''"]))
         if w.replace_safe:
-            before = _replaced(w, names, new_rowid=True)
+            before = _replaced(w, names, "i")
     elif kind == "au":
         event, action = "UPDATE", "UPDATE"
         rec = record(w, names, action, new, old, encode.fix_expr([new_letters, old_letters]))
         if w.replace_safe:
-            before = _replaced(w, names, new_rowid=False)
+            before = _replaced(w, names, "u")
     else:
         event, action = "DELETE", "DELETE"
         rec = record(w, names, action, "NULL", old, encode.fix_expr(["''", old_letters]))

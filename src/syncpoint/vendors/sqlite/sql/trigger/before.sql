@@ -3,8 +3,9 @@
 CREATE TRIGGER ${trigger} BEFORE $raw{event} ON ${table}$raw{when}
 BEGIN
 DELETE FROM ${pending} WHERE tablename = $lit{table};
-INSERT INTO ${pending} (tablename, rid, old, fix)
-SELECT $lit{table}, $raw{rid}, $raw{old}, $raw{fix}
+INSERT INTO ${pending} (tablename, kind, rid, old, fix)
+SELECT $lit{table}, $lit{kind}, $raw{rid}, $raw{old}, $raw{fix}
   FROM ${table} AS sp_row
- WHERE $raw{conflict};
+ WHERE $raw{conflict}
+ ORDER BY $raw{order};
 END

@@ -1,0 +1,1 @@
+SELECT dbid FROM ${origin}
