@@ -73,6 +73,7 @@ def poll(conn: Any, ctx: Ctx, triggers_expected_missing: bool = False) -> int:
         if row["status"] == "DROPPED":
             written += _record(conn, ctx, row, "CREATE", _shape(cur), None)
             written += _resync(conn, ctx, row, truncate=False)
+            ctx.run(conn, "queries/table_status.sql", ("CREATING", None, None, t))
         elif cur != old:
             written += _record(conn, ctx, row, "ALTER", _shape(cur), _shape(old))
             if missing:
