@@ -127,6 +127,13 @@ class Integrate:
         idents = dict(self.idents)
         for k in [k for k in raw if k in ("column", "old")]:
             idents[k] = raw.pop(k)
+        # comment lines go: statements are also fragments of others, and Spark's JDBC
+        # reader wraps them in its own SQL
+        text = "\n".join(
+            ln
+            for ln in text.splitlines()
+            if ln.strip() == "---" or not ln.lstrip().startswith("--")
+        )
         return sqlfiles.statements(sqlfiles.render(text, self.dialect.quote, idents, raw))
 
     def one(self, name: str, **raw: str) -> str:

@@ -1,6 +1,6 @@
 -- Row records of a window for Spark, with their keys as JSON text made by this database
--- ($raw{key} from content, $raw{old_key} from oldcontent); records that came from the
--- target itself are left out (no echo).
+-- (sp_key from content, sp_old_key from oldcontent); records that came from the target
+-- itself are left out (no echo).
 SELECT q.repl_key, q.db_action, q.content, q.oldcontent,
        $raw{key} AS sp_key, $raw{old_key} AS sp_old_key
 FROM ($raw{query}) q
