@@ -1,34 +1,43 @@
 """PostgreSQL capture: statement triggers write ``{p}items``; PgQ-style ticks order it.
 
 **Triggers.** Each watched table gets one generated plpgsql function ``{p}capture_<id>``
-and AFTER ... FOR EACH STATEMENT triggers with transition tables (``_ins``, ``_upd``,
-``_del`` as its actions ask; ``_trunc`` with D). A statement's records are written by one
-``INSERT ... SELECT`` over the transition table: a row trigger's per-row function call and
-INSERT cost several times more on bulk statements (SPEC §8), while a single-row statement
-costs about the same. UPDATE pairs old and new rows by the key (primary key, or the
-``key`` of the channel file): a pair is an UPDATE, an old key without a new partner a
-DELETE, a new key without an old partner an INSERT, which leaves the final state right
-key by key when a statement changes keys (``SET id = id + 1``). TRUNCATE writes one record
-carrying the table's shape. Triggers are ``ENABLE ALWAYS`` (they fire under
-``session_replication_role = replica`` too) and ``SECURITY DEFINER`` with a fixed
-``search_path`` (application roles need no grant on the queue, and cannot redirect the
-function's names). The generator is in ``sql/install/110_fn_make_capture.sql``.
+and AFTER ... FOR EACH STATEMENT triggers with transition tables: ``_ins`` (I), ``_upd``
+(U), ``_del`` and ``_trunc`` (D: a TRUNCATE is a mass delete, captured when deletes are).
+A statement's records are written by one ``INSERT ... SELECT`` over its transition table;
+a row trigger pays a function call and an INSERT per row, which on bulk statements costs
+more than the queue insert itself (``bench/capture_insert_pg.py`` measures both), while a
+single-row statement costs a few microseconds more. UPDATE pairs old and new rows by the
+key (primary key, or the ``key`` of the channel file): a pair is an UPDATE, an old key
+without a new partner a DELETE, a new key without an old partner an INSERT, which leaves
+the final state right key by key when a statement changes keys (``SET id = id + 1``).
+Within one statement records follow the database's row order (no key appears twice in a
+statement); across statements, statement order. A user trigger that writes a watched
+table while a statement on it runs gets its records before that outer statement's (the
+inner statement ends first). TRUNCATE writes one record carrying the table's shape.
+Triggers are ``ENABLE ALWAYS`` (they fire under ``session_replication_role = replica``
+too) and ``SECURITY DEFINER`` with a fixed ``search_path`` (application roles need no grant
+on the queue and cannot redirect the function's names). Only plain tables are captured
+(see ``catalog.py``). The generator is ``sql/install/110_fn_make_capture.sql``.
 
 **Content** is ``row_to_json`` text: column order kept, json columns verbatim, numerics with
 every digit, NaN/Infinity as strings; bytea is base64 and money a plain number; timestamps
 with zone are written in UTC whatever the session's TimeZone (settings that change how a
-value prints are pinned for the statement when they matter; see the generator). PostgreSQL
-text cannot hold NUL, jsonb cannot hold ``\\u0000``: every value of a UTF8 database has a
-JSON form, and a SQL_ASCII database is refused by ``check``.
+value prints are pinned for the statement when they matter, and restored). PostgreSQL text
+cannot hold NUL and row_to_json keeps json text verbatim (to_jsonb would refuse a json
+``\u0000``): every value of a UTF8 database has a JSON form, and a SQL_ASCII database,
+whose text may not be UTF-8, is refused by ``check``.
 
 **Positions.** ``trans_key`` is ``pg_current_xact_id()``; ``tick()`` stores a snapshot per
 tick in ``{p}ticks`` (taken in READ COMMITTED after the lock on ``{p}service_context``, which
 serializes tickers); a record belongs to window (after, upto] when upto's snapshot sees its
-transaction and after's does not. Records are never stamped, so ``{p}items.context`` stays
-NULL; ``changes`` computes each record's tick. ``Tick.guaranteed`` is min(clock, start of the
-oldest transaction of this database that holds an xid), both read before the snapshot.
+transaction and after's does not (a missing tick is an error, never an empty window).
+Records are never stamped (it would double the write cost), so ``{p}items.context`` stays
+NULL; ``changes`` computes each record's tick. ``Tick.guaranteed`` is min(clock, start of
+the oldest transaction of this database that holds an xid), both read before the snapshot.
 Prepared (two-phase) transactions are not in pg_stat_activity: their changes are still
-never skipped, but the guaranteed time does not wait for them.
+never skipped, but the guaranteed time does not wait for them. The queue's primary key is
+(tablename, trans_key, repl_key), what readers filter on; repl_key is unique by its
+sequence (CACHE 1, NO CYCLE; ``check`` and ``status`` flag a sequence altered or reset).
 
 **DDL.** The event triggers ``{p}ddl_end`` and ``{p}ddl_drop`` write CREATE/ALTER/DROP
 records of this prefix's watched tables only (several prefixes coexist); ALTER regenerates
@@ -111,7 +120,8 @@ class PostgresCapture(Capture):
         refs = [t.ref for t in tables]
         kept = {"schemas": [schema_of(r) for r in refs], "names": [r.name for r in refs]}
         steps: list[tuple[str, dict[str, Any] | None]] = [
-            (o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"})
+            (o.one("queries/lock_timeout.sql"), None),
+            (o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"}),
         ]
         steps += [(s, None) for s in o.folder("install")]
         steps.append(
@@ -156,6 +166,7 @@ class PostgresCapture(Capture):
         _no_open_transaction(conn, "uninstall")
         o = self.objects
         with self._translated(), conn.transaction():
+            conn.execute(o.one("queries/lock_timeout.sql"))
             conn.execute(o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"})
             for stmt in o.folder("uninstall"):
                 conn.execute(stmt)
