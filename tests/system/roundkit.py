@@ -219,6 +219,11 @@ def _ph(vendor: str) -> str:
     return "?" if vendor == "sqlite" else "%s"
 
 
+def amount(vendor: str, cents: int) -> Any:
+    value = Decimal(cents) / 100
+    return str(value) if vendor == "sqlite" else value  # sqlite3 binds no Decimal
+
+
 def writer(vendor: str, url: str, no: int, seconds: float, seed: int) -> None:
     """Random related-table transactions: ~20% roll back, some stay open for seconds."""
     from syncpoint.vendors import connect
@@ -246,7 +251,7 @@ def writer(vendor: str, url: str, no: int, seconds: float, seed: int) -> None:
                         (
                             pid,
                             f"p{pid} ✓",
-                            Decimal(rng.randint(0, 10**9)) / 100,
+                            amount(vendor, rng.randint(0, 10**9)),
                             ver,
                             datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" "),
                         ),

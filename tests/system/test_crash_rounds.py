@@ -87,6 +87,7 @@ def test_killed_at_a_step_the_next_run_converges(
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     for w in writers:
         w.join()
+    assert int(src.query("SELECT count(*) FROM parent")[0][0]) > 0
     assert_not_ahead(src, dst, cfg)
     ch.run(once=True, spark=spark)
     ok, why = rk.same(src, dst)
