@@ -305,3 +305,15 @@ def test_upsert_merge_and_cascades_are_captured(pg_db: Any) -> None:
     assert pg_db.query("SELECT * FROM t ORDER BY 1") == [(1, "m", 1), (3, "n", 0)]
     cascaded = pg.changes("public.c", p0, p1)
     assert [r.db_action for r in cascaded] == ["INSERT", "INSERT", "DELETE", "DELETE"]
+
+
+def test_changes_query_quotes_hostile_names(pg_db: Any) -> None:
+    pg_db.execute(HOSTILE)
+    pg = Pg(pg_db)
+    pg.install(HNAME)
+    p0 = pg.tick()
+    tx(pg_db, 'INSERT INTO "Order ""x""; DROP TABLE t; --" ("select", "order") VALUES (1, 2)')
+    p1 = pg.tick()
+    text = pg.cap.changes_query(TableConfig(name=HNAME).ref, p0, p1)
+    got = pg_db.query(f"SELECT repl_key, db_action, tablename FROM ({text}) AS q")
+    assert [(a, t) for _, a, t in got] == [("INSERT", 'Order "x"; DROP TABLE t; --')]
