@@ -42,6 +42,8 @@ from syncpoint.vendors.base import Capture
 from syncpoint.vendors.sqlite import catalog, ddl, dialect, encode, objects, triggers
 from syncpoint.vendors.sqlite.names import Names
 
+FINISH_BATCH = 2000
+
 
 def _time(text: str | None) -> datetime | None:
     if not text:
@@ -204,8 +206,14 @@ class SqliteCapture(Capture):
         return Tick(context=n, guaranteed=guaranteed)
 
     def _finish_raw(self, conn: Any) -> None:
-        """Give REAL and BLOB values their final form before the records become readable."""
-        rows = self.ctx.run(conn, "queries/tick_raw.sql")
+        """Give REAL and BLOB values their final form before the records become readable
+        (in batches, so a large backlog is never held in memory at once)."""
+        last = 0
+        while rows := self.ctx.run(conn, "queries/tick_raw.sql", (last, FINISH_BATCH)):
+            last = int(rows[-1][0])
+            self._finish_batch(conn, rows)
+
+    def _finish_batch(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
         fixed = []
         for key, content, old, fix in rows:
             try:

@@ -13,13 +13,15 @@ only use built-in functions:
 - there is no base64 function; an in-SQL encoder costs about 2 µs per byte.
 
 So the trigger writes a *raw form* that is exact and cheap: a finite REAL ``x`` becomes the
-JSON array ``[m, k]`` with integers such that ``x == m * 2**-k`` exactly (found by scaling
-with exact powers of two), ±Infinity the strings ``"Infinity"``/``"-Infinity"``, and a BLOB
-its hex text. The record's ``fix`` column holds one letter per encoded column
-(``substr(typeof(v), 1, 1)``; content and old content separated by ``|``) and is set only
-when a REAL or BLOB is present. ``tick()`` (Python, inside the tick transaction) rewrites
-those records to the contract's form (shortest exact float text, base64) before stamping
-them, so every reader (``changes``, ``changes_query``, Spark) only ever sees final content.
+JSON array ``[m, k]`` with integers such that ``x == m * 2**-k`` exactly (``|x|`` times an
+exact power of two looked up by magnitude in ``{prefix}pow2`` is an integer below 2**53, and
+multiplying by a power of two never rounds); ±Infinity become the strings ``"Infinity"`` and
+``"-Infinity"``; a BLOB becomes its hex text. The record's ``fix`` column holds one letter per
+encoded column (``substr(typeof(v), 1, 1)``; content and old content separated by ``|``) and
+is set only when a REAL or BLOB is present. ``tick()`` (Python, inside the tick transaction)
+rewrites those records to the contract's form (shortest exact float text, base64) before
+stamping them, so every reader (``changes``, ``changes_query``, Spark) only ever sees final
+content.
 
 Other storage classes are written as the database holds them: INTEGER as a JSON number, TEXT
 as a JSON string (also in an INTEGER column: SQLite is dynamically typed), NULL as null. A
@@ -41,44 +43,32 @@ from syncpoint.vendors.sqlite.sqltext import fragment
 # json_object takes at most SQLITE_MAX_FUNCTION_ARG (127 on older builds) arguments.
 PAIRS_PER_CALL = 60
 
-# Powers of two kept in {prefix}pow2 for the general REAL path: x * 2**k1 * 2**k2 with
-# |k1|, |k2| <= 600 reaches every finite double, subnormals included.
-POW2_RANGE = range(-600, 601)
+# Binary exponents of finite doubles, subnormals included: one {prefix}pow2 row each.
+EXPONENTS = range(-1074, 1024)
 
-# Fast REAL path: 2**k brings |x| into [2**52, 2**63) for |x| in [2**(52-k), 2**(63-k)).
-_FAST_K = (0, 11, 22, 33, 44, 55, 66, 77)
+
+def pow2_rows() -> list[tuple[float, int, float, float]]:
+    """(lo, k, v1, v2) rows of {prefix}pow2: |x| in [lo, 2*lo) times v1 * v2 (= 2**k, split
+    so neither factor overflows) is an integer in [2**52, 2**53)."""
+    rows = []
+    for e in EXPONENTS:
+        k = 52 - e
+        rows.append((math.ldexp(1.0, e), k, math.ldexp(1.0, k // 2), math.ldexp(1.0, k - k // 2)))
+    return rows
+
+
 JSON_TYPES = ("JSON", "JSONB")
-
-
-def _pow2(n: int) -> str:
-    """An exact power of two as SQL (integer shifts are exact; no decimal literal is)."""
-    if n == 0:
-        return "1.0"
-    parts: list[str] = []
-    rest = abs(n)
-    while rest:
-        step = min(rest, 62)
-        parts.append(f"{1 << step}")
-        rest -= step
-    product = " * ".join(f"CAST({p} AS REAL)" for p in parts)
-    return f"({product})" if n > 0 else f"(1.0 / ({product}))"
 
 
 def real_expr(v: str, pow2_table: str) -> str:
     """SQL for a REAL value ``v``: ``'Infinity'``, ``'-Infinity'`` or ``json_array(m, k)``
-    (``pow2_table``: the table's name, unquoted)."""
-    a = f"abs({v})"
+    with ``v == m * 2**-k`` exactly (``pow2_table``: the table's name, unquoted)."""
     sign = f"(CASE WHEN {v} < 0 THEN -1 ELSE 1 END)"
-    branches = [
-        f"WHEN {a} >= {_pow2(52 - k)} AND {a} < {_pow2(63 - k)} "
-        f"THEN json_array({sign} * CAST({a} * {_pow2(k)} AS INTEGER), {k})"
-        for k in _FAST_K
-    ]
-    general = fragment("trigger/real_general.sql", {"pow2": pow2_table}, {"v": v, "sign": sign})
+    exact = fragment("trigger/real_general.sql", {"pow2": pow2_table}, {"v": v, "sign": sign})
+    # zero has no binary exponent (and -0.0 compares equal to it: its sign is lost)
     return (
-        f"CASE WHEN {v} = 1e999 THEN 'Infinity' WHEN {v} = -1e999 THEN '-Infinity' "
-        + " ".join(branches)
-        + f" ELSE {general} END"
+        f"CASE WHEN {v} = 0 THEN json_array(0, 0) WHEN {v} = 1e999 THEN 'Infinity' "
+        f"WHEN {v} = -1e999 THEN '-Infinity' ELSE {exact} END"
     )
 
 

@@ -14,7 +14,6 @@ not keep regenerating each other's triggers.
 from __future__ import annotations
 
 import json
-import math
 import re
 import uuid
 from dataclasses import dataclass
@@ -77,10 +76,7 @@ def create_objects(conn: Any, ctx: Ctx) -> int:
             ctx.ddl(conn, stmt)
             n += 1
     if ctx.execute:
-        conn.executemany(
-            ctx.sql("queries/pow2_fill.sql"),
-            [(k, math.ldexp(1.0, k)) for k in encode.POW2_RANGE],
-        )
+        conn.executemany(ctx.sql("queries/pow2_fill.sql"), encode.pow2_rows())
         ctx.run(conn, "queries/service_context_init.sql", (uuid.uuid4().hex, ctx.location))
     return n
 

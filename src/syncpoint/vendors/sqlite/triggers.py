@@ -68,11 +68,12 @@ def row_exprs(w: Watch, names: Names, alias: str, in_trigger: bool) -> tuple[str
     return encode.object_expr(pairs, dialect.literal), encode.letters_expr(values)
 
 
-def record(
+def record_select(
     w: Watch, names: Names, action: str, content: str, old: str, fix: str, tail: str = ""
 ) -> str:
+    """The SELECT of one change record's values (the INSERT is ``record``)."""
     return render(
-        "trigger/record.sql",
+        "trigger/record_select.sql",
         names,
         content=content,
         oldcontent=old,
@@ -82,6 +83,16 @@ def record(
         lit_table=w.table,
         lit_catalog=w.catalog,
         lit_action=action,
+    )
+
+
+def record(
+    w: Watch, names: Names, action: str, content: str, old: str, fix: str, tail: str = ""
+) -> str:
+    return render(
+        "trigger/record.sql",
+        names,
+        select=record_select(w, names, action, content, old, fix, tail),
     )
 
 
@@ -156,7 +167,11 @@ def _before(w: Watch, names: Names, kind: str) -> str:
     )
 
 
-def _replaced(w: Watch, names: Names, kind: str) -> str:
+def _with_replaced(w: Watch, names: Names, kind: str, own: str) -> tuple[str, str]:
+    """(record statement, statement after it) for an AFTER INSERT/UPDATE trigger: the DELETE
+    records of rows a REPLACE removed come first, in the same INSERT as the row's own."""
+    if not w.replace_safe:
+        return render("trigger/record.sql", names, select=own), ""
     gone = "1"
     if w.rowid:
         # the new row may have taken a replaced row's rowid (same INTEGER PRIMARY KEY)
@@ -167,27 +182,29 @@ def _replaced(w: Watch, names: Names, kind: str) -> str:
     tail = " " + render(
         "trigger/replaced_from.sql", names, gone=gone, lit_table=w.table, lit_kind=kind
     )
-    rec = record(w, names, "DELETE", "NULL", "p.old", "p.fix", tail)
-    return render("trigger/replaced.sql", names, record=rec, lit_table=w.table)
+    replaced = record_select(w, names, "DELETE", "NULL", "p.old", "p.fix", tail)
+    both = render("trigger/record_replaced.sql", names, replaced=replaced, own=own)
+    return (
+        render("trigger/record.sql", names, select=both),
+        render("trigger/replaced.sql", names, lit_table=w.table),
+    )
 
 
 def _after(w: Watch, names: Names, kind: str, schema_version: int) -> str:
     new, new_letters = row_exprs(w, names, "NEW", in_trigger=True)
     old, old_letters = row_exprs(w, names, "OLD", in_trigger=True)
-    before = ""
+    before = after = ""
     if kind == "ai":
-        event, action = "INSERT", "INSERT"
-        rec = record(w, names, action, new, "NULL", encode.fix_expr([new_letters, "''"]))
-        if w.replace_safe:
-            before = _replaced(w, names, "i")
+        event = "INSERT"
+        own = record_select(w, names, event, new, "NULL", encode.fix_expr([new_letters, "''"]))
+        rec, after = _with_replaced(w, names, "i", own)
     elif kind == "au":
-        event, action = "UPDATE", "UPDATE"
-        rec = record(w, names, action, new, old, encode.fix_expr([new_letters, old_letters]))
-        if w.replace_safe:
-            before = _replaced(w, names, "u")
+        event = "UPDATE"
+        own = record_select(w, names, event, new, old, encode.fix_expr([new_letters, old_letters]))
+        rec, after = _with_replaced(w, names, "u", own)
     else:
-        event, action = "DELETE", "DELETE"
-        rec = record(w, names, action, "NULL", old, encode.fix_expr(["''", old_letters]))
+        event = "DELETE"
+        rec = record(w, names, event, "NULL", old, encode.fix_expr(["''", old_letters]))
         if w.replace_safe:
             same = f" AND rid = OLD.{w.rowid}" if w.rowid else ""
             before = render("trigger/pending_forget.sql", names, same_rowid=same, lit_table=w.table)
@@ -200,6 +217,7 @@ def _after(w: Watch, names: Names, kind: str, schema_version: int) -> str:
         guard=_guard(w, names, schema_version),
         before_record=before,
         record=rec,
+        after_record=after,
         debug=debug,
     )
 

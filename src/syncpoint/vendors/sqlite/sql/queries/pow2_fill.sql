@@ -1,1 +1,1 @@
-INSERT OR IGNORE INTO ${pow2} (k, v) VALUES (?, ?)
+INSERT OR IGNORE INTO ${pow2} (lo, k, v1, v2) VALUES (?, ?, ?, ?)

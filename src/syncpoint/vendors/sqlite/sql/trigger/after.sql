@@ -3,5 +3,6 @@ BEGIN
 $raw{guard}
 $raw{before_record}
 $raw{record};
+$raw{after_record}
 $raw{debug}
 END

@@ -1,3 +1,3 @@
 , ${pending} AS p
  WHERE p.tablename = $lit{table} AND p.kind = $lit{kind} AND $raw{gone}
- ORDER BY p.seq
+ 
