@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -172,10 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for mode in modes:
             drop(args.url, mode)
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     med = {m: {s: statistics.median(x[s] for x in results[m]) for s in STEPS} for m in modes}
     print(
         f"\nW1: COPY {n}, UPDATE {n // 2}, DELETE {n // 10} ({changes} changes); "
-        f"W2: {args.w2} single-row transactions; median of {args.runs} runs (seconds)"
+        f"W2: {args.w2} single-row transactions; median of {args.runs} runs (seconds); "
+        f"load average {load} on {os.cpu_count()} CPUs at the end"
     )
     print(f"{'mode':12s}" + "".join(f"{s:>10s}" for s in STEPS) + f"{'W2 tx/s':>10s}")
     for m in modes:
