@@ -90,11 +90,18 @@ def _source(name: str, url: str, prefix: str) -> dict[str, Any]:
     try:
         conn = cap.connect()
         st = cap.status(conn)
+        newest = st.context
+        if st.installed:
+            conn.rollback()  # a tick commits on its own
+            cap.poll_ddl(conn)
+            conn.rollback()
+            newest = cap.tick(conn).context
+            conn.rollback()
         return {
             "cap": cap,
             "integ": integrate_for(name, url, prefix),
             "conn": conn,
-            "newest": st.context,
+            "newest": newest,
             "stream_id": st.stream_id,
             "installed": st.installed,
         }

@@ -85,9 +85,15 @@ def test_run_once_converges_and_purge_removes_what_was_applied(
         "DELETE FROM child WHERE id = 12",
         "INSERT INTO child (id, parent_id, qty, ver, note) VALUES (10, 1, 7, 'c5', 'again')",
     )
+    before = {r["table"].split(".")[-1]: r for r in ch.integrate_status()["cen"]["tables"]}
+    assert before["parent"]["position"] is None and before["parent"]["backlog"] == 6
     report = ch.run(once=True, spark=spark)
     ok, why = rk.same(src, dst)
     assert ok, why
+    # the receive stamp of the only capture location moved with the run
+    assert dst.query("SELECT leader_cap_loc, trailer_cap_loc FROM repl_stin_shop_cen") == [
+        ("src", "src")
+    ]
     assert report.changes >= 12
     # nothing new: a second run applies nothing and changes no row
     again = ch.run(once=True, spark=spark)
