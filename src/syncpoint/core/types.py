@@ -239,7 +239,7 @@ def _parse_sqlite(t: str, a: list[int], p: tuple[str, str]) -> NType:
 def render(vendor: str, t: NType, *, key: bool = False) -> str:
     """The type a created target column of ``vendor`` gets for a source column of type ``t``
     (``key``: the column is part of the primary key)."""
-    if vendor == t.source_vendor and t.declared:
+    if vendor == t.source_vendor and (t.declared or vendor == "sqlite"):
         return t.declared  # the same vendor keeps the declared type, affinity and all
     if vendor == "postgres":
         return _render_pg(t)
