@@ -199,6 +199,16 @@ def test_check_refuses_what_cannot_be_captured(
     assert any(p.startswith(problem) for p in found), found
 
 
+def test_check_refuses_writers_that_distrust_the_schema(sqlite_db: Any) -> None:
+    sqlite_db.execute(T)
+    sl = Sl(sqlite_db)
+    conn = sl.cap.connect()
+    conn.execute("PRAGMA trusted_schema = OFF")
+    [problem] = sl.cap.check(conn, [TableConfig(name="t")])
+    conn.close()
+    assert problem.startswith("connections start with trusted_schema=OFF here")
+
+
 def test_check_accepts_a_keyless_table_with_a_key(sqlite_db: Any) -> None:
     sqlite_db.execute("CREATE TABLE k (a INT, b TEXT)")
     assert Sl(sqlite_db).call("check", [TableConfig(name="k", key=["a"])]) == []

@@ -205,3 +205,20 @@ def test_json_columns_are_nested(sqlite_db: Any) -> None:
     with pytest.raises(sqlite3.IntegrityError, match="declared JSON but holds text that is not"):
         tx(sqlite_db, "INSERT INTO v (id, j) VALUES (9, '{not json')")
     assert sqlite_db.query("SELECT count(*) FROM v WHERE id = 9") == [(0,)]
+
+
+def test_a_backlog_larger_than_one_finishing_batch(sqlite_db: Any) -> None:
+    sqlite_db.execute(T)
+    sl = Sl(sqlite_db)
+    sl.install("v")
+    n = 2 * 2000 + 7  # the tick finishes raw values 2000 records at a time
+    tx(
+        sqlite_db,
+        "INSERT INTO v (id, r, b) SELECT key, key / 8.0, x'0102' "
+        f"FROM json_each('[' || replace(hex(zeroblob({n})), '00', '0,') || '0]') "
+        f"WHERE key < {n}",
+    )
+    recs = sl.window("v", 0)[1]
+    assert len(recs) == n
+    assert all(r.row["r"] == Decimal(r.row["id"]) / 8 and r.row["b"] == "AQI=" for r in recs)
+    assert sqlite_db.query("SELECT count(*) FROM repl_items WHERE fix IS NOT NULL") == [(0,)]

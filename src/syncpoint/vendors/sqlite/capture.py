@@ -39,7 +39,7 @@ from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, 
 from syncpoint.errors import LocationError, NotInstalled, UsageError
 from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.sqlite import catalog, ddl, dialect, encode, objects, triggers
+from syncpoint.vendors.sqlite import catalog, ddl, dialect, encode, objects
 from syncpoint.vendors.sqlite.names import Names
 
 FINISH_BATCH = 2000
@@ -82,6 +82,14 @@ class SqliteCapture(Capture):
             return [
                 f"SQLite {'.'.join(map(str, version))} is too old: capture needs 3.37+ "
                 "(JSON functions, pragma table functions)"
+            ]
+        if not conn.execute("PRAGMA trusted_schema").fetchone()[0]:
+            # A connection with trusted_schema=OFF refuses triggers that call JSON or pragma
+            # functions: every write to a captured table would fail.
+            return [
+                "connections start with trusted_schema=OFF here: SQLite then refuses the "
+                "capture triggers (they call json_object() and pragma functions), so every "
+                "write to a captured table would fail; writers need PRAGMA trusted_schema=ON"
             ]
         return []
 
@@ -221,7 +229,7 @@ class SqliteCapture(Capture):
             except (ValueError, KeyError, TypeError) as exc:
                 raise LocationError(
                     f"change record {key} of {self.prefix}items cannot be finished ({exc}); "
-                    "it was left unstamped",
+                    "the tick was rolled back",
                     location=self.location,
                 ) from exc
             fixed.append((new_content, new_old, key))
@@ -321,4 +329,4 @@ class SqliteCapture(Capture):
                 self.ctx.run(conn, "queries/origin_set.sql", (origin,))
 
 
-__all__ = ["SqliteCapture", "triggers"]
+__all__ = ["SqliteCapture"]
