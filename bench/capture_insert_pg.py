@@ -56,6 +56,7 @@ CREATE TRIGGER orders_capture AFTER INSERT OR UPDATE OR DELETE ON orders
     FOR EACH ROW EXECUTE FUNCTION orders_capture();
 """
 STEPS = ("copy", "update", "delete", "w1", "w2")
+CPU = tuple(s + "_cpu" for s in STEPS)
 W1_SQL = {
     "update": "UPDATE orders SET status = 'SHIPPED' WHERE id % 2 = 0",
     "delete": "DELETE FROM orders WHERE id % 10 = 0",
@@ -96,54 +97,84 @@ def setup(admin: str, mode: str) -> None:
         conn.close()
 
 
+class Backend:
+    """A connection and, when the server runs on this machine, the CPU time its backend
+    process used (from /proc): on a shared machine the CPU a step costs is steadier than
+    its wall time."""
+
+    def __init__(self, url: str):
+        self.conn = psycopg.connect(url, autocommit=True)
+        pid = self.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        self.stat = f"/proc/{pid}/stat"
+        self.hz = os.sysconf("SC_CLK_TCK")
+
+    def cpu(self) -> float:
+        try:
+            with open(self.stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / self.hz
+
+
 def run_once(admin: str, modes: list[str], rows: str, w2: int) -> dict[str, dict[str, float]]:
     """One run: every mode on its own fresh database, steps interleaved across modes so
     that the load of a shared machine falls on all of them alike."""
-    out: dict[str, dict[str, float]] = {m: {} for m in modes}
-    conns: dict[str, Any] = {}
+    out: dict[str, dict[str, float]] = {m: {s: 0.0 for s in STEPS + CPU} for m in modes}
+    backends: dict[str, Backend] = {}
     for m in modes:
         setup(admin, m)
-        conns[m] = psycopg.connect(db_url(admin, m), autocommit=True)
+        backends[m] = Backend(db_url(admin, m))
+
+    def timed(m: str, step: str, work: Any) -> None:
+        b = backends[m]
+        c0, t0 = b.cpu(), time.perf_counter()
+        work(b.conn)
+        out[m][step] += time.perf_counter() - t0
+        out[m][step + "_cpu"] += b.cpu() - c0
+
+    def copy(c: Any) -> None:
+        with c.transaction():
+            with c.cursor().copy(
+                "COPY orders (id, customer_id, amount, status, note) FROM STDIN"
+            ) as cp:
+                cp.write(rows)
+
     try:
-        conns[modes[0]].execute("CHECKPOINT")
+        backends[modes[0]].conn.execute("CHECKPOINT")
         time.sleep(1)
         for m in modes:
-            t0 = time.perf_counter()
-            with conns[m].transaction():
-                with (
-                    conns[m]
-                    .cursor()
-                    .copy("COPY orders (id, customer_id, amount, status, note) FROM STDIN") as cp
-                ):
-                    cp.write(rows)
-            out[m]["copy"] = time.perf_counter() - t0
+            timed(m, "copy", copy)
         for step, stmt in W1_SQL.items():
             for m in modes:
-                t0 = time.perf_counter()
-                conns[m].execute(stmt)
-                out[m][step] = time.perf_counter() - t0
+                timed(m, step, lambda c, stmt=stmt: c.execute(stmt))
         for m in modes:
-            out[m]["w1"] = out[m]["copy"] + out[m]["update"] + out[m]["delete"]
-            out[m]["w2"] = 0.0
-        conns[modes[0]].execute("CHECKPOINT")
+            for suffix in ("", "_cpu"):
+                out[m]["w1" + suffix] = sum(
+                    out[m][s + suffix] for s in ("copy", "update", "delete")
+                )
+        backends[modes[0]].conn.execute("CHECKPOINT")
         time.sleep(1)
         for start in range(1_000_001, 1_000_001 + w2, BLOCK):
             ids = range(start, min(start + BLOCK, 1_000_001 + w2))
-            for m in modes:
-                c = conns[m]
-                t0 = time.perf_counter()
+
+            def block(c: Any, ids: range = ids) -> None:
                 for i in ids:
                     c.execute(INSERT, (i, i % 5000, ((i * 7) % 100000) / 100, "NEW", f"note {i}"))
-                out[m]["w2"] += time.perf_counter() - t0
+
+            for m in modes:
+                timed(m, "w2", block)
             modes = modes[1:] + modes[:1]  # each mode takes every place in turn
-        for m, c in conns.items():
+        for m, b in backends.items():
             if m == "capture":
-                out[m]["records"] = c.execute("SELECT count(*) FROM repl_items").fetchone()[0]
+                out[m]["records"] = b.conn.execute("SELECT count(*) FROM repl_items").fetchone()[0]
             elif m == "rowtrigger":
-                out[m]["records"] = c.execute("SELECT count(*) FROM orders_changes").fetchone()[0]
+                out[m]["records"] = b.conn.execute(
+                    "SELECT count(*) FROM orders_changes"
+                ).fetchone()[0]
     finally:
-        for c in conns.values():
-            c.close()
+        for b in backends.values():
+            b.conn.close()
     return out
 
 
@@ -174,36 +205,41 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             drop(args.url, mode)
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    med = {m: {s: statistics.median(x[s] for x in results[m]) for s in STEPS} for m in modes}
+    med = {m: {k: statistics.median(x[k] for x in results[m]) for k in STEPS + CPU} for m in modes}
     print(
         f"\nW1: COPY {n}, UPDATE {n // 2}, DELETE {n // 10} ({changes} changes); "
-        f"W2: {args.w2} single-row transactions; median of {args.runs} runs (seconds); "
+        f"W2: {args.w2} single-row transactions; median of {args.runs} runs; "
         f"load average {load} on {os.cpu_count()} CPUs at the end"
     )
-    print(f"{'mode':12s}" + "".join(f"{s:>10s}" for s in STEPS) + f"{'W2 tx/s':>10s}")
-    for m in modes:
-        print(
-            f"{m:12s}"
-            + "".join(f"{med[m][s]:10.3f}" for s in STEPS)
-            + f"{args.w2 / med[m]['w2']:10.0f}"
-        )
-    if "none" in modes:
+    for title, suffix in (("wall seconds", ""), ("server backend CPU seconds", "_cpu")):
+        print(f"\n{title}")
+        print(f"{'mode':12s}" + "".join(f"{s:>10s}" for s in STEPS))
+        for m in modes:
+            print(f"{m:12s}" + "".join(f"{med[m][s + suffix]:10.3f}" for s in STEPS))
+        if "none" not in modes:
+            continue
         for m in modes:
             if m == "none":
                 continue
-            ratios = "  ".join(f"{s} {med[m][s] / med['none'][s]:.2f}x" for s in STEPS)
-            per = (med[m]["w1"] - med["none"]["w1"]) / changes * 1e6
-            per2 = (med[m]["w2"] - med["none"]["w2"]) / args.w2 * 1e6
-            print(
-                f"{m} vs none: {ratios}  |  +{per:.1f} us per W1 change, "
-                f"+{per2:.1f} us per W2 transaction"
+            ratios = "  ".join(
+                f"{s} {_ratio(med[m][s + suffix], med['none'][s + suffix])}" for s in STEPS
             )
-            recs = {int(x["records"]) for x in results[m]}
+            per = (med[m]["w1" + suffix] - med["none"]["w1" + suffix]) / changes * 1e6
+            per2 = (med[m]["w2" + suffix] - med["none"]["w2" + suffix]) / args.w2 * 1e6
             print(
-                f"{m}: change records written per run: {sorted(recs)} "
-                f"(expected {changes + args.w2})"
+                f"{m} vs none: {ratios}  |  {per:+.1f} us per W1 change, "
+                f"{per2:+.1f} us per W2 transaction"
             )
+    print()
+    for m in modes:
+        if m != "none":
+            recs = sorted({int(x["records"]) for x in results[m]})
+            print(f"{m}: change records written per run: {recs} (expected {changes + args.w2})")
     return 0
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b > 0 else "n/a"
 
 
 def _fmt(res: dict[str, Any]) -> str:
