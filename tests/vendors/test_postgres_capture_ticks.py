@@ -124,7 +124,9 @@ def test_changes_query_reads_what_changes_returns(pg_db: Any) -> None:
     text = pg.cap.changes_query(ref("public.t"), p0, p2)
     assert "%(" not in text and "--" not in text
     got = pg_db.query(f"SELECT * FROM ({text}) q")
-    names = [d for d in pg_db.connect().execute(f"SELECT * FROM ({text}) q LIMIT 0").description]
+    conn = pg_db.connect()
+    names = conn.execute(f"SELECT * FROM ({text}) q LIMIT 0").description
+    conn.close()
     assert [d.name for d in names] == [
         "repl_key", "context", "trans_key", "dbid", "tablename", "db_schema", "db_action",
         "content", "oldcontent", "captured_at", "version",
