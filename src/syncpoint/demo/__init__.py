@@ -1,41 +1,78 @@
 """``syncpoint demo``: the whole system on an embedded default, as a sequence of steps.
 
-``run(workdir)`` performs the steps of ``steps.py`` in order and returns their shared state;
-the CLI (``cli/demo.py``) chooses the folder and prints what happened. Each step is one
-function so later steps (rounds into a target, receive stamps, a conflict, a gate handshake)
-slot in without touching the others.
+``run(workdir, ...)`` performs ``STEPS`` in order, one function each, and returns their
+shared ``DemoState`` (results per step, checks); the CLI (``cli/demo.py``) chooses the
+folder and shows what happened, live. A step that fails ends the demo: its error becomes a
+failed check, and the later steps, which build on it, are not run.
 """
 
 from __future__ import annotations
 
+import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from syncpoint.demo import steps
-from syncpoint.demo.steps import DemoState
+from syncpoint.demo import checks, handshake, rounds, setup, status
+from syncpoint.demo.state import DemoState, Listener
+from syncpoint.errors import SyncpointError
 
 STEPS: tuple[tuple[str, Callable[[DemoState], None]], ...] = (
-    ("create the SQLite sources dec01.db and dec02.db", steps.create_sources),
-    ("write the channel file syncpoint.yaml", steps.write_config),
-    ("install capture at every location", steps.install),
-    (
-        "run the application's transactions (a ticker makes a position after each)",
-        steps.write_changes,
-    ),
-    ("tick: make a commit-ordered position per location", steps.tick),
-    ("read the change records up to the tick", steps.read_changes),
-    ("replay the records and compare with the sources", steps.verify),
-    ("capture status", steps.status),
+    ("create the SQLite databases: sources dec01, dec02 and target cen", setup.create_databases),
+    ("write the channel file syncpoint.yaml", setup.write_config),
+    ("install capture at dec01 and dec02", setup.install),
+    ("start Spark", rounds.start_spark),
+    ("opening round", rounds.opening_round),
+    ("live writers at both sources while rounds run", rounds.live_rounds),
+    ("the writers stopped: one more run --once", rounds.final_round),
+    ("status and receive stamps", status.status),
+    ("purge the change records cen has applied", status.purge),
+    ("gate handshake: a batch producer and syncpoint take turns", handshake.handshake),
+    ("check cen against the sources", checks.run_checks),
+    ("conflict resolution", checks.cdr),
 )
 
 
-def run(workdir: Path, on_step: Callable[[str], None] | None = None) -> DemoState:
-    state = DemoState(workdir=workdir)
-    for title, step in STEPS:
-        if on_step is not None:
-            on_step(title)
-        step(state)
+def run(
+    workdir: Path,
+    *,
+    seconds: float = 5.0,
+    spark_master: str = "local[*]",
+    listener: Listener | None = None,
+) -> DemoState:
+    state = DemoState(
+        workdir=workdir, seconds=seconds, spark_master=spark_master, listener=listener
+    )
+    timings: dict[str, float] = {}
+    state.results["steps"] = timings
+    try:
+        for n, (title, step) in enumerate(STEPS, 1):
+            state.event("step", n=n, title=title)
+            t0 = time.monotonic()
+            try:
+                step(state)
+            except Exception as exc:  # noqa: BLE001 - the demo reports it as a failed step
+                detail = (
+                    str(exc) if isinstance(exc, SyncpointError) else f"{type(exc).__name__}: {exc}"
+                )
+                state.results["error"] = {"step": title, "message": detail}
+                if not isinstance(exc, SyncpointError):
+                    state.results["error"]["traceback"] = traceback.format_exc()
+                state.check(f"step {n} ({step.__name__}) completed", False, detail)
+                break
+            finally:
+                timings[step.__name__] = round(time.monotonic() - t0, 2)
+    finally:
+        _stop_spark()
+    state.results["seconds"] = state.elapsed()
     return state
+
+
+def _stop_spark() -> None:
+    import sys
+
+    if "syncpoint.spark.session" in sys.modules:
+        sys.modules["syncpoint.spark.session"].stop_session()
 
 
 __all__ = ["STEPS", "DemoState", "run"]
