@@ -86,7 +86,6 @@ class GroupRound:
         self.conn: Any = None
         self.sources: dict[str, Source] = {}
         self.fresh = True  # False when the round replays a stored sync point
-        self.net_counts: dict[int, int] = {}
 
     # -- connections -----------------------------------------------------------------------
     def open(self) -> None:
@@ -261,7 +260,6 @@ class GroupRound:
 
     def read(self, plan: RoundPlan) -> tuple[Any, dict[int, int]]:
         from syncpoint.spark.read import read_window
-        from syncpoint.spark.stage import staged_counts
         from syncpoint.spark.transforms import net_changes
 
         frames, counts = [], {}
@@ -293,9 +291,8 @@ class GroupRound:
         union = frames[0]
         for f in frames[1:]:
             union = union.unionByName(f)
-        net = net_changes(union).persist()
-        self.net_counts = staged_counts(net)  # runs the read: "after_read" means read
-        return net, counts
+        # lazy: the records are read, netted and staged by one Spark job in ``stage``
+        return net_changes(union), counts
 
     def _key(self, src: Source, w: TableWindow) -> tuple[str, ...]:
         if w.key:
@@ -321,7 +318,7 @@ class GroupRound:
 
         self.target.cleanup_staging(self.conn, plan.application, plan.round_id)
         url, props = self.target.jdbc()
-        write_staging(
+        return write_staging(
             data,
             url,
             props,
@@ -329,11 +326,11 @@ class GroupRound:
             application=plan.application,
             round_id=plan.round_id,
             vendor=self.target.vendor,
+            windows=[w.tbl for w in plan.reading],
         )
-        return dict(self.net_counts)
 
     def release(self, data: Any) -> None:
-        data.unpersist()
+        """Nothing is cached between the steps (the staging job computes the counts)."""
 
     # -- apply --------------------------------------------------------------------------------
     def apply(self, plan: RoundPlan, staged: dict[int, int]) -> None:

@@ -7,11 +7,12 @@ sync points, for every capture location that has tables of the group:
    replay keeps its bounds) or tick each capture location and store a new sync point,
    committed before anything is read. Check stream identities. Decide DDL.
    -> failpoint ``after_tick``
-2. ``read``: read the change records of every window (after, upto] over JDBC, split key
-   moves, net them per key. -> ``after_read``
-3. ``stage``: write the net rows to ``{p}staging`` at the target under this round's own
-   id (an attempt id, never reused: a crashed attempt's rows are never applied, and two
-   consumers never mix theirs). -> ``after_stage``
+2. ``read``: count the change records of every window (after, upto] at the source and
+   build the Spark pipeline that reads them over JDBC, splits key moves and nets them per
+   key. -> ``after_read``
+3. ``stage``: run that pipeline into ``{p}staging`` at the target (one Spark job), under
+   this round's own id (an attempt id, never reused: a crashed attempt's rows are never
+   applied, and two consumers never mix theirs). -> ``after_stage``
 4. ``apply``: one target transaction: compare-and-set the positions the round started
    from; check that the staged rows are exactly those Spark produced; apply DDL and rows in
    foreign-key order; store the new positions; delete the round's staged rows.

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-ROWS_PER_PARTITION = 200_000
+ROWS_PER_PARTITION = 50_000
 MAX_PARTITIONS = 4
 FETCHSIZE = 10_000
 SCHEMA = (

@@ -3,7 +3,8 @@
 Spark's JDBC writer commits each partition on its own and may repeat a task, so the
 staging write is not trusted by itself: every row carries the round's own id (a fresh id
 per attempt), and the apply transaction compares the staged count per window with the
-counts computed here before it applies anything (``Integrate._check_staged``). A partial,
+counts observed here, by the write job itself (an ``Observation``: no second pass, no
+cache), before it applies anything (``Integrate._check_staged``). A partial,
 doubled or foreign staging aborts the round; nothing half-staged is ever applied.
 
 SQLite takes one writer at a time: one partition. Elsewhere the batch inserts are
@@ -19,10 +20,6 @@ BATCHSIZE = 10_000
 WRITE_PARTITIONS = 2
 
 
-def staged_counts(net: Any) -> dict[int, int]:
-    return {int(r["tbl"]): int(r["count"]) for r in net.groupBy("tbl").count().collect()}
-
-
 def write_staging(
     net: Any,
     url: str,
@@ -32,10 +29,15 @@ def write_staging(
     application: str,
     round_id: str,
     vendor: str,
-) -> None:
-    """Append the net rows, tagged with the application and round, to ``table`` (quoted)."""
+    windows: list[int],
+) -> dict[int, int]:
+    """Append the net rows, tagged with the application and round, to ``table`` (quoted);
+    return how many rows of each window the job wrote (observed during the write itself,
+    so the round is read, netted and staged by one Spark job)."""
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
+    obs = Observation()
     out = net.select(
         F.lit(application).alias("application_name"),
         F.lit(round_id).alias("round_id"),
@@ -43,7 +45,7 @@ def write_staging(
         "action",
         "content",
         "repl_key",
-    )
+    ).observe(obs, *[F.count_if(F.col("tbl") == w).alias(f"w{w}") for w in windows])
     out = out.coalesce(1 if vendor == "sqlite" else WRITE_PARTITIONS)
     w = (
         out.write.format("jdbc")
@@ -55,3 +57,5 @@ def write_staging(
     for k, v in props.items():
         w = w.option(k, v)
     w.mode("append").save()
+    got = obs.get
+    return {t: int(got[f"w{t}"]) for t in windows if int(got[f"w{t}"])}

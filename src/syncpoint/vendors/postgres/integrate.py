@@ -145,9 +145,10 @@ class PostgresIntegrate(Integrate):
         )
 
     def key_sql(self, column: str, key: Sequence[str]) -> str:
-        # jsonb keeps a number's digits; the text of the array is one canonical string
-        items = ", ".join(f"({column}::jsonb -> {self.str_literal(k)})" for k in key)
-        return f"jsonb_build_array({items})::text"
+        # json keeps a value's text as the capture wrote it (one text per value), and is
+        # cheaper to take apart than jsonb; the array's text is the key's one string
+        items = ", ".join(f"({column}::json -> {self.str_literal(k)})" for k in key)
+        return f"json_build_array({items})::text"
 
     def jdbc(self) -> tuple[str, dict[str, str]]:
         url, props = super().jdbc()
