@@ -175,8 +175,8 @@ class Printer:
             what = "no new change records; positions moved to the new sync points"
         text = f"{head}{what}{took} [dim](sync points {sps})[/]"
         if data["phase"] == "while writing":
-            done = ", ".join(f"{k} {v}" for k, v in data["writers_committed"].items())
-            text += f" [dim]· writers so far: {done} transactions[/]"
+            done = ", ".join(f"{k} {v}" for k, v in data["writers_committed_at_start"].items())
+            text += f" [dim]· transactions committed when the run began: {done}[/]"
         self.line(text)
         for s in data["stopped"]:
             self.line(f"[red]stopped: {escape(str(s))}[/]")
@@ -206,7 +206,7 @@ class Printer:
             if "error" in st:
                 self.line(f"[red]{escape(st['error'])}[/]")
                 continue
-            t = Table("from", "table", "position", "sync point", "backlog", "lag s", "stopped")
+            t = Table("from", "table", "position", "sync point", "backlog", "lag s")
             for r in st["tables"]:
                 lag = r.get("lag_seconds")
                 t.add_row(
@@ -216,9 +216,12 @@ class Printer:
                     _text(r["sync_point"]),
                     _text(r.get("backlog"), "?"),
                     "?" if lag is None else f"{lag:.1f}",
-                    r.get("stopped") or r.get("error") or "",
                 )
             out.print(Padding(t, (0, 0, 0, len(IND))))
+            for r in st["tables"]:
+                if r.get("stopped") or r.get("error"):
+                    why = r.get("stopped") or r.get("error")
+                    self.line(f"[red]{r['location']} {r['table']}: {escape(str(why))}[/]")
         stamps = data["stamps"]
         row = stamps["row"] or {}
         self.line(

@@ -1,9 +1,16 @@
 """``syncpoint demo``: the whole system on an embedded default, as a sequence of steps.
 
+Two SQLite sources (``dec01``, ``dec02``) with a shop's related tables, one SQLite target
+(``cen``), Spark local: capture is installed, live writers change both sources while
+``run --once`` runs again and again, a last run follows; then ``status`` and the receive
+stamps, ``purge``, a gate handshake (a producer turn and ``load_transport``), and checks of
+the target against the sources. Conflict resolution is not built yet and is said so.
+
 ``run(workdir, ...)`` performs ``STEPS`` in order, one function each, and returns their
 shared ``DemoState`` (results per step, checks); the CLI (``cli/demo.py``) chooses the
-folder and shows what happened, live. A step that fails ends the demo: its error becomes a
-failed check, and the later steps, which build on it, are not run.
+folder and shows what happens, live, through the state's listener. A step that fails ends
+the demo: its error becomes a failed check, and the later steps, which build on it, are
+not run.
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ def run(
                 state.results["error"] = {"step": title, "message": detail}
                 if not isinstance(exc, SyncpointError):
                     state.results["error"]["traceback"] = traceback.format_exc()
-                state.check(f"step {n} ({step.__name__}) completed", False, detail)
+                state.check(f"step {n} ({title}) completed", False, detail)
                 break
             finally:
                 timings[step.__name__] = round(time.monotonic() - t0, 2)

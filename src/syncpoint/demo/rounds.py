@@ -44,10 +44,9 @@ def start_spark(state: DemoState) -> None:
     try:
         session = get_session(state.ch.cfg.spark)
     except Exception as exc:
-        tail = log.read_text(errors="replace").strip().splitlines()[-5:]
         raise WorkFailed(
-            f"Spark did not start ({type(exc).__name__}: {exc}); its log ends with: "
-            + " | ".join(tail)
+            f"Spark did not start: {_first_error(log) or exc} (Spark's log: {log}, "
+            "kept with --keep DIR; check --spark-master and that Java 17 is installed)"
         ) from exc
     finally:
         os.dup2(saved, 2)
@@ -62,7 +61,17 @@ def start_spark(state: DemoState) -> None:
     state.event("spark", **state.results["spark"])
 
 
-def _round(state: DemoState, r: dict[str, Any], phase: str, seconds: float | None) -> None:
+def _first_error(log: Any) -> str | None:
+    """The JVM's first exception line in its log (the stack trace below it says less)."""
+    for line in log.read_text(errors="replace").splitlines():
+        if "Exception" in line or "Error:" in line:
+            return line.strip()
+    return None
+
+
+def _round(
+    state: DemoState, r: dict[str, Any], phase: str, seconds: float | None, at_start: dict[str, int]
+) -> None:
     per: dict[str, int] = {}
     for t in r["tables"]:
         per[t["location"]] = per.get(t["location"], 0) + int(t["changes"])
@@ -78,7 +87,7 @@ def _round(state: DemoState, r: dict[str, Any], phase: str, seconds: float | Non
         "sync_points": r["sync_points"],
         "stopped": r["stopped"],
         "seconds": seconds,
-        "writers_committed": {w.location: w.committed for w in state.writers},
+        "writers_committed_at_start": at_start,  # when the run began (and sampled)
     }
     done.append(row)
     state.event("round", **row)
@@ -98,11 +107,12 @@ def _orphans(state: DemoState) -> int:
 
 
 def _run_once(state: DemoState, phase: str) -> dict[str, Any]:
+    at_start = {w.location: w.committed for w in state.writers}
     t0 = time.monotonic()
     rounds = state.ch.run(once=True).to_dict()["rounds"]
     seconds = round(time.monotonic() - t0, 2)
     for r in rounds:
-        _round(state, r, phase, seconds if len(rounds) == 1 else None)
+        _round(state, r, phase, seconds if len(rounds) == 1 else None, at_start)
     if not rounds:
         state.event("idle", phase=phase, seconds=seconds)
     return {"seconds": seconds, "rounds": len(rounds), "orphans": _orphans(state)}
@@ -118,7 +128,7 @@ def opening_round(state: DemoState) -> None:
         w.opening(OPENING_CUSTOMERS)
     state.note(
         f"{OPENING_CUSTOMERS} customers at each site, then run --once: the first round "
-        "creates cen's tables (and warms up Spark: it is the slowest)"
+        "creates cen's tables and warms Spark up (the slowest round, often 10 s or more)"
     )
     state.results["opening_run"] = _run_once(state, "opening")
 
@@ -134,6 +144,7 @@ def live_rounds(state: DemoState) -> None:
     for w in writers:
         w.start()
     try:
+        time.sleep(min(1.0, state.seconds / 3))  # let the first live round find some work
         while any(w.is_alive() for w in writers):
             runs.append(_run_once(state, "while writing"))
             time.sleep(PAUSE_S)
