@@ -45,6 +45,8 @@ def register(app: typer.Typer) -> None:
         with handled(as_json):
             if not 0 < seconds <= 600:
                 raise UsageError("--seconds must be more than 0 and at most 600")
+            if keep is not None and keep.exists() and not keep.is_dir():
+                raise UsageError(f"--keep {keep}: exists and is not a folder")
             show = None if as_json else Printer(len(demomod.STEPS))
             if keep is not None:
                 workdir = keep.resolve()
@@ -190,6 +192,7 @@ class Printer:
                 f"{loc} writer: {w['committed']} transactions committed, {w['rolled_back']} "
                 f"rolled back; row changes {_changes(w['changes'])} "
                 "[dim](+ insert ~ update - delete)[/]"
+                + (f"; {w['busy']} given up on a lock timeout" if w["busy"] else "")
             )
 
     def on_status(self, data: dict[str, Any]) -> None:

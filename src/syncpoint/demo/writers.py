@@ -88,13 +88,18 @@ class Writer(threading.Thread):
     def run(self) -> None:
         try:
             conn = self._connect()
+        except sqlite3.Error as exc:
+            self.error = f"{type(exc).__name__}: {exc}"
+            return
+        try:
             deadline = time.monotonic() + self.seconds
             while time.monotonic() < deadline:
                 self._one(conn, self._plan())
                 time.sleep(self.rnd.uniform(0.005, 0.03))
-            conn.close()
         except Exception as exc:  # noqa: BLE001 - reported by the demo as a failed step
             self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            conn.close()
 
     def _one(self, conn: sqlite3.Connection, plan: Plan) -> None:
         try:
