@@ -11,6 +11,7 @@ from test_mariadb_capture_support import Cap, install, rows
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.errors import StreamIdentityError
+from syncpoint.vendors.mariadb import stream
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
 U = "CREATE TABLE u (id INT PRIMARY KEY, v INT) ENGINE=InnoDB"
@@ -141,27 +142,52 @@ def test_rollback_and_savepoint_rollback(cap: Cap) -> None:
 def test_long_transaction_lands_in_a_later_tick(cap: Cap) -> None:
     p0 = cap.tick()
     long = cap.db.connect(autocommit=False)
-    long.cursor().execute("INSERT INTO t VALUES (1, 'long')")  # takes the lower repl_key
-    cap.tx("INSERT INTO t VALUES (2, 'short')")
     conn = cap.conn()
-    tick1 = cap.cap.tick(conn)
-    first = cap.cap.changes(conn, cap.ref, p0, tick1.context)
-    assert [r.row["id"] for r in first] == [2]
-    # the open transaction holds the guarantee back: its record was captured after it
-    long_captured = cap.db.query("SELECT captured_at FROM repl_items WHERE context IS NULL")
-    long.commit()
-    long.close()
+    try:
+        long.cursor().execute("INSERT INTO t VALUES (1, 'long')")  # takes the lower repl_key
+        cap.tx("INSERT INTO t VALUES (2, 'short')")
+        tick1 = cap.cap.tick(conn)
+        first = cap.cap.changes(conn, cap.ref, p0, tick1.context)
+        # uncommitted: invisible to other sessions, and not stamped
+        unstamped = cap.db.query("SELECT COUNT(*) FROM repl_items WHERE context IS NULL")
+        long.commit()
+    finally:
+        long.rollback()
+        long.close()
     tick2 = cap.cap.tick(conn)
     second = cap.cap.changes(conn, cap.ref, tick1.context, tick2.context)
     both = cap.cap.changes(conn, cap.ref, p0, tick2.context)
     conn.close()
+    assert [r.row["id"] for r in first] == [2]
+    assert unstamped == [(0,)]
     assert [r.row["id"] for r in second] == [1]
     assert second[0].repl_key < first[0].repl_key
     assert [r.row["id"] for r in both] == [1, 2]  # repl_key order
+    # the open transaction held the guarantee back: its record was captured after it
     # (other tests' open transactions on this server may hold guarantees back as well)
     assert tick1.raced and tick2.guaranteed >= tick1.guaranteed
-    assert long_captured == []  # uncommitted: invisible to other sessions
     assert second[0].captured_at is not None and tick1.guaranteed <= second[0].captured_at
+
+
+def test_tick_and_purge_never_wait_on_open_transactions(cap: Cap, monkeypatch: Any) -> None:
+    """A small queue tempts the optimizer into scanning it; a locking scan would wait on the
+    open transaction's record (a wait would fail within the 1 s lock timeout set here)."""
+    monkeypatch.setattr(stream, "LOCK_WAIT", 1)
+    long = cap.db.connect(autocommit=False)
+    try:
+        long.cursor().execute("INSERT INTO t VALUES (1, 'long')")  # the lowest repl_key
+        for i in range(2, 40):
+            cap.tx(f"INSERT INTO t VALUES ({i}, 'short')")
+        p1 = cap.tick()
+        conn = cap.conn()
+        assert cap.cap.purge(conn, p1) == 38
+        conn.close()
+        long.commit()
+    finally:
+        long.rollback()
+        long.close()
+    _, recs = cap.window(p1)
+    assert [r.row["id"] for r in recs] == [1]
 
 
 def test_concurrent_tickers_are_serialized(cap: Cap) -> None:

@@ -35,7 +35,10 @@ from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.watch import Site, run
 
-CHUNK = 5000
+CHUNK = 1000
+# A tick or purge never waits on application transactions; if a plan ever made one wait,
+# fail (transient, retried) within seconds instead of stalling behind a long transaction.
+LOCK_WAIT = 10
 STALE_TRX_LIST = timedelta(milliseconds=100)
 TRX_START_RESOLUTION = timedelta(seconds=1)
 
@@ -48,6 +51,7 @@ def tick(conn: Any, site: Site) -> Tick:
     names = site.names
     cur = conn.cursor()
     conn.commit()  # a tick is a transaction of its own
+    cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
     cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
     cur.execute("START TRANSACTION")
     try:
@@ -164,9 +168,16 @@ def changes_query(site: Site, table: TableName, after: int, upto: int) -> str:
     ).strip()
 
 
+def _rows(keys: list[int]) -> str:
+    """A derived table of the keys as bound parameters, one column ``rk``."""
+    more = " UNION ALL VALUES " + ", ".join(["(%s)"] * (len(keys) - 1)) if len(keys) > 1 else ""
+    return "SELECT %s AS rk" + more
+
+
 def purge(conn: Any, site: Site, upto: int) -> int:
     cur = conn.cursor()
     conn.commit()
+    cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
     cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
     select = render("queries/purge_keys.sql", site.names, raw={"limit": str(CHUNK)})
     total = 0
@@ -176,8 +187,7 @@ def purge(conn: Any, site: Site, upto: int) -> int:
             keys = [int(r[0]) for r in cur.fetchall()]
             if not keys:
                 break
-            marks = ", ".join(["%s"] * len(keys))
-            run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": marks})
+            run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": _rows(keys)})
             conn.commit()
             total += len(keys)
         run(cur, "queries/purge_ticks.sql", site.names, {"upto": upto})
