@@ -316,7 +316,6 @@ class GroupRound:
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
         from syncpoint.spark.stage import write_staging
 
-        self.target.cleanup_staging(self.conn, plan.application, plan.round_id)
         url, props = self.target.jdbc()
         return write_staging(
             data,
@@ -324,6 +323,7 @@ class GroupRound:
             props,
             self.target.q(self.target.idents["staging"]),
             application=plan.application,
+            group=plan.group,
             round_id=plan.round_id,
             vendor=self.target.vendor,
             windows=[w.tbl for w in plan.reading],

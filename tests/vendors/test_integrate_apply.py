@@ -35,9 +35,9 @@ def stage(db: Any, round_id: str, tbl: int, rows: list[tuple[str, dict[str, Any]
     p = ph(db)
     for action, content, rk in rows:
         cur.execute(
-            f"INSERT INTO repl_staging (application_name, round_id, tbl, action, content, "
-            f"repl_key) VALUES ({p}, {p}, {p}, {p}, {p}, {p})",
-            ("app", round_id, tbl, action, json.dumps(content), rk),
+            f"INSERT INTO repl_staging (application_name, sync_name, round_id, tbl, action, "
+            f"content, repl_key) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})",
+            ("app", "g", round_id, tbl, action, json.dumps(content), rk),
         )
     conn.close()
 
@@ -204,3 +204,21 @@ def test_parents_are_upserted_first_and_deleted_last(any_db: Any, integ: Integra
     conn.close()
     assert any_db.query("SELECT id, name FROM parent") == [(2, "p2")]
     assert any_db.query("SELECT id, parent_id FROM child ORDER BY id") == [(10, 2), (11, 2)]
+
+
+def test_the_round_cleans_leftovers_of_its_group_only(any_db: Any, integ: Integrate) -> None:
+    plan = make_plan(any_db, window(any_db, 0, 5, stored=False))
+    stage(any_db, plan.round_id, 0, [("U", {"id": 1, "name": "a", "amount": 1}, 1)])
+    stage(any_db, "crashed-attempt", 0, [("U", {"id": 9, "name": "old", "amount": 9}, 1)])
+    conn = any_db.connect()
+    cur = conn.cursor()
+    p = ph(any_db)
+    cur.execute(
+        f"INSERT INTO repl_staging (application_name, sync_name, round_id, tbl, action, "
+        f"content, repl_key) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})",
+        ("app", "other group", "in-flight", 0, "U", "{}", 1),
+    )
+    conn.close()
+    apply(any_db, integ, plan, {0: 1})
+    assert any_db.query("SELECT id FROM t") == [(1,)]
+    assert any_db.query("SELECT round_id FROM repl_staging") == [("in-flight",)]

@@ -27,11 +27,12 @@ def write_staging(
     table: str,
     *,
     application: str,
+    group: str,
     round_id: str,
     vendor: str,
     windows: list[int],
 ) -> dict[int, int]:
-    """Append the net rows, tagged with the application and round, to ``table`` (quoted);
+    """Append the net rows, tagged with application, sync group and round, to ``table``;
     return how many rows of each window the job wrote (observed during the write itself,
     so the round is read, netted and staged by one Spark job)."""
     from pyspark.sql import Observation
@@ -40,6 +41,7 @@ def write_staging(
     obs = Observation()
     out = net.select(
         F.lit(application).alias("application_name"),
+        F.lit(group).alias("sync_name"),
         F.lit(round_id).alias("round_id"),
         F.col("tbl").cast("int").alias("tbl"),
         "action",

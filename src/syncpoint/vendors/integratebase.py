@@ -11,8 +11,11 @@ The apply transaction (``apply``), in this order, so that it either does all or 
 
 1. compare-and-set of every position the round moves (first: it waits for, and then
    fails against, a second consumer of the same application);
-2. the staged rows of the round are exactly what Spark produced (count per window; a
-   partial or doubled staging write, or another consumer's clean-up, aborts the round);
+2. staged rows of other attempts of this application and sync group are deleted (crashed
+   rounds; a concurrent consumer's, whose compare-and-set must fail anyway: only the
+   holder of the positions cleans, so no round that can still commit loses rows);
+   the round's own staged rows are exactly what Spark produced (count per window: a
+   partial or doubled staging write aborts the round);
 3. per target table, parents first: empty it when a TRUNCATE/DROP was applied, then
    upsert the window's net rows; then, children first, delete the net deletes
    (``core/fkorder.py``); changes carry their origin location when the target also
@@ -237,11 +240,6 @@ class Integrate:
         self.put_stops(conn, application, group, stops)
         self.commit(conn)
 
-    def cleanup_staging(self, conn: Any, application: str, round_id: str) -> None:
-        self.begin(conn)
-        self.run(conn, "staging_cleanup", (application, round_id))
-        self.commit(conn)
-
     def end_read(self, conn: Any) -> None:
         """End the read-only transaction a driver opened, so no snapshot is held."""
         self.rollback(conn)
@@ -322,6 +320,8 @@ class Integrate:
         self.begin(conn)
         try:
             self._cas(conn, plan)
+            if plan.moves:
+                self.run(conn, "staging_cleanup", (plan.application, plan.group, plan.round_id))
             self._check_staged(conn, plan, staged)
             rank = {name: i for i, name in enumerate(order)}
             ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))

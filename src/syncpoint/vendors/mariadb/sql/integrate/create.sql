@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS ${stops} (
 ---
 CREATE TABLE IF NOT EXISTS ${staging} (
     application_name  varchar(64) NOT NULL,
+    sync_name         varchar(512) NOT NULL,
     round_id          varchar(64) NOT NULL,
     tbl               int NOT NULL,
     action            varchar(1) NOT NULL,

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS ${stops} (
 -- Net rows of a round, written by Spark, applied and deleted by the round's transaction.
 CREATE TABLE IF NOT EXISTS ${staging} (
     application_name  text NOT NULL,
+    sync_name         text NOT NULL,
     round_id          text NOT NULL,
     tbl               integer NOT NULL,
     action            text NOT NULL,

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS ${stops} (
 ---
 CREATE TABLE IF NOT EXISTS ${staging} (
     application_name  TEXT NOT NULL,
+    sync_name         TEXT NOT NULL,
     round_id          TEXT NOT NULL,
     tbl               INTEGER NOT NULL,
     action            TEXT NOT NULL,
