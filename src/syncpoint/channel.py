@@ -161,6 +161,30 @@ class Channel:
 
         return integrate_status(self.cfg)
 
+    def stamps_status(self) -> dict[str, Any]:
+        """Per integrate location: leader, trailer and every capture location's receive stamp
+        (SPEC §5 ``{p}stin_{channel}_{loc}``) with its age."""
+        from syncpoint.vendors import vendor_of
+        from syncpoint.vendors.stampstore import StampStore
+
+        out: dict[str, Any] = {}
+        for integ in self.cfg.integrate_locations():
+            url = self.url(integ)
+            sources = [n for n in self.cfg.capture_locations() if n != integ]
+            store = StampStore(vendor_of(url), self.cfg.prefix, self.cfg.channel, integ)
+            try:
+                with self.connection(integ) as conn:
+                    out[integ] = store.report(conn, sources)
+            except WorkFailed as exc:
+                out[integ] = {"error": str(exc)}
+        return out
+
+    def gate_status(self) -> dict[str, Any]:
+        """Every gate of this prefix at the transport and integrate locations."""
+        from syncpoint.gate import gate_states
+
+        return gate_states(self.cfg)
+
 
 def _installed(cap: Capture, conn: Any) -> bool:
     return cap.status(conn).installed

@@ -113,3 +113,16 @@ def test_demo_text_keeps_a_working_channel(tmp_path: Path) -> None:
     }
     assert all(r["backlog"] == 0 and r["stopped"] is None for r in rows)
     assert all(st["capture"][loc]["pending"] == 0 for loc in ("dec01", "dec02"))  # purged
+    # status shows the receive stamps and the gate as they stand after the demo
+    stamps = st["receive_stamps"]["cen"]
+    assert stamps["table"] == "repl_stin_shop_cen"
+    assert {stamps["stamps"]["leader_cap_loc"], stamps["stamps"]["trailer_cap_loc"]} <= {
+        "dec01",
+        "dec02",
+    }
+    assert all(stamps["locations"][loc]["cap_begin"] for loc in ("dec01", "dec02"))
+    (gate,) = st["gates"]["dec01"]
+    assert (gate["gate"], gate["state"]) == ("nightly", "WarehouseLoaded")
+    text_status = _run("-c", str(work / "syncpoint.yaml"), "status", cwd=tmp_path).stdout
+    assert "receive stamps (repl_stin_shop_cen): leader" in text_status
+    assert "gate nightly: WarehouseLoaded" in text_status

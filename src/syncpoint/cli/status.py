@@ -44,15 +44,57 @@ def register(app: typer.Typer) -> None:
         with handled(as_json):
             ch = channel()
             data: dict[str, Any] = {"channel": ch.cfg.channel, "capture": ch.capture_status()}
-            extra = getattr(ch, "integrate_status", None)
-            if extra is not None:
-                data["integrate"] = extra()
+            if ch.cfg.integrate_locations():
+                data["integrate"] = ch.integrate_status()
+                data["receive_stamps"] = ch.stamps_status()
+            data["gates"] = ch.gate_status()
         if as_json:
             emit_json(data)
             return
         for name, st in data["capture"].items():
             _capture_table(name, st)
         if "integrate" in data:
-            import importlib
+            from syncpoint.cli import status_integrate
 
-            importlib.import_module("syncpoint.cli.status_integrate").show(data["integrate"])
+            status_integrate.show(data["integrate"])
+            _stamps(data["receive_stamps"])
+        _gates(data["gates"])
+
+
+def _stamps(data: dict[str, Any]) -> None:
+    for integ, st in data.items():
+        if st is None:
+            out.print(f"{integ}: no receive stamps yet (no run has completed here)")
+            continue
+        if "error" in st:
+            out.print(f"[red]{integ}: receive stamps: {st['error']}[/]")
+            continue
+        row = st["stamps"] or {}
+        out.print(
+            f"{integ}: receive stamps ({st['table']}): leader {row.get('leader_cap_loc')} "
+            f"at {row.get('leader_cap_begin')}, trailer {row.get('trailer_cap_loc')} "
+            f"at {row.get('trailer_cap_begin')}"
+        )
+        t = Table("capture location", "integrated up to", "age s", "sync point")
+        for loc, s in st["locations"].items():
+            age = s["age_seconds"]
+            t.add_row(
+                loc,
+                str(s["cap_begin"] or "nothing guaranteed yet"),
+                "-" if age is None else f"{age:.1f}",
+                str(s["sync_point"] or "-"),
+            )
+        out.print(t)
+
+
+def _gates(data: dict[str, Any]) -> None:
+    for loc, gates in data.items():
+        if isinstance(gates, dict) and "error" in gates:
+            out.print(f"[red]{loc}: gates: {gates['error']}[/]")
+            continue
+        for g in gates:
+            holder = g.get("holder") or {}
+            out.print(
+                f"{loc}: gate {g['gate']}: {g['state']} for {g.get('age_s', 0):.0f} s "
+                f"(last by {holder.get('host')} pid {holder.get('pid')}: {holder.get('command')})"
+            )

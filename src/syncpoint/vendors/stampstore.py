@@ -101,6 +101,33 @@ class StampStore:
         )
         return result
 
+    def report(self, conn: Any, locations: list[str]) -> dict[str, Any] | None:
+        """For ``status``: leader, trailer and each location's stamp with its age in seconds;
+        None when no run has written stamps here yet. Reads only."""
+        from datetime import UTC, datetime
+
+        from syncpoint.errors import LocationError
+
+        try:
+            with self.dialect.translated():
+                row = self.row(conn)
+                have = self.read(conn)
+        except LocationError:
+            conn.rollback()
+            return None
+        conn.rollback()
+        now = datetime.now(UTC)
+        locs = {}
+        for loc in locations:
+            t, ctx = have.get(loc, (None, None))
+            locs[loc] = {
+                "cap_begin": t,
+                "cap_begin_int": stamps.epoch_seconds(t) if t else None,
+                "age_seconds": round((now - t).total_seconds(), 3) if t else None,
+                "sync_point": ctx,
+            }
+        return {"table": self.table_name, "stamps": row, "locations": locs}
+
     def row(self, conn: Any) -> dict[str, Any] | None:
         """The leader/trailer row as stored (for status and tests)."""
         cur = conn.cursor()
