@@ -10,6 +10,7 @@ import pymysql
 import pytest
 from test_mariadb_capture_support import Cap, install, rows
 
+from syncpoint.config import TableConfig
 from syncpoint.vendors.mariadb import triggers
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
@@ -235,3 +236,21 @@ def test_busy_table_stays_in_error_until_a_later_poll(cap: Cap, monkeypatch: Any
     conn = cap.conn()
     assert cap.cap.status(conn).tables[0].status == "OK"
     conn.close()
+
+
+def test_table_with_a_configured_key(maria_db: Any) -> None:
+    """No primary key: the configured key finds the rows to capture again after an ALTER."""
+    maria_db.execute("CREATE TABLE lg (a INT, b VARCHAR(5), n INT) ENGINE=InnoDB")
+    cap = install(maria_db, TableConfig(name="lg", key=["a", "b"]))
+    cap.tx("INSERT INTO lg VALUES (1, 'x', 10), (2, 'y', 20)")
+    assert cap.poll() == 0
+    p0 = cap.tick()
+    maria_db.execute("ALTER TABLE lg ADD COLUMN extra INT DEFAULT 7")
+    cap.tx("UPDATE lg SET n = 11 WHERE a = 1")
+    assert cap.poll() == 1
+    _, recs = cap.window(p0, table="lg")
+    assert _trail(recs) == [
+        ("UPDATE", 1, {"a": 1, "b": "x", "n": 11}),
+        ("ALTER", 2, None),
+        ("UPDATE", 2, {"a": 1, "b": "x", "n": 11, "extra": 7}),
+    ]

@@ -126,10 +126,30 @@ def has_process(cur: Any) -> bool:
     return ok
 
 
+def server_problem(cur: Any) -> str | None:
+    """Why this server cannot run MariaDB capture, or None. MySQL 8 lacks what the triggers
+    use (@@in_transaction, information_schema.SESSION_STATUS, CREATE OR REPLACE TRIGGER,
+    VALUES in a UNION, INNODB_SYS_TABLES)."""
+    cur.execute("SELECT VERSION()")
+    version = str(cur.fetchone()[0])
+    if "mariadb" not in version.lower():
+        return (
+            f"server {version} is not MariaDB: capture needs MariaDB 10.6 or later "
+            "(MySQL has no @@in_transaction, SESSION_STATUS or CREATE OR REPLACE TRIGGER)"
+        )
+    major_minor = tuple(int(x) for x in version.split("-")[0].split(".")[:2])
+    if major_minor < (10, 6):
+        return f"MariaDB {version} is too old: capture needs MariaDB 10.6 or later"
+    return None
+
+
 def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
     """MariaDB traps, beyond existence and keys (checked by ``Capture.check``)."""
     found: list[str] = []
     db = database(cur)
+    problem = server_problem(cur)
+    if problem:
+        return [f"location {location}: {problem}"]
     if not has_process(cur):
         found.append(
             f"the user of location {location} lacks the PROCESS privilege: ticks read "

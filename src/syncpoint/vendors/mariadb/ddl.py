@@ -32,17 +32,14 @@ from typing import Any
 from syncpoint.vendors.mariadb import catalog, triggers
 from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import render
+from syncpoint.vendors.mariadb.rows import witness_present
+from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
 from syncpoint.vendors.mariadb.watch import (
     Shape,
-    Site,
-    Watched,
-    run,
     save_identity,
     save_snapshot,
     settle,
     shape_of,
-    watched,
-    witness_present,
     write_event,
 )
 
@@ -127,7 +124,8 @@ def _one(
         save_snapshot(cur, site, w, cols)
         written += 1
     facts = catalog.facts(cur, w.schema, w.table)
-    if facts and w.inno_id is not None and facts.inno_id != w.inno_id:
+    # (no InnoDB id without the PROCESS privilege: TRUNCATE cannot be seen; check() says so)
+    if facts and facts.inno_id is not None and w.inno_id is not None and facts.inno_id != w.inno_id:
         # A new InnoDB id: TRUNCATE or a rebuild. Without a column change, an unchanged
         # create time means TRUNCATE (or a rebuild within the same second: reloading then
         # is only wasted work). Otherwise the witness row decides: gone (or none was seen)

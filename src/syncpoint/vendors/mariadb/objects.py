@@ -17,7 +17,8 @@ from syncpoint.config import TableConfig
 from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.mariadb import catalog, dialect, triggers
 from syncpoint.vendors.mariadb.names import VENDOR, Names, render, statements
-from syncpoint.vendors.mariadb.watch import Site, run, save_snapshot, settle, watched
+from syncpoint.vendors.mariadb.state import Site, run, watched
+from syncpoint.vendors.mariadb.watch import save_snapshot, settle
 
 
 def base_statements(site: Site) -> list[str]:

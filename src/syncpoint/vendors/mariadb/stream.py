@@ -33,7 +33,7 @@ from syncpoint.core.model import ChangeRecord, Tick
 from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.mariadb.names import render
-from syncpoint.vendors.mariadb.watch import Site, run
+from syncpoint.vendors.mariadb.state import Site, run
 
 CHUNK = 1000
 # A tick or purge never waits on application transactions; if a plan ever made one wait,
