@@ -30,7 +30,12 @@ def tick(conn: Any, objs: Objects) -> Tick:
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
         context, guaranteed = conn.execute(objs.one("queries/tick.sql")).fetchone()
-    return Tick(context=int(context), guaranteed=guaranteed.astimezone(UTC))
+        (made_at,) = conn.execute(objs.one("queries/tick_made_at.sql"), (context,)).fetchone()
+    return Tick(
+        context=int(context),
+        guaranteed=guaranteed.astimezone(UTC),
+        sampled_at=made_at.astimezone(UTC),
+    )
 
 
 def _window(after: int, upto: int) -> tuple[int, int]:
