@@ -101,6 +101,8 @@ def make_mariadb() -> Iterator[Db]:
     finally:
         admin = _my_admin()
         with admin.cursor() as cur:
+            # a test that failed with a transaction open must not hang the whole run here
+            cur.execute("SET SESSION lock_wait_timeout = 60")
             cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
         admin.close()
 
