@@ -112,7 +112,7 @@ def run_group(
     fresh round when ``fresh``). True when the group reached a sync point unstopped."""
     steps = GroupRound(cfg, integrate, group, tables, spark)
     try:
-        while True:
+        for _ in range(3):  # a replay of a stored sync point, then a fresh one
             result = run_round(steps)
             if result is not None:
                 report.rounds.append(_describe(result))
@@ -124,6 +124,7 @@ def run_group(
                     return False
             if steps.fresh or not fresh:
                 return True
+        return True
     finally:
         steps.close()
 
