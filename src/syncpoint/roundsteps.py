@@ -343,8 +343,7 @@ class GroupRound:
             shape = self._ensure_target(src, w)
             for change in w.ddl:
                 if change.action != "CREATE":
-                    self.target.apply_ddl(self.conn, shape, change, src.capture.vendor, "apply")
-                    shape = self.target.describe(self.conn, w.target) or shape
+                    shape = self._ddl(src, w, shape, change)
             tables[w.tbl] = apply_table(shape, w.key, self._source_types(src, w), w.renames)
         targets = list({str(w.target): w.target for w in plan.windows}.values())
         edges = self.target.foreign_keys(self.conn, targets)
@@ -407,9 +406,29 @@ class GroupRound:
             )
             for c in source.columns
         ]
-        self.target.create_table(self.conn, w.target, cols, w.key)
-        log.info("created target table %s at %s", w.target, self.integrate)
+        try:
+            self.target.create_table(self.conn, w.target, cols, w.key)
+            log.info("created target table %s at %s", w.target, self.integrate)
+        except WorkFailed:
+            self.target.rollback(self.conn)
+            if self.target.describe(self.conn, w.target) is None:
+                raise
+            # another run created it meanwhile: used as it is
         return self.target.describe(self.conn, w.target)
+
+    def _ddl(self, src: Source, w: TableWindow, shape: Any, change: ddl.DdlChange) -> Any:
+        """Apply one DDL change at the target (idempotent). A second run doing the same at
+        the same moment makes one of the two statements fail: look again and retry once."""
+        for attempt in (1, 2):
+            try:
+                self.target.apply_ddl(self.conn, shape, change, src.capture.vendor, "apply")
+                break
+            except WorkFailed:
+                self.target.rollback(self.conn)
+                if attempt == 2:
+                    raise
+                shape = self.target.describe(self.conn, w.target) or shape
+        return self.target.describe(self.conn, w.target) or shape
 
 
 def _text(v: Any) -> str | None:

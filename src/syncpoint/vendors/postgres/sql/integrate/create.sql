@@ -1,4 +1,7 @@
--- Control tables of an integrate location (SPEC §5); idempotent.
+-- Control tables of an integrate location (SPEC §5); idempotent. CREATE ... IF NOT EXISTS
+-- is not safe against itself (two first runs at once collide in pg_type): one at a time.
+SELECT pg_advisory_xact_lock(hashtextextended('syncpoint integrate ' || current_schema(), 0))
+---
 -- The last applied tick per application, capture location and table, and its stream.
 CREATE TABLE IF NOT EXISTS ${positions} (
     application_name  text NOT NULL,
