@@ -177,7 +177,7 @@ class GroupRound:
                 )
                 for i, t in enumerate(tables)
             ]
-            stops += self._decide_ddl(src, loc_windows, {t.name: t for t in tables})
+            stops += self._decide_ddl(src, loc_windows)
             windows += loc_windows
         if not windows or not (any(w.moves for w in windows) or stops):
             return None
@@ -202,9 +202,7 @@ class GroupRound:
             policy=t.ddl_policy,
         )
 
-    def _decide_ddl(
-        self, src: Source, ws: list[TableWindow], cfgs: dict[str, TableConfig]
-    ) -> list[Stop]:
+    def _decide_ddl(self, src: Source, ws: list[TableWindow]) -> list[Stop]:
         """Decide the DDL of each window; cap all windows of the location before the first
         event the policy stops on (repeated: a lower cap may hide or reveal events)."""
         vendor = src.capture.vendor
@@ -421,7 +419,7 @@ class GroupRound:
         the same moment makes one of the two statements fail: look again and retry once."""
         for attempt in (1, 2):
             try:
-                self.target.apply_ddl(self.conn, shape, change, src.capture.vendor, "apply")
+                self.target.apply_ddl(self.conn, shape, change, src.capture.vendor)
                 break
             except WorkFailed:
                 self.target.rollback(self.conn)

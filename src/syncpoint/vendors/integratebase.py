@@ -279,9 +279,7 @@ class Integrate:
         self.run(conn, "create_table", target=self.qualified(target), columns=defs, key=keys)
         self.commit(conn)
 
-    def apply_ddl(
-        self, conn: Any, table: TargetTable, change: DdlChange, src_vendor: str, decision: str
-    ) -> None:
+    def apply_ddl(self, conn: Any, table: TargetTable, change: DdlChange, src_vendor: str) -> None:
         """Apply one schema change to the target before a round's rows (own transaction;
         idempotent: a replay after a crash finds it done)."""
         t = self.qualified(table.ref)
