@@ -46,7 +46,8 @@ def register(app: typer.Typer) -> None:
             def live(report: Any) -> None:
                 if not as_json:
                     for r in report.rounds:
-                        _print_round(r)
+                        if r["changes"] or r["stopped"]:  # idle polls only move positions
+                            _print_round(r)
 
             report = channel().run(
                 once=not follow,
