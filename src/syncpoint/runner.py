@@ -45,6 +45,7 @@ from syncpoint.roundsteps import GroupRound
 
 log = logging.getLogger("syncpoint.run")
 STOPPED_RETRY_S = 60.0
+KEEP_ROUNDS = 100
 
 
 @dataclass
@@ -186,9 +187,10 @@ def run(
                     if report.stopped:
                         retry_at[f"{integ}/{g}"] = time.monotonic() + STOPPED_RETRY_S
                         log.error("%s", _stopped_text(report))
-                    total.rounds += report.rounds
-                    total.stopped += report.stopped
-                    total.errors += report.errors
+                    # a follower runs for days: keep the latest rounds only
+                    total.rounds = (total.rounds + report.rounds)[-KEEP_ROUNDS:]
+                    total.stopped = (total.stopped + report.stopped)[-KEEP_ROUNDS:]
+                    total.errors = (total.errors + report.errors)[-KEEP_ROUNDS:]
                     if on_report and (report.rounds or report.stopped):
                         on_report(report)
                 if not stopping.is_set() and group is None:
