@@ -211,7 +211,8 @@ class SqliteCapture(Capture):
             conn.execute("COMMIT")
         guaranteed = _time(clock)
         assert guaranteed is not None
-        return Tick(context=n, guaranteed=guaranteed)
+        # no writer can be open under BEGIN IMMEDIATE: the tick never races with capture
+        return Tick(context=n, guaranteed=guaranteed, sampled_at=guaranteed)
 
     def _finish_raw(self, conn: Any) -> None:
         """Give REAL and BLOB values their final form before the records become readable
