@@ -147,7 +147,16 @@ class Channel:
             group=group,
             spark=spark,
             on_report=on_report,
+            after_pass=self._load_transport if self.cfg.transport and group is None else None,
         )
+
+    def _load_transport(self, report: Any) -> None:
+        """The consumer turn of the transport gate after the rounds (SPEC §7): the transport
+        tables are loaded in full when the producer has finished a batch; a refused turn
+        (a failed earlier load) ends the run with exit 3."""
+        from syncpoint.transport import load_transport
+
+        report.transport.append(load_transport(self))
 
     def purge(self) -> dict[str, Any]:
         """Delete the change records every registered application has applied."""

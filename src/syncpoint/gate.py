@@ -386,7 +386,9 @@ class Gate:
     def _gave_up(self, d: Decision, row: GateRow, waited: float) -> str:
         other = OTHER[d.role]
         why = (
-            d.reason if row.state is not LOADED[d.role] else f"{d.reason} (the {other} has not run)"
+            d.reason
+            if row.state is not LOADED[d.role]
+            else f"{d.reason} (the {other} has not finished a new turn since)"
         )
         return (
             f"gate {self.name!r}: gave up after waiting {waited:.1f} s: {why}; {self._since(row)}"

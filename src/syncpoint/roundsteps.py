@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from syncpoint.config import ChannelConfig, TableConfig, TableName
@@ -160,7 +159,7 @@ class GroupRound:
                     self.group,
                     tick.context,
                     src.stream_id,
-                    tick.sampled_at or datetime.now(UTC),
+                    tick.sampled_at or tick.guaranteed,
                     tick.guaranteed,
                 )
                 self.target.put_sync_point(self.conn, app, sp)

@@ -53,6 +53,7 @@ class RunReport:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     stopped: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    transport: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def changes(self) -> int:
@@ -64,6 +65,7 @@ class RunReport:
             "changes": self.changes,
             "stopped": self.stopped,
             "errors": self.errors,
+            "transport": self.transport,
         }
 
 
@@ -148,7 +150,7 @@ def run_once(
             except TableStopped as exc:
                 report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
                 reached[g] = False
-        if groups == cfg.groups() and all(reached.values()):
+        if groups and groups == cfg.groups() and all(reached.values()):
             _stamps(cfg, integ)
     return report
 
@@ -162,9 +164,14 @@ def run(
     group: str | None = None,
     spark: Any = None,
     on_report: Callable[[RunReport], None] | None = None,
+    after_pass: Callable[[RunReport], None] | None = None,
 ) -> RunReport:
+    """``after_pass`` runs after each pass over every group (once, or each poll of
+    ``follow``); ``Channel.run`` uses it to load transport tables through their gate."""
     if not follow:
         report = run_once(cfg, group, spark)
+        if after_pass is not None:
+            after_pass(report)
         if report.stopped:
             raise TableStopped(_stopped_text(report))
         return report
@@ -193,11 +200,13 @@ def run(
                     total.errors = (total.errors + report.errors)[-KEEP_ROUNDS:]
                     if on_report and (report.rounds or report.stopped):
                         on_report(report)
-                if not stopping.is_set() and group is None:
+                if not stopping.is_set() and group is None and cfg.tables:
                     try:
                         _stamps(cfg, integ)
                     except TransientError as exc:
                         log.warning("stamps: %s", exc)
+            if after_pass is not None and not stopping.is_set():
+                after_pass(total)
             stopping.wait(interval)
     return total
 

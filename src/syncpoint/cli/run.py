@@ -63,3 +63,12 @@ def register(app: typer.Typer) -> None:
                 _print_round(r)
             if not report.rounds:
                 out.print("nothing to do: every table is at its sync point")
+            for t in report.transport:
+                if t.get("loaded"):
+                    copied = ", ".join(
+                        f"{name} ({', '.join(f'{loc}: {n} rows' for loc, n in per.items())})"
+                        for name, per in t["tables"].items()
+                    )
+                    out.print(f"transport: gate {t['gate']}: loaded {copied}", markup=False)
+                else:
+                    out.print(f"transport: gate {t['gate']}: {t.get('reason')}", markup=False)
