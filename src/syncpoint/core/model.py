@@ -66,6 +66,27 @@ class ChangeRecord:
     guid: str | None = None
     version: int | None = None
 
+    @classmethod
+    def from_row(cls, r: Any, captured_at: datetime | None) -> ChangeRecord:
+        """A record from the columns every vendor's ``queries/changes.sql`` selects, in this
+        order: repl_key, context, trans_key, dbid, tablename, db_schema, db_action, content,
+        oldcontent, captured_at (parsed by the vendor, passed apart), version, db_catalog, guid."""
+        return cls(
+            repl_key=int(r[0]),
+            context=None if r[1] is None else int(r[1]),
+            trans_key=str(r[2]),
+            dbid=r[3],
+            tablename=r[4],
+            db_schema=r[5],
+            db_action=r[6],
+            content=r[7],
+            oldcontent=r[8],
+            captured_at=captured_at,
+            version=None if r[10] is None else int(r[10]),
+            db_catalog=r[11],
+            guid=r[12],
+        )
+
     @property
     def row(self) -> Any:
         return loads(self.content)

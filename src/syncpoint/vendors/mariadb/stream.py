@@ -138,24 +138,7 @@ def changes(conn: Any, site: Site, table: TableName, after: int, upto: int) -> l
         render("queries/changes.sql", site.names),
         {"table": table.name, "schema": table.schema_ or site.db, "after": after, "upto": upto},
     )
-    return [
-        ChangeRecord(
-            repl_key=int(r[0]),
-            context=int(r[1]) if r[1] is not None else None,
-            trans_key=str(r[2]),
-            dbid=r[3],
-            tablename=r[4],
-            db_schema=r[5],
-            db_action=r[6],
-            content=r[7],
-            oldcontent=r[8],
-            captured_at=_utc(r[9]),
-            version=int(r[10]),
-            db_catalog=r[11],
-            guid=r[12],
-        )
-        for r in cur.fetchall()
-    ]
+    return [ChangeRecord.from_row(r, _utc(r[9])) for r in cur.fetchall()]
 
 
 def changes_query(site: Site, table: TableName, after: int, upto: int) -> str:

@@ -72,22 +72,7 @@ def changes(
     params = {"table": table.name, "schema": schema_of(table)}
     rows = conn.execute(text, params).fetchall()
     return [
-        ChangeRecord(
-            repl_key=int(r[0]),
-            context=None if r[1] is None else int(r[1]),
-            trans_key=r[2],
-            dbid=r[3],
-            tablename=r[4],
-            db_schema=r[5],
-            db_action=r[6],
-            content=r[7],
-            oldcontent=r[8],
-            captured_at=datetime.strptime(r[9], _TS).replace(tzinfo=UTC),
-            version=int(r[10]),
-            db_catalog=r[11],
-            guid=r[12],
-        )
-        for r in rows
+        ChangeRecord.from_row(r, datetime.strptime(r[9], _TS).replace(tzinfo=UTC)) for r in rows
     ]
 
 

@@ -240,24 +240,7 @@ class SqliteCapture(Capture):
     def changes(self, conn: Any, table: TableName, after: int, upto: int) -> list[ChangeRecord]:
         with dialect.translated(self.location, str(table)):
             rows = self.ctx.run(conn, "queries/changes.sql", (table.name, int(after), int(upto)))
-        return [
-            ChangeRecord(
-                repl_key=r[0],
-                context=r[1],
-                trans_key=r[2],
-                dbid=r[3],
-                tablename=r[4],
-                db_schema=r[5],
-                db_action=r[6],
-                content=r[7],
-                oldcontent=r[8],
-                captured_at=_time(r[9]),
-                version=r[10],
-                db_catalog=r[11],
-                guid=r[12],
-            )
-            for r in rows
-        ]
+        return [ChangeRecord.from_row(r, _time(r[9])) for r in rows]
 
     def changes_query(self, table: TableName, after: int, upto: int) -> str:
         return sqlfiles.render(
