@@ -40,7 +40,8 @@ demo: deps
 	$(BIN)/syncpoint demo
 
 bench: deps
-	$(BIN)/python bench/run_all.py
+	$(BIN)/python bench/capture_insert_pg.py --modes none,capture,rowtrigger
+	$(BIN)/python bench/apply_pg.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
