@@ -55,14 +55,16 @@ def lock_waiters(db) -> int | None:
 
 
 def wait_for_waiter(db) -> None:
-    for _ in range(200):
+    for _ in range(80):
         n = lock_waiters(db)
         if n is None:
             time.sleep(0.5)  # SQLite shows no waiters: give the waiter time to block
             return
         if n > 0:
             return
-        time.sleep(0.05)
+        # MariaDB refreshes its INNODB_TRX cache only when it was not read for 0.1 s: polling
+        # faster than that keeps reading the same stale list forever
+        time.sleep(0.25)
     pytest.fail("no session started waiting for the gate's row lock")
 
 
