@@ -42,8 +42,7 @@ class StampStore:
         cur = conn.cursor()
         for stmt in self._statements("create"):
             cur.execute(stmt)
-        if self.vendor != "sqlite":
-            conn.commit()
+        conn.commit()  # a no-op where the driver autocommitted the DDL (SQLite here)
 
     def read(self, conn: Any) -> dict[str, tuple[datetime | None, int | None]]:
         cur = conn.cursor()
