@@ -12,17 +12,21 @@ and commits later is stamped by a later tick: nothing is skipped, and a reader o
 
 ``Tick.guaranteed``: every record captured before it is at or below the tick. Records of
 transactions that committed before the snapshot are stamped now; a transaction still open
-shows in ``information_schema.INNODB_TRX`` (seconds resolution, hence minus 1 s, and its
-records are captured after it started), and one started after that list was read
-captures after it (the list may be up to 0.1 s old: InnoDB caches it). So guaranteed =
-min(clock - 0.1 s, oldest open writer's start - 1 s), never lower than the previous tick's;
-``Tick.sampled_at`` is clock - 0.1 s, so a tick counts as raced only when a writer was open.
-INNODB_TRX lists the whole server's transactions: a long writer in any database holds the
-guarantee back (never wrong, only late).
+shows in ``information_schema.INNODB_TRX`` (seconds resolution, hence minus 1 s; its records
+are captured after it started). That list is a cache MariaDB refreshes only when nobody read
+it for 0.1 s, so it may be older than the tick, for as long as other sessions keep reading
+it: the tick reads the clock (t0) before its own transaction starts and trusts the list only
+when the list shows that transaction, i.e. was made after t0. Then guaranteed = min(t0,
+oldest open writer's start - 1 s); with a stale list (after a few tries) nothing new is
+guaranteed and the previous value stays. Never lower than the previous tick's.
+``Tick.sampled_at`` is t0, so a tick counts as raced only when a writer was open or the list
+was stale. INNODB_TRX lists the whole server's transactions: a long writer in any database
+holds the guarantee back (never wrong, only late).
 """
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -41,6 +45,9 @@ CHUNK = 1000
 LOCK_WAIT = 10
 STALE_TRX_LIST = timedelta(milliseconds=100)
 TRX_START_RESOLUTION = timedelta(seconds=1)
+# How often a tick re-reads a stale transaction list before it gives up moving the guarantee.
+FRESH_LIST_ATTEMPTS = 3
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _utc(dt: datetime | None) -> datetime | None:
@@ -53,6 +60,11 @@ def tick(conn: Any, site: Site) -> Tick:
     conn.commit()  # a tick is a transaction of its own
     cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
     cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    # t0: before this transaction starts, so before any refresh of the transaction list that
+    # shows it (see tick_clock.sql)
+    cur.execute("SELECT UTC_TIMESTAMP(6)")
+    t0 = _utc(cur.fetchone()[0])
+    assert t0 is not None
     cur.execute("START TRANSACTION")
     try:
         cur.execute(render("queries/tick_lock.sql", names))
@@ -60,22 +72,33 @@ def tick(conn: Any, site: Site) -> Tick:
         if row is None:
             raise NotInstalled("capture is not installed (no service row)", location=site.location)
         context, previous, max_key = int(row[0]), _utc(row[1]), int(row[2])
-        try:
-            cur.execute(render("queries/tick_clock.sql", names))
-        except pymysql.err.Error as exc:
-            if exc.args and exc.args[0] == 1227:
-                raise LocationError(
-                    "ticks read information_schema.INNODB_TRX, which needs the PROCESS "
-                    "privilege: GRANT PROCESS ON *.* TO <user>",
-                    location=site.location,
-                ) from exc
-            raise
-        now, oldest = cur.fetchone()
+        for attempt in range(FRESH_LIST_ATTEMPTS):
+            if attempt:
+                time.sleep(STALE_TRX_LIST.total_seconds() * 1.5)
+            try:
+                cur.execute(render("queries/tick_clock.sql", names))
+            except pymysql.err.Error as exc:
+                if exc.args and exc.args[0] == 1227:
+                    raise LocationError(
+                        "ticks read information_schema.INNODB_TRX, which needs the PROCESS "
+                        "privilege: GRANT PROCESS ON *.* TO <user>",
+                        location=site.location,
+                    ) from exc
+                raise
+            now, oldest, own = cur.fetchone()
+            if own:
+                break
         made_at = _utc(now)
         assert made_at is not None
-        guaranteed = made_at - STALE_TRX_LIST
-        if oldest is not None:
-            guaranteed = min(guaranteed, oldest.replace(tzinfo=UTC) - TRX_START_RESOLUTION)
+        if own:
+            # the list was made after t0: a writer missing from it committed before (and the
+            # snapshot below sees it) or started after t0
+            guaranteed = t0
+            if oldest is not None:
+                guaranteed = min(guaranteed, oldest.replace(tzinfo=UTC) - TRX_START_RESOLUTION)
+        else:
+            # a stale list (other sessions keep reading it): nothing new is guaranteed
+            guaranteed = previous if previous is not None else EPOCH
         if previous is not None:
             guaranteed = max(guaranteed, previous)
         new = context + 1
@@ -96,7 +119,7 @@ def tick(conn: Any, site: Site) -> Tick:
         conn.commit()
         # sampled_at: the moment the list of open transactions is known to describe; a tick
         # is "raced" (guaranteed < sampled_at) only when an open writer held it back.
-        return Tick(context=new, guaranteed=guaranteed, sampled_at=made_at - STALE_TRX_LIST)
+        return Tick(context=new, guaranteed=guaranteed, sampled_at=t0)
     except BaseException:
         conn.rollback()
         raise

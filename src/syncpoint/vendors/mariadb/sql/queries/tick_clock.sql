@@ -1,7 +1,11 @@
--- The clock, then the start of the oldest other transaction that has changed rows (capture
+-- The clock, the start of the oldest other transaction that has changed rows (capture
 -- writes the queue inside the application's transaction, so every transaction that captured
--- something and is still open is among them). Read before the snapshot is taken.
--- UTC_TIMESTAMP(6) is the statement's start, so it is read before the subquery runs.
+-- something and is still open is among them), and whether this tick's own transaction (it
+-- holds the service row lock) is in the list: INNODB_TRX is a cache that MariaDB refreshes
+-- only when nobody read it for 0.1 s, so a list without our own transaction is older than
+-- the tick and proves nothing. Read before the snapshot is taken.
 SELECT UTC_TIMESTAMP(6),
        (SELECT MIN(trx_started) FROM information_schema.INNODB_TRX
-         WHERE trx_mysql_thread_id <> CONNECTION_ID() AND trx_rows_modified > 0)
+         WHERE trx_mysql_thread_id <> CONNECTION_ID() AND trx_rows_modified > 0),
+       (SELECT COUNT(*) FROM information_schema.INNODB_TRX
+         WHERE trx_mysql_thread_id = CONNECTION_ID())
