@@ -117,8 +117,9 @@ class Channel:
             cap = self.capture(name)
             try:
                 with self._cap_conn(cap) as conn:
-                    cap.poll_ddl(conn) if _installed(cap, conn) else None
                     st = cap.status(conn)
+                    if st.installed and cap.poll_ddl(conn):
+                        st = cap.status(conn)  # the poll wrote DDL records
                 out[name] = _status_dict(st)
             except WorkFailed as exc:
                 out[name] = {"error": str(exc)}
@@ -193,10 +194,6 @@ class Channel:
         from syncpoint.gate import gate_states
 
         return gate_states(self.cfg)
-
-
-def _installed(cap: Capture, conn: Any) -> bool:
-    return cap.status(conn).installed
 
 
 def _status_dict(st: Any) -> dict[str, Any]:

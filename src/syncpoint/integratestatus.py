@@ -9,7 +9,9 @@ table, where this channel's application stands.
   there is no backlog;
 - ``stopped``: why the table's rounds stopped, when they did.
 
-Nothing is written: no tick is made for a status.
+Positions and sync points are only read. Each capture location gets one tick (a cheap
+commit-ordered marker, the same a run would make) so that the backlog counts every change
+committed before the status was asked for.
 """
 
 from __future__ import annotations

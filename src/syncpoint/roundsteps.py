@@ -32,7 +32,7 @@ from syncpoint.core import ddl, fkorder, positions, types
 from syncpoint.core.positions import SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
-from syncpoint.vendors import capture_for, vendor_of
+from syncpoint.vendors import capture_for, module, vendor_of
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.integratebase import Integrate, apply_table, integrate_for
 
@@ -277,7 +277,7 @@ class GroupRound:
                     props,
                     read_sql,
                     tbl=w.tbl,
-                    vendor=src.capture.vendor,
+                    parallel=module(src.capture.vendor, "dialect").JDBC_PARALLEL,
                     lo=lo,
                     hi=hi,
                     count=n,
@@ -322,7 +322,7 @@ class GroupRound:
             application=plan.application,
             group=plan.group,
             round_id=plan.round_id,
-            vendor=self.target.vendor,
+            parallel=module(self.target.vendor, "dialect").JDBC_PARALLEL,
             windows=[w.tbl for w in plan.reading],
         )
 

@@ -239,13 +239,10 @@ def _signals() -> Iterator[threading.Event]:
 def _stamps(cfg: ChannelConfig, integ: str) -> None:
     """Move the receive stamps of ``integ`` for every capture location whose tables all
     stand at their group's sync point."""
-    try:
-        from syncpoint.core import stamps as stamprules
-        from syncpoint.vendors.stampstore import StampStore
-    except ImportError:  # receive stamps not part of this build
-        return
+    from syncpoint.core import stamps as stamprules
     from syncpoint.vendors import vendor_of
     from syncpoint.vendors.integratebase import integrate_for
+    from syncpoint.vendors.stampstore import StampStore
 
     url = cfg.locations[integ].url.get_secret_value()
     target = integrate_for(integ, url, cfg.prefix)

@@ -104,7 +104,7 @@ class _Side:
         )
 
     def columns(self, conn: Any, t: TableName) -> list[Column]:
-        params = (t.name, t.schema_ or "main") if self.vendor == "sqlite" else (t.schema_, t.name)
+        params = (t.schema_, t.name)
         with self.dialect.translated(self.location, str(t)):
             cur = conn.cursor()
             cur.execute(self.sql("transport_columns"), params)

@@ -30,8 +30,8 @@ SCHEMA = (
 )
 
 
-def partitions(count: int, vendor: str) -> int:
-    if vendor == "sqlite":
+def partitions(count: int, parallel: bool) -> int:
+    if not parallel:
         return 1
     return max(1, min(MAX_PARTITIONS, math.ceil(count / ROWS_PER_PARTITION)))
 
@@ -43,7 +43,7 @@ def read_window(
     query: str,
     *,
     tbl: int,
-    vendor: str,
+    parallel: bool,
     lo: int,
     hi: int,
     count: int,
@@ -60,7 +60,7 @@ def read_window(
     )
     for k, v in props.items():
         reader = reader.option(k, v)
-    n = partitions(count, vendor)
+    n = partitions(count, parallel)
     if n > 1:
         reader = (
             reader.option("partitionColumn", "repl_key")

@@ -29,7 +29,7 @@ def write_staging(
     application: str,
     group: str,
     round_id: str,
-    vendor: str,
+    parallel: bool,
     windows: list[int],
 ) -> dict[int, int]:
     """Append the net rows, tagged with application, sync group and round, to ``table``;
@@ -48,7 +48,7 @@ def write_staging(
         "content",
         "repl_key",
     ).observe(obs, *[F.count_if(F.col("tbl") == w).alias(f"w{w}") for w in windows])
-    out = out.coalesce(1 if vendor == "sqlite" else WRITE_PARTITIONS)
+    out = out.coalesce(WRITE_PARTITIONS if parallel else 1)
     w = (
         out.write.format("jdbc")
         .option("url", url)

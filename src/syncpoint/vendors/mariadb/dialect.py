@@ -15,6 +15,8 @@ from syncpoint.errors import LocationError, TransientError
 NAME = "mariadb"
 JDBC_DRIVER = "org.mariadb.jdbc.Driver"
 JDBC_JAR = "/usr/share/java/mariadb-java-client.jar"
+# Spark may read and write this database over several JDBC connections at once.
+JDBC_PARALLEL = True
 HAS_SCHEMAS = False  # a MariaDB "schema" is the database itself
 
 # Lost connection, server gone, deadlock, lock wait timeout, too many connections.

@@ -15,6 +15,8 @@ from syncpoint.errors import LocationError, TransientError
 NAME = "postgres"
 JDBC_DRIVER = "org.postgresql.Driver"
 JDBC_JAR = "/usr/share/java/postgresql.jar"
+# Spark may read and write this database over several JDBC connections at once.
+JDBC_PARALLEL = True
 HAS_SCHEMAS = True
 DEFAULT_SCHEMA = "public"
 

@@ -12,6 +12,8 @@ from syncpoint.errors import LocationError, TransientError
 NAME = "sqlite"
 JDBC_DRIVER = "org.sqlite.JDBC"
 JDBC_JAR = "/usr/share/java/sqlite-jdbc.jar"
+# One writer per database file: parallel JDBC partitions only queue on its lock.
+JDBC_PARALLEL = False
 HAS_SCHEMAS = False
 BUSY_TIMEOUT_S = 30.0
 
