@@ -5,9 +5,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEBS   := libpostgresql-jdbc-java libmariadb-java libxerial-sqlite-jdbc-java
+# the status page is tested in a real headless browser
+DEBS   += chromium chromium-driver
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint unit bench deps jars clean
+.PHONY: demo test lint unit bench deps jars docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,9 +41,15 @@ unit: $(STAMP)
 demo: deps
 	$(BIN)/syncpoint demo
 
+# the user documentation: docs/ rendered by MkDocs (Material theme) into site/
+docs: $(STAMP)
+	$(BIN)/python -c "import material" 2>/dev/null || $(BIN)/python -m pip install -q -e '.[docs]'
+	$(BIN)/python -m syncpoint.cli.docgen docs/commands.md
+	$(BIN)/mkdocs build --strict --site-dir site
+
 bench: deps
 	$(BIN)/python bench/capture_insert_pg.py --modes none,capture,rowtrigger
 	$(BIN)/python bench/apply_pg.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site

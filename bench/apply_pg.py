@@ -89,7 +89,7 @@ def main() -> None:
                 "src": {"url": src_url, "capture": True},
                 "dst": {"url": dst_url, "integrate": True},
             },
-            "tables": [{"name": "public.orders"}],
+            "tables": [{"name": "public.orders", "snapshot": "none"}],
             "spark": {"master": args.master},
         }
         tmp = Path(tempfile.mkdtemp()) / "bench.yaml"

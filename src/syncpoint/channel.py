@@ -5,16 +5,32 @@ holds no SQL and no vendor detail of its own.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from syncpoint import config as cfgmod
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import ConfigError, SyncpointError, WorkFailed
-from syncpoint.vendors import capture_for, connect
+from syncpoint.vendors import capture_for, connect, unchanged
 from syncpoint.vendors.base import Capture
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _changes_nothing(fn: Callable[P, R]) -> Callable[P, R]:
+    """validate, plan and status: every connection they open leaves its location as it is
+    (``vendors.unchanged``), and they run no statement that writes."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with unchanged():
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 class Channel:
@@ -30,6 +46,59 @@ class Channel:
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> Channel:
         return cls(cfgmod.from_dict(data, source), source)
+
+    @classmethod
+    def check_file(
+        cls, path: str | os.PathLike[str] | None = None
+    ) -> tuple[str, list[str], dict[str, list[str]], dict[str, list[str]]]:
+        """``validate``: (source, problems of the file, problems per location, notes per
+        integrate location). The locations and tables valid on their own are connected to
+        and checked even when other parts of the file are wrong, so that one run lists
+        every problem."""
+        p, data = cfgmod.read_file(path)
+        cfg, problems = cfgmod.check_dict(data, str(p))
+        if cfg is None:
+            return str(p), problems, {}, {}
+        ch = cls(cfg, str(p))
+        return str(p), problems, ch.validate(), ch.notes()
+
+    @_changes_nothing
+    def notes(self) -> dict[str, list[str]]:
+        """How rounds will apply at each integrate location where that needs saying: a
+        target without a unique index on the key, unique indexes on other columns. A
+        location that cannot be reached has none (``validate`` reports it)."""
+        from syncpoint.roundsteps import target_name
+
+        keys: dict[tuple[str, str], tuple[str, ...]] = {}
+        out: dict[str, list[str]] = {}
+        existing = self._existing_locations()
+        for integ in self.cfg.integrate_locations():
+            found: list[str] = []
+            try:
+                it = self._integrate(integ)
+                with self.connection(integ) as conn:
+                    for loc, cloc in self.cfg.capture_locations().items():
+                        if loc == integ or loc not in existing or integ not in existing:
+                            continue
+                        for t in self.cfg.tables_at(loc):
+                            key = tuple(t.key or ()) or self._source_key(keys, loc, t)
+                            ref = it.resolve(*target_name(t, loc), cloc.vendor)
+                            if key:
+                                found += it.apply_notes(ref, it.describe(conn, ref), key)
+            except SyncpointError:
+                pass
+            out[integ] = list(dict.fromkeys(found))
+        return out
+
+    def _source_key(
+        self, cache: dict[tuple[str, str], tuple[str, ...]], loc: str, t: Any
+    ) -> tuple[str, ...]:
+        if (loc, t.name) not in cache:
+            cap = self.capture(loc)
+            with self._cap_conn(cap) as conn:
+                shape = cap.describe(conn, t.ref)
+            cache[(loc, t.name)] = tuple(shape.primary_key) if shape else ()
+        return cache[(loc, t.name)]
 
     # -- helpers -----------------------------------------------------------------------
     def url(self, location: str) -> str:
@@ -50,20 +119,38 @@ class Channel:
                 pass
 
     # -- validate / plan / install -------------------------------------------------------
+    @_changes_nothing
     def validate(self) -> dict[str, list[str]]:
-        """Connect to every location and list every problem found, per location."""
+        """Connect to every location and list every problem found, per location. A SQLite
+        file that does not exist is a problem (never created here); only for a location that
+        only integrates, in a folder that exists, is it left to the first run to create."""
         problems: dict[str, list[str]] = {}
         for name, loc in self.cfg.locations.items():
             found: list[str] = []
+            if not loc.capture and self._new_sqlite_target(name):
+                problems[name] = found
+                continue
             try:
                 cap = self.capture(name)
                 with self._cap_conn(cap) as conn:
                     if loc.capture:
                         found += cap.check(conn, self.cfg.tables_at(name))
+                    else:
+                        found += self._integrate(name).check(conn)
             except SyncpointError as exc:
                 found.append(str(exc))
             problems[name] = found
         return problems
+
+    def _new_sqlite_target(self, name: str) -> bool:
+        from syncpoint.vendors import vendor_of
+        from syncpoint.vendors.sqlite.dialect import path_of
+
+        url = self.url(name)
+        if vendor_of(url) != "sqlite":
+            return False
+        path = os.path.abspath(path_of(url))
+        return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
 
     @contextmanager
     def _cap_conn(self, cap: Capture) -> Iterator[Any]:
@@ -82,6 +169,7 @@ class Channel:
         if flat:
             raise ConfigError(f"{self.source}: the channel cannot be installed", flat)
 
+    @_changes_nothing
     def plan(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for name in self.cfg.capture_locations():
@@ -102,24 +190,83 @@ class Channel:
             done[name] = "installed"
         return done
 
-    def uninstall(self) -> dict[str, str]:
+    def migrate(self, location: str, statements: list[str]) -> int:
+        """Run an application's schema migration at a capture location so that capture
+        follows it (see ``Capture.run_ddl``); returns the DDL records written."""
+        if location not in self.cfg.capture_locations():
+            raise ConfigError(
+                f"{self.source}: location {location!r} is not a capture location of this channel"
+            )
+        if not statements:
+            raise ConfigError("migrate: give the SQL statements to run after --")
+        cap = self.capture(location)
+        with self._cap_conn(cap) as conn:
+            try:
+                return cap.run_ddl(conn, statements)
+            except SyncpointError:
+                raise
+            except Exception as exc:  # the application's own SQL failed: say so, exit 1
+                raise WorkFailed(
+                    f"the migration failed (rolled back where the database allows): {exc}",
+                    location=location,
+                ) from exc
+
+    def uninstall(self, keep_positions: bool = False) -> dict[str, str]:
+        """Remove every object of the prefix at every location: capture objects where it
+        captures, control tables (positions, sync points, stops, staging, stamps, gate)
+        wherever they were made; ``keep_positions`` keeps positions, sync points and stamps."""
         done: dict[str, str] = {}
-        for name in self.cfg.capture_locations():
-            cap = self.capture(name)
-            with self._cap_conn(cap) as conn:
-                cap.uninstall(conn)
+        for name in self._existing_locations():
+            if self.cfg.locations[name].capture:
+                cap = self.capture(name)
+                with self._cap_conn(cap) as conn:
+                    cap.uninstall(conn)
+            integ = self._integrate(name)
+            with self.connection(name) as conn:
+                integ.uninstall(conn, keep_positions)
             done[name] = "uninstalled"
         return done
 
+    @_changes_nothing
+    def plan_uninstall(self, keep_positions: bool = False) -> dict[str, list[str]]:
+        """Per location, the SQL ``uninstall`` would run now; changes nothing."""
+        out: dict[str, list[str]] = {}
+        for name in self._existing_locations():
+            stmts: list[str] = []
+            if self.cfg.locations[name].capture:
+                cap = self.capture(name)
+                with self._cap_conn(cap) as conn:
+                    stmts += cap.uninstall_plan(conn)
+            with self.connection(name) as conn:
+                stmts += self._integrate(name).uninstall_statements(conn, keep_positions)
+            out[name] = stmts
+        return out
+
+    def _integrate(self, location: str) -> Any:
+        from syncpoint.vendors.integratebase import integrate_for
+
+        return integrate_for(location, self.url(location), self.cfg.prefix)
+
+    def _existing_locations(self) -> list[str]:
+        """Locations to remove objects from: a SQLite file that does not exist holds none
+        (and connecting would create it)."""
+        from syncpoint.vendors import vendor_of
+        from syncpoint.vendors.sqlite.dialect import path_of
+
+        return [
+            n
+            for n in self.cfg.locations
+            if vendor_of(self.url(n)) != "sqlite" or os.path.exists(path_of(self.url(n)))
+        ]
+
+    @_changes_nothing
     def capture_status(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in self.cfg.capture_locations():
             cap = self.capture(name)
             try:
                 with self._cap_conn(cap) as conn:
-                    st = cap.status(conn)
-                    if st.installed and cap.poll_ddl(conn):
-                        st = cap.status(conn)  # the poll wrote DDL records
+                    st = cap.status(conn)  # reads only: DDL is polled by runs, not here
                 out[name] = _status_dict(st)
             except WorkFailed as exc:
                 out[name] = {"error": str(exc)}
@@ -165,12 +312,14 @@ class Channel:
 
         return runner.purge(self.cfg)
 
+    @_changes_nothing
     def integrate_status(self) -> dict[str, Any]:
         """Per integrate location and table: position, sync point, backlog, lag, stops."""
         from syncpoint.integratestatus import integrate_status
 
         return integrate_status(self.cfg)
 
+    @_changes_nothing
     def stamps_status(self) -> dict[str, Any]:
         """Per integrate location: leader, trailer and every capture location's receive stamp
         (SPEC §5 ``{p}stin_{channel}_{loc}``) with its age."""
@@ -182,6 +331,9 @@ class Channel:
             url = self.url(integ)
             sources = [n for n in self.cfg.capture_locations() if n != integ]
             store = StampStore(vendor_of(url), self.cfg.prefix, self.cfg.channel, integ)
+            if self._new_sqlite_target(integ):
+                out[integ] = None  # no run has made the file yet: no stamps (not created here)
+                continue
             try:
                 with self.connection(integ) as conn:
                     out[integ] = store.report(conn, sources)
@@ -189,11 +341,68 @@ class Channel:
                 out[integ] = {"error": str(exc)}
         return out
 
+    def snapshot(
+        self,
+        tables: list[str] | None = None,
+        location: str | None = None,
+        *,
+        truncate: bool = False,
+        restart: bool = False,
+        spark: Any = None,
+        on_progress: Any = None,
+    ) -> dict[str, Any]:
+        """Load the existing rows of the tables into every integrate location and hand
+        over to rounds (``syncpoint.ops.snapshot``)."""
+        from syncpoint.ops.snapshot import snapshot
+
+        return snapshot(
+            self.cfg,
+            tables,
+            location,
+            truncate=truncate,
+            restart=restart,
+            spark=spark,
+            on_progress=on_progress,
+        )
+
+    def verify(
+        self,
+        tables: list[str] | None = None,
+        *,
+        repair: bool = False,
+        recheck: bool = True,
+        spark: Any = None,
+    ) -> Any:
+        """Compare each target table with its sources; a ``VerifyReport``
+        (``syncpoint.ops.verify``)."""
+        from syncpoint.ops.verify import verify
+
+        return verify(self.cfg, tables, repair=repair, recheck=recheck, spark=spark)
+
+    @_changes_nothing
+    def snapshot_status(self) -> dict[str, Any]:
+        """Per integrate location: each snapshot's state, rows copied and estimated, rate."""
+        from syncpoint.ops.snapshot.state import status
+
+        out: dict[str, Any] = {}
+        for integ in self.cfg.integrate_locations():
+            if self._new_sqlite_target(integ):
+                out[integ] = []  # no run has made the file yet (not created here)
+                continue
+            try:
+                out[integ] = status(self.cfg, integ)
+            except WorkFailed as exc:
+                out[integ] = {"error": str(exc)}
+        return out
+
+    @_changes_nothing
     def gate_status(self) -> dict[str, Any]:
         """Every gate of this prefix at the transport and integrate locations."""
         from syncpoint.gate import gate_states
 
-        return gate_states(self.cfg)
+        out = gate_states(self.cfg)
+        # a SQLite file no run has made yet holds no gate (and is not created to look)
+        return {n: [] if self._new_sqlite_target(n) else v for n, v in out.items()}
 
 
 def _status_dict(st: Any) -> dict[str, Any]:

@@ -20,11 +20,13 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    TypeAdapter,
     ValidationError,
     field_validator,
     model_validator,
 )
 
+from syncpoint.core import cdr
 from syncpoint.errors import ConfigError
 
 DEFAULT_FILE = "syncpoint.yaml"
@@ -186,6 +188,10 @@ class TableConfig(_Model):
     ddl_policy: Literal["stop", "apply", "ignore"] = "stop"
     debug: bool = False
     locations: list[str] | None = None
+    # "required": rounds start only after `syncpoint snapshot` loaded the table's existing
+    # rows; "none": the table starts empty, rounds may start at once
+    snapshot: Literal["required", "none"] = "required"
+    snapshot_partition: str | None = None  # the column a snapshot splits on (default: key)
 
     @field_validator("name", "target")
     @classmethod
@@ -230,6 +236,14 @@ class TransportConfig(_Model):
     tables: list[str]
 
 
+class WarningsConfig(_Model):
+    """When ``status`` (and ``serve``) warn: thresholds in seconds and change records."""
+
+    not_integrated_s: float = Field(default=3600.0, gt=0)  # a capture location's receive stamp age
+    gate_loading_s: float = Field(default=3600.0, gt=0)  # a gate held in a Loading state
+    queue_rows: int = Field(default=1_000_000, gt=0)  # change records waiting at a capture location
+
+
 class ChannelConfig(_Model):
     channel: PlainName
     application: PlainName = "default"
@@ -240,6 +254,7 @@ class ChannelConfig(_Model):
     conflicts: dict[str, ConflictConfig] = {}
     spark: SparkConfig = SparkConfig()
     transport: TransportConfig | None = None
+    warnings: WarningsConfig = WarningsConfig()
 
     @field_validator("locations", mode="before")
     @classmethod
@@ -251,36 +266,7 @@ class ChannelConfig(_Model):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> ChannelConfig:
-        problems: list[str] = []
-        shorts: dict[str, int] = {}
-        for t in self.tables:
-            shorts[t.ref.short] = shorts.get(t.ref.short, 0) + 1
-            for loc in t.locations or []:
-                if loc not in self.locations or not self.locations[loc].capture:
-                    problems.append(
-                        f"tables: {t.name}: locations: {loc!r} is not a capture location"
-                    )
-        seen: set[str] = set()
-        for t in self.tables:
-            if str(t.ref) in seen:
-                problems.append(f"tables: {t.name!r} is listed twice")
-            seen.add(str(t.ref))
-        for group, members in self.sync_groups.items():
-            if not members:
-                problems.append(f"sync_groups: {group}: the group is empty")
-            for m in members:
-                if not self._find(m):
-                    problems.append(
-                        f"sync_groups: {group}: {m!r} is not a replicated table of this channel"
-                    )
-        both = [n for n, loc in self.locations.items() if loc.capture and loc.integrate]
-        for tname in self.conflicts:
-            if not self._find(tname):
-                problems.append(f"conflicts: {tname!r} is not a replicated table of this channel")
-        if self.conflicts and not both:
-            problems.append("conflicts: no location both captures and integrates")
-        if self.transport and self.transport.location not in self.locations:
-            problems.append(f"transport: location {self.transport.location!r} is not defined")
+        problems = cross_problems(self)
         if problems:
             raise ValueError("\n".join(problems))
         return self
@@ -318,6 +304,45 @@ class ChannelConfig(_Model):
             if str(t.ref) not in grouped:
                 out[t.ref.short] = [t]
         return out
+
+
+def cross_problems(cfg: ChannelConfig) -> list[str]:
+    """What is wrong between the parts of a configuration (each part valid on its own)."""
+    problems: list[str] = []
+    for t in cfg.tables:
+        for loc in t.locations or []:
+            if loc not in cfg.locations or not cfg.locations[loc].capture:
+                problems.append(f"tables: {t.name}: locations: {loc!r} is not a capture location")
+    seen: set[str] = set()
+    for t in cfg.tables:
+        if str(t.ref) in seen:
+            problems.append(f"tables: {t.name!r} is listed twice")
+        seen.add(str(t.ref))
+    for group, members in cfg.sync_groups.items():
+        if not members:
+            problems.append(f"sync_groups: {group}: the group is empty")
+        for m in members:
+            if not cfg._find(m):
+                problems.append(
+                    f"sync_groups: {group}: {m!r} is not a replicated table of this channel"
+                )
+    both = [n for n, loc in cfg.locations.items() if loc.capture and loc.integrate]
+    for tname, cc in cfg.conflicts.items():
+        found = cfg._find(tname)
+        if not found:
+            problems.append(f"conflicts: {tname!r} is not a replicated table of this channel")
+            continue
+        sites = [n for n in both if found.locations is None or n in found.locations]
+        if len(sites) < 2:
+            problems.append(
+                f"conflicts: {tname}: the table is captured and integrated at {len(sites)} "
+                "location(s); conflicts arise only between two or more"
+            )
+        groups = cdr.check_groups(tname, cc.column_groups, None, found.key)
+        problems += [f"conflicts: {p}" for p in groups]
+    if cfg.transport and cfg.transport.location not in cfg.locations:
+        problems.append(f"transport: location {cfg.transport.location!r} is not defined")
+    return problems
 
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -364,12 +389,20 @@ def _loc(err_loc: tuple[Any, ...], data: Any) -> str:
 
 
 def from_dict(data: Any, source: str = "<config>") -> ChannelConfig:
+    cfg, problems = check_dict(data, source)
+    if problems or cfg is None:
+        raise ConfigError(f"{source}: configuration is invalid", problems)
+    return cfg
+
+
+def check_dict(data: Any, source: str = "<config>") -> tuple[ChannelConfig | None, list[str]]:
+    """Every problem of the file, and a configuration to go on checking with: the whole
+    one when there is no problem; else the parts that are valid on their own (None when
+    not even that can be made), so that ``validate`` still connects and checks them."""
     problems: list[str] = []
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the file must hold a mapping of keys (SPEC §2)")
+        return None, [f"{source}: the file must hold a mapping of keys"]
     data = _expand(data, "", source, problems)
-    if problems:
-        raise ConfigError(f"{source}: configuration is invalid", problems)
     locs = data.get("locations")
     if isinstance(locs, dict):
         for name in locs:
@@ -379,9 +412,7 @@ def from_dict(data: Any, source: str = "<config>") -> ChannelConfig:
                 problems.append(f"{source}: locations: location name {exc}")
     try:
         cfg = ChannelConfig.model_validate(data)
-        if problems:
-            raise ConfigError(f"{source}: configuration is invalid", problems)
-        return cfg
+        return (None if problems else cfg), problems
     except ValidationError as exc:
         for e in exc.errors():
             msg = e["msg"].removeprefix("Value error, ")
@@ -390,18 +421,73 @@ def from_dict(data: Any, source: str = "<config>") -> ChannelConfig:
             elif e["type"] == "missing":
                 msg = "required key is missing"
             where = _loc(tuple(e["loc"]), data)
+            if any(p.startswith(f"{source}: {where}: environment variable") for p in problems):
+                continue  # the unset variable is the problem, not the empty value
             for one in msg.split("\n"):
                 problems.append(f"{source}: {where}: {one}" if where else f"{source}: {one}")
-        raise ConfigError(f"{source}: configuration is invalid", problems) from None
+    part = _valid_parts(data)
+    if part is not None:
+        for p in cross_problems(part):
+            if f"{source}: {p}" not in problems:
+                problems.append(f"{source}: {p}")
+    return part, problems
 
 
-def load(path: str | os.PathLike[str] | None = None) -> ChannelConfig:
-    """Load and validate a channel file (default ``./syncpoint.yaml``)."""
+def _valid_parts(data: dict[str, Any]) -> ChannelConfig | None:
+    """A configuration of the parts of ``data`` that are valid on their own (unchecked
+    across parts: ``cross_problems`` lists what is wrong between them)."""
+    fields: dict[str, Any] = {}
+    for name, f in ChannelConfig.model_fields.items():
+        if name not in data:
+            continue
+        value = data[name]
+        if name == "locations" and isinstance(value, dict):
+            value = {k: v for k, v in value.items() if _ok(LocationConfig, v) and _ok_name(k)}
+            fields[name] = {k: LocationConfig.model_validate(v) for k, v in value.items()}
+        elif name == "tables" and isinstance(value, list):
+            fields[name] = [TableConfig.model_validate(v) for v in value if _ok(TableConfig, v)]
+        else:
+            hint: Any = f.annotation
+            if f.metadata:
+                hint = Annotated.__class_getitem__((f.annotation, *f.metadata))  # type: ignore[attr-defined]
+            try:
+                fields[name] = TypeAdapter(hint).validate_python(value)
+            except ValidationError:
+                continue
+    if not fields.get("locations"):
+        return None
+    fields.setdefault("channel", "channel")
+    return ChannelConfig.model_construct(**fields)
+
+
+def _ok(model: type[BaseModel], value: Any) -> bool:
+    try:
+        model.model_validate(value)
+        return True
+    except ValidationError:
+        return False
+
+
+def _ok_name(name: Any) -> bool:
+    try:
+        _plain(20)(str(name))
+        return True
+    except ValueError:
+        return False
+
+
+def read_file(path: str | os.PathLike[str] | None = None) -> tuple[Path, Any]:
+    """The file's path and its parsed YAML (``ConfigError`` when missing or not YAML)."""
     p = Path(path or DEFAULT_FILE)
     if not p.is_file():
         raise ConfigError(f"{p}: no such configuration file (create one with `syncpoint init`)")
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        return p, yaml.safe_load(p.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+
+
+def load(path: str | os.PathLike[str] | None = None) -> ChannelConfig:
+    """Load and validate a channel file (default ``./syncpoint.yaml``)."""
+    p, data = read_file(path)
     return from_dict(data, str(p))

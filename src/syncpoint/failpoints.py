@@ -21,6 +21,10 @@ STEPS: dict[str, str] = {
     "before_commit": "apply transaction done, COMMIT not sent",
     "after_commit": "apply transaction committed, nothing else done",
     "after_stamps": "receive stamps written",
+    "snapshot_after_stage": "a snapshot chunk staged at the target, not applied",
+    "snapshot_before_commit": "a snapshot chunk applied and recorded, COMMIT not sent",
+    "snapshot_after_chunk": "a snapshot chunk committed",
+    "snapshot_after_handover": "a snapshot handed over (position set to its tick)",
     "gate_after_take": "a gate was taken (Loading state committed), command not started",
     "gate_before_release": "command finished, Loaded state not written",
 }

@@ -9,9 +9,13 @@ table, where this channel's application stands.
   there is no backlog;
 - ``stopped``: why the table's rounds stopped, when they did.
 
-Positions and sync points are only read. Each capture location gets one tick (a cheap
-commit-ordered marker, the same a run would make) so that the backlog counts every change
-committed before the status was asked for.
+Positions and sync points are only read; no control table is created (a target where no
+run has been yet has no positions, a SQLite target file no run has made yet is not created)
+and no DDL is polled. Each capture location gets one tick (``Capture.status_tick``: a
+cheap commit-ordered marker, the same a run would make, and nothing else) so that the
+backlog counts every change committed before the status was asked for. A SQLite location
+with a shape change not yet polled is not ticked (its run's tick polls first); its backlog
+then counts up to the newest tick.
 """
 
 from __future__ import annotations
@@ -36,6 +40,19 @@ def _age(oldest: Any) -> float:
     return max(0.0, (datetime.now(UTC) - oldest).total_seconds())
 
 
+def _no_file_yet(url: str) -> bool:
+    """A SQLite target no run has created yet, in a folder that exists (status must not
+    create it; a missing folder is a wrong path, reported as the location's error)."""
+    import os
+
+    from syncpoint.vendors.sqlite.dialect import path_of
+
+    if vendor_of(url) != "sqlite":
+        return False
+    path = os.path.abspath(path_of(url))
+    return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
+
+
 def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
     app = cfg.application
     group_of = {str(t.ref): g for g, ts in cfg.groups().items() for t in ts}
@@ -44,18 +61,22 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
     for integ, iloc in cfg.integrate_locations().items():
         target = integrate_for(integ, iloc.url.get_secret_value(), cfg.prefix)
         entry: dict[str, Any] = {"application": app, "tables": []}
+        stored: dict[Any, Any] = {}
+        sps: dict[Any, Any] = {}
+        stops: dict[Any, Any] = {}
         try:
-            conn = target.connect()
+            conn = None if _no_file_yet(iloc.url.get_secret_value()) else target.connect()
         except WorkFailed as exc:
             out[integ] = {"error": str(exc)}
             continue
         try:
-            target.ensure(conn)
-            stored = {(p.location, p.table): p for a, p in target.positions(conn) if a == app}
-            sps = target.sync_points(conn, app)
-            stops = {(s["location"], s["table"]): s for s in target.stops(conn, app)}
+            if conn is not None and target.has_control_tables(conn):
+                stored = {(p.location, p.table): p for a, p in target.positions(conn) if a == app}
+                sps = target.sync_points(conn, app)
+                stops = {(s["location"], s["table"]): s for s in target.stops(conn, app)}
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
         for loc, cloc in cfg.capture_locations().items():
             if loc == integ:
                 continue
@@ -95,9 +116,8 @@ def _source(name: str, url: str, prefix: str) -> dict[str, Any]:
         newest = st.context
         if st.installed:
             conn.rollback()  # a tick commits on its own
-            cap.poll_ddl(conn)
-            conn.rollback()
-            newest = cap.tick(conn).context
+            tick = cap.status_tick(conn)  # records the current snapshot, nothing else
+            newest = tick.context if tick is not None else newest
             conn.rollback()
         return {
             "cap": cap,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.config import ChannelConfig, TableConfig, TableName
-from syncpoint.core import ddl, fkorder, positions, types
+from syncpoint.core import cdr, ddl, fkorder, positions, types
 from syncpoint.core.positions import SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
@@ -90,6 +90,13 @@ class GroupRound:
     def open(self) -> None:
         self.conn = self.target.connect()
         self.target.ensure(self.conn)
+        # stops of tables or locations taken out of the channel would stay in status forever
+        keep = {
+            (loc, str(t.ref))
+            for loc in self.cfg.capture_locations()
+            for t in self.cfg.tables_at(loc)
+        }
+        self.target.forget_stops(self.conn, self.cfg.application, keep)
 
     def close(self) -> None:
         for s in self.sources.values():
@@ -125,6 +132,15 @@ class GroupRound:
         if self.conn is None:
             self.open()
         stored = [p for a, p in self.target.positions(self.conn) if a == app]
+        from syncpoint.ops.snapshot.guard import refuse_unloaded
+
+        refuse_unloaded(
+            self.target,
+            self.conn,
+            app,
+            self.locations(),
+            {(p.location, p.table) for p in stored},
+        )
         sps = self.target.sync_points(self.conn, app)
         windows: list[TableWindow] = []
         sync_points: dict[str, SyncPoint] = {}
@@ -214,7 +230,10 @@ class GroupRound:
                     continue
                 query = src.capture.changes_query(w.source, w.after, w.upto)
                 for rk, action, content, old in src.integ.window_ddl(src.conn, query):
-                    change = ddl.classify(vendor, action, _text(content), _text(old), rk)
+                    content, old = (
+                        cdr.strip_bookkeeping(_text(x), self.cfg.prefix) for x in (content, old)
+                    )
+                    change = ddl.classify(vendor, action, content, old, rk)
                     decision = ddl.decide(change, w.policy)
                     if decision == ddl.STOP:
                         tick = self._tick_of(src, w, rk)
@@ -256,20 +275,26 @@ class GroupRound:
         return self._spark
 
     def read(self, plan: RoundPlan) -> tuple[Any, dict[int, int]]:
+        from syncpoint import cdr as cdr_ops
         from syncpoint.spark.read import read_window
         from syncpoint.spark.transforms import net_changes
 
+        resolved = cdr_ops.settings(self.target, self.conn)
         frames, counts = [], {}
         for w in plan.reading:
             src = self.sources[w.location]
             key = self._key(src, w)
             query = src.capture.changes_query(w.source, w.after, w.upto)
             lo, hi, n, _ = src.integ.window_stats(src.conn, query)
-            counts[w.tbl] = n
+            counts[w.tbl] = 0
             if not n:
                 continue
             url, props = src.integ.jdbc()
-            read_sql = src.integ.read_query(query, key, w.rows_after, self.integrate)
+            read_sql = src.integ.read_query(query, key, w.rows_after, w.location)
+            # changes are the row records read: not DDL, not records of changes made elsewhere
+            counts[w.tbl] = src.integ.window_count(src.conn, read_sql)
+            if w.table in resolved:
+                read_sql = cdr_ops.read_query(src.integ, read_sql, w.table, w.location)
             frames.append(
                 read_window(
                     self.spark(),
@@ -331,6 +356,13 @@ class GroupRound:
 
     # -- apply --------------------------------------------------------------------------------
     def apply(self, plan: RoundPlan, staged: dict[int, int]) -> None:
+        try:
+            for w in plan.windows:
+                if w.moves:
+                    self._same_shape(plan, w)
+        except WorkFailed as exc:  # before any DDL reaches the target
+            self._stop_after_failure(plan, exc)
+            raise TableStopped(exc.message, location=exc.location, table=exc.table) from exc
         tables = {}
         for w in plan.windows:
             if not w.moves:
@@ -351,8 +383,11 @@ class GroupRound:
         if self.cfg.locations[self.integrate].capture:
             url = self.cfg.locations[self.integrate].url.get_secret_value()
             origin = capture_for(self.integrate, url, self.cfg.prefix).set_origin
+        from syncpoint import cdr as cdr_ops
+
+        resolve = cdr_ops.steps(self.target, self.conn, [w for w in plan.windows if w.moves])
         try:
-            self.target.apply(self.conn, plan, staged, tables, order, origin)
+            self.target.apply(self.conn, plan, staged, tables, order, origin, resolve)
         except (PositionConflict, TransientError):
             raise
         except WorkFailed as exc:
@@ -363,6 +398,41 @@ class GroupRound:
                 location=exc.location or self.integrate,
                 table=exc.table,
             ) from exc
+
+    def _same_shape(self, plan: RoundPlan, w: TableWindow) -> None:
+        """Several sources into one table: a DDL event of one (applied at the target) must
+        never change how another's rows are applied. Rows carrying a column the target no
+        longer has stop the table with the reason; nothing is left out silently (unless the
+        table's ddl_policy is ignore, which asks for exactly that)."""
+        if w.policy == ddl.IGNORE or w.tbl not in set(w2.tbl for w2 in plan.reading):
+            return
+        feeding = [
+            loc
+            for loc in self.cfg.capture_locations()
+            if loc != self.integrate and any(str(t.ref) == w.table for t in self.cfg.tables_at(loc))
+        ]
+        if len(feeding) < 2:
+            return
+        target = self.target.describe(self.conn, w.target)
+        if target is None:
+            return  # made from the source's shape in this round
+        known = {c.name for c in target.columns}
+        for change in w.ddl:  # what this window's own DDL will make of it
+            known -= {c.name for c in change.dropped} | {o.name for o, _ in change.renamed}
+            known |= {c.name for c in change.added} | {n.name for _, n in change.renamed}
+            known |= {c.name for c in change.new_columns}
+        known |= set(w.renames.values())
+        unknown = sorted(self.target.staged_keys(self.conn, plan.round_id, w.tbl) - known)
+        if unknown:
+            raise WorkFailed(
+                f"rows from {w.location} carry column(s) {', '.join(unknown)} that the target "
+                f"{w.target} does not have (another source's schema change altered it?): the "
+                f"sources of {w.table} disagree on its shape and nothing was applied. Make the "
+                "shapes agree (the same change at every source, or the target adapted), or "
+                "set ddl_policy: ignore for the table to leave those values out",
+                location=w.location,
+                table=w.table,
+            )
 
     def _stop_after_failure(self, plan: RoundPlan, exc: WorkFailed) -> None:
         hit = [w for w in plan.windows if exc.table in (str(w.target), w.table)] or plan.windows

@@ -47,6 +47,19 @@ log = logging.getLogger("syncpoint.run")
 STOPPED_RETRY_S = 60.0
 KEEP_ROUNDS = 100
 
+# Called with each round's description as soon as it commits (progress lines, metrics).
+ROUND_LISTENERS: list[Callable[[dict[str, Any]], None]] = []
+
+
+@contextmanager
+def listening(fn: Callable[[dict[str, Any]], None]) -> Iterator[None]:
+    """Call ``fn(round)`` for every round run in this block (``run`` progress, metrics)."""
+    ROUND_LISTENERS.append(fn)
+    try:
+        yield
+    finally:
+        ROUND_LISTENERS.remove(fn)
+
 
 @dataclass
 class RunReport:
@@ -66,7 +79,16 @@ class RunReport:
             "stopped": self.stopped,
             "errors": self.errors,
             "transport": self.transport,
+            "spark_master": _spark_master(),
         }
+
+
+def _spark_master() -> str | None:
+    """Where the rounds ran (under spark-submit: the launcher's master)."""
+    import sys
+
+    session = sys.modules.get("syncpoint.spark.session")  # never start Spark to say so
+    return session.active_master() if session is not None else None
 
 
 def _groups(cfg: ChannelConfig, only: str | None) -> dict[str, list[TableConfig]]:
@@ -116,9 +138,14 @@ def run_group(
     steps = GroupRound(cfg, integrate, group, tables, spark)
     try:
         for _ in range(3):  # a replay of a stored sync point, then a fresh one
+            t0 = time.monotonic()
             result = run_round(steps)
             if result is not None:
-                report.rounds.append(_describe(result))
+                described = _describe(result)
+                described["seconds"] = round(time.monotonic() - t0, 3)
+                report.rounds.append(described)
+                for listener in list(ROUND_LISTENERS):
+                    listener(described)
                 if result.plan.stops:
                     report.stopped += [
                         {"integrate": integrate, "group": group, **s.__dict__}
@@ -312,6 +339,11 @@ def purge(cfg: ChannelConfig) -> dict[str, Any]:
             out[name] = {"upto": bound, "purged": purged}
         finally:
             conn.close()
+    if any(loc.capture and loc.integrate for loc in cfg.locations.values()):
+        from syncpoint.cdr.purge import purge_tombstones
+
+        for name, n in purge_tombstones(cfg).items():
+            out.setdefault(name, {"upto": None, "purged": 0})["tombstones"] = n
     return out
 
 

@@ -105,6 +105,7 @@ def write_config(
     app: str = "wh",
     tables: list[str] | None = None,
     extra: dict[str, Any] | None = None,
+    snapshot: str = "none",
 ) -> Path:
     vendor = next(iter(sources.values())).vendor
     names = tables or TABLES[vendor]
@@ -115,7 +116,7 @@ def write_config(
             **{n: {"url": db.url, "capture": True} for n, db in sources.items()},
             "cen": {"url": target.url, "integrate": True},
         },
-        "tables": [{"name": n} for n in names],
+        "tables": [{"name": n, "snapshot": snapshot} for n in names],
         "sync_groups": {"g": [n.split(".")[-1] for n in names]},
         "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
     }

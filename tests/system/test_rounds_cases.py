@@ -102,8 +102,8 @@ def test_truncate_applied_empties_the_target_then_applies_what_came_after(
     rk.setup_source(src)
     extra = {
         "tables": [
-            {"name": "public.parent", "ddl_policy": "apply"},
-            {"name": "public.child", "ddl_policy": "apply"},
+            {"name": "public.parent", "ddl_policy": "apply", "snapshot": "none"},
+            {"name": "public.child", "ddl_policy": "apply", "snapshot": "none"},
         ]
     }
     ch = chan(tmp_path, {"src": src}, dst, **extra)
@@ -148,7 +148,7 @@ def test_a_reinstalled_capture_is_detected(pg2: Any, tmp_path: Path, spark: Any)
     ch.install()
     sql(src, "INSERT INTO parent (id, ver) VALUES (1, 'v1')")
     ch.run(once=True, spark=spark)
-    ch.uninstall()
+    ch.uninstall(keep_positions=True)  # capture reinstalled, the target's positions kept
     ch.install()
     sql(src, "INSERT INTO parent (id, ver) VALUES (2, 'v2')")
     with pytest.raises(StreamIdentityError, match="reinstalled"):
@@ -164,7 +164,10 @@ def test_two_locations_into_one_target_and_per_location_tables(tmp_path: Path, s
     try:
         rk.setup_source(a)
         rk.setup_source(b)
-        tables = [{"name": "parent"}, {"name": "child", "target": "child_{location}"}]
+        tables = [
+            {"name": "parent", "snapshot": "none"},
+            {"name": "child", "target": "child_{location}", "snapshot": "none"},
+        ]
         cfg = rk.write_config(
             tmp_path / "sp.yaml",
             {"east": a, "west": b},
@@ -211,7 +214,10 @@ def test_applied_changes_carry_their_origin_and_are_not_sent_back(
                 "a": {"url": a.url, "capture": True, "integrate": True},
                 "b": {"url": b.url, "capture": True, "integrate": True},
             },
-            "tables": [{"name": "public.parent"}, {"name": "public.child"}],
+            "tables": [
+                {"name": "public.parent", "snapshot": "none"},
+                {"name": "public.child", "snapshot": "none"},
+            ],
             "sync_groups": {"g": ["parent", "child"]},
         }
         (tmp_path / "bi.yaml").write_text(json.dumps(data))
@@ -221,7 +227,8 @@ def test_applied_changes_carry_their_origin_and_are_not_sent_back(
         ch.run(once=True, spark=spark)
         assert b.query("SELECT id, ver FROM parent") == [(1, "from a")]
         assert b.query("SELECT dbid FROM repl_items") == [("a",)]  # captured at b, origin a
-        ch.run(once=True, spark=spark)
+        report = ch.run(once=True, spark=spark)
+        assert report.changes == 0  # b's record of a's change is an echo: filtered, not counted
         assert a.query("SELECT dbid, count(*) FROM repl_items GROUP BY dbid") == [("a", 1)]
         assert a.query("SELECT id, ver FROM parent") == [(1, "from a")]
     finally:

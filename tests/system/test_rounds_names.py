@@ -74,7 +74,7 @@ def test_hostile_names_replicate_exactly(pair: Any, tmp_path: Path, spark: Any) 
             "src": {"url": src.url, "capture": True},
             "cen": {"url": dst.url, "integrate": True},
         },
-        "tables": [{"name": name}],
+        "tables": [{"name": name, "snapshot": "none"}],
     }
     (tmp_path / "n.yaml").write_text(json.dumps(data))
     ch = Channel.from_file(tmp_path / "n.yaml")

@@ -5,6 +5,7 @@ bytes, instants, unicode), or the round stops with a clear message instead of ro
 from __future__ import annotations
 
 import json
+import struct
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -125,7 +126,9 @@ def channel(src: Any, dst: Any, tmp: Path, policy: str = "stop") -> Channel:
             "src": {"url": src.url, "capture": True},
             "cen": {"url": dst.url, "integrate": True},
         },
-        "tables": [{"name": "public.vals" if src.vendor == "postgres" else "vals"}],
+        "tables": [
+            {"name": "public.vals" if src.vendor == "postgres" else "vals", "snapshot": "none"}
+        ],
     }
     (tmp / "v.yaml").write_text(json.dumps(data))
     return Channel.from_file(tmp / "v.yaml")
@@ -173,3 +176,278 @@ def test_a_value_the_target_type_cannot_hold_stops_the_round(tmp_path: Path, spa
     finally:
         for g in gens:
             next(g, None)
+
+
+# -- JSON null, JSON scalars and documents, -0.0, NaN and infinities ---------------------------
+SPECIAL = {
+    "postgres": "CREATE TABLE sv (id integer PRIMARY KEY, f4 real, f8 double precision, "
+    "j jsonb, js json)",
+    "mariadb": "CREATE TABLE sv (id integer PRIMARY KEY, f4 float, f8 double, j json, js json) "
+    "ENGINE=InnoDB",
+    "sqlite": "CREATE TABLE sv (id INTEGER PRIMARY KEY, f4 REAL, f8 REAL, j JSON, js TEXT)",
+}
+DOC = '{"a": [1, {"b": null}, 2.50], "c": "é \\" x", "d": {}}'
+# (id, f4, f8, j, js): JSON null, JSON scalars, a nested document, SQL NULL
+FINITE = [
+    (1, 1.5, -0.0, "null", '"text"'),
+    (2, -0.0, 2.5, "42", "true"),
+    (3, 0.1, 1e-300, DOC, "[]"),
+    (4, None, None, None, None),
+]
+NON_FINITE = [(5, "Infinity", "-Infinity", None, None), (6, "NaN", "NaN", None, None)]
+HOLDS = {  # what each target can hold: MariaDB no NaN/infinities, SQLite no NaN
+    "postgres": {"Infinity", "NaN"},
+    "mariadb": set(),
+    "sqlite": {"Infinity"},
+}
+
+
+def special(db: Any) -> dict[int, tuple[Any, ...]]:
+    """Each row as exact text forms: floats by repr (the sign of zero included), JSON as the
+    parsed document with SQL NULL apart from JSON null."""
+    cast = "::text" if db.vendor == "postgres" else ""
+    rows = db.query(f"SELECT id, f4, f8, j{cast}, js{cast} FROM sv ORDER BY id")
+
+    def fl(v: Any, single: bool = False) -> Any:
+        if v is None:
+            return None
+        # a float4 is compared as the single it is (drivers print it in fewer digits)
+        return repr(struct.unpack("f", struct.pack("f", float(v)))[0] if single else float(v))
+
+    def js(v: Any) -> Any:
+        if v is None:
+            return "SQL NULL"
+        # SQLite's JSON columns have NUMERIC affinity: the text 42 is stored as 42
+        return json.loads(v) if isinstance(v, str) else v
+
+    return {int(i): (fl(a, True), fl(b), js(c), js(d)) for i, a, b, c, d in rows}
+
+
+def put_special(db: Any, rows: list[tuple[Any, ...]]) -> None:
+    ph = {"postgres": "%s", "mariadb": "%s", "sqlite": "?"}[db.vendor]
+    conn = db.connect(autocommit=db.vendor == "sqlite")
+    cur = conn.cursor()
+    for r in rows:
+        vals = [float(v) if i in (1, 2) and isinstance(v, str) else v for i, v in enumerate(r)]
+        cur.execute(f"INSERT INTO sv VALUES ({', '.join([ph] * 5)})", vals)
+    conn.commit()
+    conn.close()
+
+
+def expected(src: Any, dst: Any) -> dict[int, tuple[Any, ...]]:
+    want = special(src)
+    if dst.vendor != "postgres":  # MariaDB and SQLite store -0.0 as 0 (their own loss)
+        want = {
+            k: tuple("0.0" if v == "-0.0" else v for v in r[:2]) + r[2:] for k, r in want.items()
+        }
+    return want
+
+
+@pytest.mark.parametrize("pair", PAIRS, indirect=True, ids=[f"{a}-{b}" for a, b in PAIRS])
+def test_special_values_arrive_exactly(pair: Any, tmp_path: Path, spark: Any) -> None:
+    src, dst = pair
+    src.execute(SPECIAL[src.vendor])
+    data = {
+        "channel": "sv",
+        "application": "wh",
+        "locations": {
+            "src": {"url": src.url, "capture": True},
+            "cen": {"url": dst.url, "integrate": True},
+        },
+        "tables": [{"name": "public.sv" if src.vendor == "postgres" else "sv", "snapshot": "none"}],
+    }
+    (tmp_path / "s.yaml").write_text(json.dumps(data))
+    ch = Channel.from_file(tmp_path / "s.yaml")
+    ch.install()
+    put_special(src, FINITE)
+    ch.run(once=True, spark=spark)
+    got = special(dst)
+    assert got == expected(src, dst)
+    assert got[1][2] is None and got[4][2] == "SQL NULL"  # JSON null is not SQL NULL
+    if src.vendor == "postgres" and dst.vendor == "postgres":
+        # the json type keeps its text exactly (spaces, key order)
+        assert dst.query("SELECT js::text FROM sv WHERE id = 3") == [("[]",)]
+        assert dst.query("SELECT j::text FROM sv WHERE id = 3") == src.query(
+            "SELECT j::text FROM sv WHERE id = 3"
+        )
+        # and the binary forms, byte for byte (the sign of zero, JSON null)
+        binary = (
+            "SELECT id, encode(float4send(f4), 'hex'), encode(float8send(f8), 'hex'), "
+            "encode(jsonb_send(j), 'hex'), encode(json_send(js), 'hex') FROM sv ORDER BY id"
+        )
+        assert dst.query(binary) == src.query(binary)
+    # NaN and infinities where the source holds them: exact where the target can hold
+    # them, else the round stops naming the value and applies nothing
+    for row in NON_FINITE:
+        if row[1] not in HOLDS[src.vendor]:
+            continue
+        put_special(src, [row])
+        if row[1] in HOLDS[dst.vendor]:
+            ch.run(once=True, spark=spark)
+            assert special(dst) == expected(src, dst)
+        else:
+            with pytest.raises(TableStopped, match=row[1] if row[1] == "NaN" else "nf"):
+                ch.run(once=True, spark=spark)
+            assert row[0] not in special(dst)
+            return
+
+
+# -- PostgreSQL's own types ----------------------------------------------------------------
+PG_TYPES = [
+    "CREATE TYPE mood AS ENUM ('sad', 'happy')",
+    "CREATE TYPE pair AS (a integer, b text, c numeric[])",
+    "CREATE DOMAIN pos AS integer CHECK (VALUE > 0)",
+    "CREATE DOMAIN tags AS text[]",
+]
+# column: (type, value literals for rows 1 and 2; row 3 is all NULL)
+PG_COLS: dict[str, tuple[str, str, str]] = {
+    "ai": ("integer[]", "'{1,NULL,3}'", "'{}'"),
+    "a2": ("integer[]", "'{{1,2},{3,NULL}}'", "'[0:1]={7,8}'"),
+    "at": ("text[]", """'{"a,b",NULL,"q\\"uote","",NULL}'""", "'{}'"),
+    "an": ("numeric[]", "'{1.50,-0.000,NaN}'", "'{NULL}'"),
+    "af": ("double precision[]", "'{-0,NaN,Infinity,1e-300}'", "'{0.1}'"),
+    "ab": ("boolean[]", "'{t,f,NULL}'", "'{}'"),
+    "az": ("timestamptz[]", "'{\"2024-01-01 10:00:00.5+05\",NULL}'", "'{}'"),
+    "ad": ("date[]", "'{2024-02-29,infinity}'", "'{}'"),
+    "ay": ("bytea[]", "ARRAY['\\x00ff'::bytea, NULL, '']", "'{}'"),
+    "aj": ("jsonb[]", """ARRAY['null'::jsonb, '{"a": [1]}', NULL]""", "'{}'"),
+    "au": ("uuid[]", "'{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}'", "'{}'"),
+    "ae": ("mood[]", "'{happy,NULL,sad}'", "'{}'"),
+    "ac": ("pair[]", "ARRAY[ROW(1, 'x', '{1.5}')::pair, NULL]", "'{}'"),
+    "r4": ("int4range", "'[1,10)'", "'empty'"),
+    "rn": ("numrange", "'(1.5,2.50]'", "'(,)'"),
+    "rt": ("tstzrange", "'[2024-01-01 00:00+00,infinity)'", "'empty'"),
+    "rd": ("daterange", "'[2024-01-01,2024-02-01)'", "'empty'"),
+    "mr": ("int4multirange", "'{[1,3), [5,8)}'", "'{}'"),
+    "dp": ("pos", "7", "1"),
+    "dt": ("tags", "'{x,NULL}'", "'{}'"),
+    "en": ("mood", "'happy'", "'sad'"),
+    "co": ("pair", "ROW(7, 'x, \"y\"', '{1,NULL}')", "ROW(NULL, NULL, NULL)"),
+    "bt": ("bit(4)", "B'1010'", "B'0000'"),
+    "vb": ("bit varying(8)", "B'101'", "B''"),
+    "mo": ("money", "'-1234.56'", "'0'"),
+    "uu": (
+        "uuid",
+        "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'",
+        "'00000000-0000-0000-0000-000000000000'",
+    ),
+    "ip": ("inet", "'10.0.0.1/8'", "'::1'"),
+    "ci": ("cidr", "'192.168.0.0/16'", "'2001:db8::/32'"),
+    "ma": ("macaddr", "'08:00:2b:01:02:03'", "'00:00:00:00:00:00'"),
+    "m8": ("macaddr8", "'08:00:2b:01:02:03:04:05'", "'00:00:00:00:00:00:00:00'"),
+    "iv": ("interval", "'1 year 2 mons -3 days 04:05:06.789'", "'-00:00:00.000001'"),
+    "tt": ("time with time zone", "'12:00:01.5+05:30'", "'00:00:00-12'"),
+    "xm": ("xml", "'<a b=\"1\">t &amp; u</a>'", "'text only'"),
+    "tv": ("tsvector", "'a:1A fat:2 cat''s'", "''"),
+    "tq": ("tsquery", "'fat & (rat | cat)'", "'x'"),
+    "pt": ("point", "'(1.5,-2)'", "'(0,0)'"),
+    "li": ("line", "'{1,-1,0}'", "'{0,1,2}'"),
+    "ls": ("lseg", "'[(0,0),(1,1)]'", "'[(1,2),(3,4)]'"),
+    "bx": ("box", "'(1,1),(0,0)'", "'(2,2),(2,2)'"),
+    "pa": ("path", "'[(0,0),(1,1),(2,0)]'", "'((0,0),(1,1))'"),
+    "pg": ("polygon", "'((0,0),(1,1),(1,0))'", "'((0,0))'"),
+    "cr": ("circle", "'<(1,2),3>'", "'<(0,0),0>'"),
+    "oi": ("oid", "4294967295", "0"),
+    "rt2": ("regtype", "'integer'", "'text'"),
+    "ln": ("pg_lsn", "'16/B374D848'", "'0/0'"),
+    "ch": ('"char"', "'x'", "''"),
+}
+
+
+def pg_text(db: Any) -> dict[int, dict[str, Any]]:
+    """Every column of the PostgreSQL table as PostgreSQL writes it (UTC, ISO)."""
+    conn = db.connect(autocommit=True)
+    try:
+        conn.execute("SET TimeZone = 'UTC'")
+        # concat() writes a value by its type's output function (inet's ::text adds /128)
+        cols = ", ".join(f"CASE WHEN {c}::text IS NOT NULL THEN concat({c}) END" for c in PG_COLS)
+        rows = conn.execute(f"SELECT id, {cols} FROM pt ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    return {int(r[0]): dict(zip(PG_COLS, r[1:], strict=True)) for r in rows}
+
+
+# element or field types made per database (their OIDs differ between two databases, and an
+# array's binary form carries its element type's OID)
+OWN_OIDS = {"ae", "ac"}
+
+
+def pg_binary(db: Any) -> dict[int, dict[str, Any]]:
+    """Every column's binary form (its type's send function), where it carries no OID of a
+    type made in that database."""
+    sends = dict(
+        db.query(
+            "SELECT a.attname, t.typsend::text FROM pg_attribute a JOIN pg_type t "
+            "ON t.oid = a.atttypid WHERE a.attrelid = 'pt'::regclass AND a.attnum > 1"
+        )
+    )
+    cols = [c for c in PG_COLS if c not in OWN_OIDS]
+    sql = ", ".join(f"encode({sends[c]}({c}), 'hex')" for c in cols)
+    rows = db.query(f"SELECT id, {sql} FROM pt ORDER BY id")
+    return {int(r[0]): dict(zip(cols, r[1:], strict=True)) for r in rows}
+
+
+def other_text(db: Any) -> dict[int, dict[str, Any]]:
+    cols = ", ".join(db_quote(db, c) for c in PG_COLS)
+    rows = db.query(f"SELECT id, {cols} FROM pt ORDER BY id")
+    out: dict[int, dict[str, Any]] = {}
+    for r in rows:
+        vals = [v.decode() if isinstance(v, bytes) else v for v in r[1:]]
+        out[int(r[0])] = {
+            c: None if v is None else str(v) for c, v in zip(PG_COLS, vals, strict=True)
+        }
+    return out
+
+
+def db_quote(db: Any, name: str) -> str:
+    return f"`{name}`" if db.vendor == "mariadb" else f'"{name}"'
+
+
+PG_PAIRS = [("postgres", v) for v in VENDORS]
+
+
+@pytest.mark.parametrize("pair", PG_PAIRS, indirect=True, ids=[f"{a}-{b}" for a, b in PG_PAIRS])
+def test_postgresql_types_arrive_exactly(pair: Any, tmp_path: Path, spark: Any) -> None:
+    src, dst = pair
+    src.execute(*PG_TYPES)
+    if dst.vendor == "postgres":
+        dst.execute(*PG_TYPES)  # a type of one's own is made at the target first
+    defs = ", ".join(f"{c} {t}" for c, (t, _, _) in PG_COLS.items())
+    src.execute(f"CREATE TABLE pt (id integer PRIMARY KEY, {defs})")
+    data = {
+        "channel": "pt",
+        "application": "wh",
+        "locations": {
+            "src": {"url": src.url, "capture": True},
+            "cen": {"url": dst.url, "integrate": True},
+        },
+        "tables": [{"name": "public.pt", "snapshot": "none"}],
+    }
+    (tmp_path / "p.yaml").write_text(json.dumps(data))
+    ch = Channel.from_file(tmp_path / "p.yaml")
+    ch.install()
+    for i in (1, 2):
+        vals = ", ".join(v[i] for v in PG_COLS.values())
+        src.execute(f"INSERT INTO pt VALUES ({i}, {vals})")
+    src.execute("INSERT INTO pt (id) VALUES (3)")
+    ch.run(once=True, spark=spark)
+    want = pg_text(src)
+    got = pg_text(dst) if dst.vendor == "postgres" else other_text(dst)
+    if dst.vendor != "postgres":
+        # elsewhere each value is PostgreSQL's text form, except these mapped types
+        for r in want.values():
+            if r["mo"] is not None:  # money as its number
+                r["mo"] = src.query(f"SELECT '{r['mo']}'::money::numeric::text")[0][0]
+    for i in (1, 2, 3):
+        for c in PG_COLS:
+            assert got[i][c] == want[i][c], (i, c, PG_COLS[c][0])
+    if dst.vendor == "postgres":  # and the binary form, byte for byte
+        bins, binw = pg_binary(dst), pg_binary(src)
+        for i in (1, 2, 3):
+            for c in binw[i]:
+                assert bins[i][c] == binw[i][c], (i, c, PG_COLS[c][0])
+    # updates and deletes arrive as well
+    src.execute("UPDATE pt SET ai = '{{1}}', co = NULL WHERE id = 1", "DELETE FROM pt WHERE id = 2")
+    ch.run(once=True, spark=spark)
+    got = pg_text(dst) if dst.vendor == "postgres" else other_text(dst)
+    assert sorted(got) == [1, 3] and got[1]["ai"] == "{{1}}" and got[1]["co"] is None

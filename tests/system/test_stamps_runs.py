@@ -40,7 +40,7 @@ def config(path: Path, sources: dict[str, Any], target: Any) -> Path:
             **{n: {"url": db.url, "capture": True} for n, db in sources.items()},
             "cen": {"url": target.url, "integrate": True},
         },
-        "tables": [{"name": "t"}],
+        "tables": [{"name": "t", "snapshot": "none"}],
         "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
     }
     path.write_text(yaml.safe_dump(data), encoding="utf-8")

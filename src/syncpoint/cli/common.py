@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,14 +22,35 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 class State:
     config_path: str | None = None
+    verbose: bool = False
+    log_file: str | None = None
 
 
 state = State()
 
 
+def spark_log_file() -> str:
+    """Where Spark's and the JVM's output goes unless ``--verbose``: ``--log-file``, else
+    ``$SYNCPOINT_LOG_FILE``, else ``$XDG_STATE_HOME/syncpoint/spark.log`` (``~/.local/state``)."""
+    if state.log_file:
+        return state.log_file
+    if os.environ.get("SYNCPOINT_LOG_FILE"):
+        return os.environ["SYNCPOINT_LOG_FILE"]
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return os.path.join(base, "syncpoint", "spark.log")
+
+
+def quiet_spark() -> None:
+    """Send the JVM's output to the log file (or, verbose, to stderr): stdout stays ours."""
+    from syncpoint.spark.session import send_jvm_output_to
+
+    send_jvm_output_to(None if state.verbose else spark_log_file(), state.verbose)
+
+
 def channel() -> Any:
     from syncpoint.channel import Channel
 
+    quiet_spark()
     return Channel.from_file(state.config_path)
 
 
@@ -48,7 +70,7 @@ def emit_json(data: Any) -> None:
 
 @contextmanager
 def handled(as_json: bool) -> Iterator[None]:
-    """Map syncpoint errors to SPEC §3 exit codes; never show a traceback for them."""
+    """Map syncpoint errors to exit codes (0, 1, 2, 3); never show a traceback for them."""
     try:
         yield
     except SyncpointError as exc:
@@ -57,6 +79,14 @@ def handled(as_json: bool) -> Iterator[None]:
         else:
             err.print(f"[bold red]error:[/] {exc}", markup=True)
         raise typer.Exit(exc.exit_code) from None
+    except (PermissionError, FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+        # a path the command cannot read or write: a usage error, one line, no traceback
+        data = {"error": "usage", "message": str(exc), "exit_code": 2}
+        if as_json:
+            emit_json(data)
+        else:
+            err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from None
     except KeyboardInterrupt:
         err.print("interrupted")
         raise typer.Exit(130) from None

@@ -23,9 +23,13 @@ def register(app: typer.Typer) -> None:
         if target.exists() and not force:
             err.print(f"error: {target} exists; use --force to overwrite it")
             raise typer.Exit(2)
-        directory.mkdir(parents=True, exist_ok=True)
         text = resources.files("syncpoint").joinpath("example.yaml").read_text(encoding="utf-8")
-        target.write_text(text, encoding="utf-8")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            err.print(f"error: cannot write {target}: {exc.strerror or exc}", markup=False)
+            raise typer.Exit(2) from None
         if as_json:
             emit_json({"written": str(target)})
         else:

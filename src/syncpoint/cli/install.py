@@ -18,10 +18,21 @@ def register(app: typer.Typer) -> None:
         _show(done, as_json)
 
     @app.command("uninstall")
-    def uninstall(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-        """Remove all objects of this prefix at every capture location (idempotent)."""
+    def uninstall(
+        keep_positions: Annotated[
+            bool,
+            typer.Option(
+                "--keep-positions",
+                help="Keep stream positions, sync points and receive stamps at integrate "
+                "locations (a later install and run continue where they were).",
+            ),
+        ] = False,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """Remove every object of this prefix at every location: capture triggers, tables
+        and functions, and the integrate control tables (idempotent)."""
         with handled(as_json):
-            done = channel().uninstall()
+            done = channel().uninstall(keep_positions=keep_positions)
         _show(done, as_json)
 
 

@@ -23,8 +23,27 @@ def _options(
     config: Annotated[
         str | None, typer.Option("-c", "--config", help="channel file (default ./syncpoint.yaml)")
     ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="show Spark's and the JVM's own log on stderr instead of writing it to the "
+            "log file",
+        ),
+    ] = False,
+    log_file: Annotated[
+        str | None,
+        typer.Option(
+            "--log-file",
+            help="file for Spark's and the JVM's log (default $SYNCPOINT_LOG_FILE, else "
+            "~/.local/state/syncpoint/spark.log)",
+        ),
+    ] = None,
 ) -> None:
     state.config_path = config
+    state.verbose = verbose
+    state.log_file = log_file
 
 
 # One module per command; each exposes ``register(app)``.
@@ -36,6 +55,8 @@ COMMANDS = (
     "status",
     "run",
     "purge",
+    "migrate",
+    "serve",
     "verify",
     "snapshot",
     "cdr",

@@ -11,10 +11,20 @@ from syncpoint.cli.common import channel, emit_json, handled, out
 
 def register(app: typer.Typer) -> None:
     @app.command("plan")
-    def plan(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-        """Print, per location, the SQL that install would run; changes nothing."""
+    def plan(
+        uninstall: Annotated[
+            bool, typer.Option("--uninstall", help="Show what uninstall would drop instead.")
+        ] = False,
+        keep_positions: Annotated[
+            bool, typer.Option("--keep-positions", help="With --uninstall: as uninstall's.")
+        ] = False,
+        as_json: Annotated[bool, typer.Option("--json")] = False,
+    ) -> None:
+        """Print, per location, the SQL that install (or, with --uninstall, uninstall) would
+        run; changes nothing."""
         with handled(as_json):
-            plans = channel().plan()
+            ch = channel()
+            plans = ch.plan_uninstall(keep_positions) if uninstall else ch.plan()
         if as_json:
             emit_json(plans)
             return

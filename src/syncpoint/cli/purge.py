@@ -23,3 +23,5 @@ def register(app: typer.Typer) -> None:
                 out.print(f"{loc}: nothing purged (an application has not applied yet)")
             else:
                 out.print(f"{loc}: {d['purged']} change records purged, up to {d['upto']}")
+            if "tombstones" in d:
+                out.print(f"{loc}: {d['tombstones']} tombstones purged")

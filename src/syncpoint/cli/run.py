@@ -1,4 +1,11 @@
-"""``syncpoint run [--once] [--follow] [--interval S] [--group G]``: rounds to sync points."""
+"""``syncpoint run [--once] [--follow] [--interval S] [--group G] [--metrics-port N]``: rounds
+to sync points.
+
+Text output is one line per round as it commits (tables, changes read, rows applied, time and
+rate), with a rich spinner while a round works when stdout is a terminal, plain lines
+otherwise; ``--json`` prints one JSON document and nothing else on stdout. Spark's and the
+JVM's own log goes to the log file (``--verbose``: stderr).
+"""
 
 from __future__ import annotations
 
@@ -7,17 +14,25 @@ from typing import Annotated, Any
 
 import typer
 
-from syncpoint.cli.common import channel, emit_json, handled, out
+from syncpoint.cli.common import channel, emit_json, err, handled, out, spark_log_file, state
 from syncpoint.errors import UsageError
 
 
-def _print_round(r: dict[str, Any]) -> None:
+def round_line(r: dict[str, Any]) -> str:
     sps = ", ".join(f"{loc}@{ctx}" for loc, ctx in r["sync_points"].items())
-    out.print(
-        f"{r['integrate']}: group {r['group']}: {r['changes']} changes read, "
-        f"{r['applied']} rows applied, sync points {sps}",
-        markup=False,
+    secs = float(r.get("seconds") or 0.0)
+    per_s = r["changes"] / secs if secs > 0 else 0.0
+    rate = f", {per_s:,.0f} changes/s" if per_s >= 10 else f", {per_s:.2g} changes/s"
+    rate = rate if per_s > 0 else ""
+    return (
+        f"{r['integrate']}: group {r['group']}: {len(r.get('tables', []))} tables, "
+        f"{r['changes']} changes read, {r['applied']} rows applied in {secs:.1f} s{rate}, "
+        f"sync points {sps}"
     )
+
+
+def _print_round(r: dict[str, Any]) -> None:
+    out.print(round_line(r), markup=False)
     for s in r["stopped"]:
         out.print(f"  stopped: {s['location']} {s['table']}: {s['reason']}", markup=False)
 
@@ -33,42 +48,87 @@ def register(app: typer.Typer) -> None:
             float, typer.Option("--interval", help="seconds between polls (--follow)")
         ] = 1.0,
         group: Annotated[str | None, typer.Option("--group", help="only this sync group")] = None,
+        metrics_port: Annotated[
+            int | None,
+            typer.Option(
+                "--metrics-port",
+                help="with --follow: serve Prometheus metrics on this port (0: any free port)",
+            ),
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Sample sync points and run rounds until every table reaches them."""
+        from syncpoint import runner
+
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         with handled(as_json):
             if once and follow:
                 raise UsageError("--once and --follow exclude each other")
             if interval <= 0:
                 raise UsageError("--interval must be positive")
+            if metrics_port is not None and not follow:
+                raise UsageError("--metrics-port needs --follow")
+            ch = channel()
+            if not as_json and not state.verbose:
+                err.print(f"Spark's log: {spark_log_file()}", markup=False, style="dim")
+            exporter = None
+            if metrics_port is not None:
+                from syncpoint.observe.exporter import start_exporter
 
-            def live(report: Any) -> None:
-                if not as_json:
-                    for r in report.rounds:
-                        if r["changes"] or r["stopped"]:  # idle polls only move positions
-                            _print_round(r)
+                exporter = start_exporter(ch, metrics_port)
+                err.print(f"metrics: http://127.0.0.1:{exporter.port}/metrics", markup=False)
+            spinner = _Spinner(enabled=not as_json and out.is_terminal)
 
-            report = channel().run(
-                once=not follow,
-                follow=follow,
-                interval=interval,
-                group=group,
-                on_report=live if follow else None,
-            )
+            def on_round(r: dict[str, Any]) -> None:
+                if exporter is not None:
+                    exporter.metrics.observe_round(r)
+                if as_json or (follow and not r["changes"] and not r["stopped"]):
+                    return  # idle polls of a follower only move positions
+                spinner.pause()
+                _print_round(r)
+                spinner.resume()
+
+            try:
+                with runner.listening(on_round), spinner:
+                    report = ch.run(once=not follow, follow=follow, interval=interval, group=group)
+            finally:
+                if exporter is not None:
+                    exporter.stop()
         if as_json:
             emit_json(report.to_dict())
-        elif not follow:
-            for r in report.rounds:
-                _print_round(r)
-            if not report.rounds:
-                out.print("nothing to do: every table is at its sync point")
-            for t in report.transport:
-                if t.get("loaded"):
-                    copied = ", ".join(
-                        f"{name} ({', '.join(f'{loc}: {n} rows' for loc, n in per.items())})"
-                        for name, per in t["tables"].items()
-                    )
-                    out.print(f"transport: gate {t['gate']}: loaded {copied}", markup=False)
-                else:
-                    out.print(f"transport: gate {t['gate']}: {t.get('reason')}", markup=False)
+            return
+        if not follow and not report.rounds:
+            out.print("nothing to do: every table is at its sync point")
+        for t in report.transport:
+            if t.get("loaded"):
+                copied = ", ".join(
+                    f"{name} ({', '.join(f'{loc}: {n} rows' for loc, n in per.items())})"
+                    for name, per in t["tables"].items()
+                )
+                out.print(f"transport: gate {t['gate']}: loaded {copied}", markup=False)
+            else:
+                out.print(f"transport: gate {t['gate']}: {t.get('reason')}", markup=False)
+
+
+class _Spinner:
+    """A rich status line on a terminal while rounds work; nothing otherwise."""
+
+    def __init__(self, enabled: bool):
+        self.status = out.status("running rounds…") if enabled else None
+
+    def __enter__(self) -> _Spinner:
+        if self.status is not None:
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+    def pause(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+    def resume(self) -> None:
+        if self.status is not None:
+            self.status.start()

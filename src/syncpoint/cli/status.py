@@ -1,13 +1,17 @@
-"""``syncpoint status``: per location and table, what is installed, pending and applied."""
+"""``syncpoint status``: per location and table, what is installed, pending and applied, and
+the warnings an operator must look at (``syncpoint.observe.warnings``). ``collect`` builds
+the document that ``status --json`` prints (its JSON Schema is
+``syncpoint/observe/status.schema.json``); ``serve`` and ``run --metrics-port`` read the same."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from syncpoint.cli.common import channel, emit_json, handled, out
+from syncpoint.cli.common import channel, emit_json, err, handled, out
 
 
 def _capture_table(name: str, st: dict[str, Any]) -> None:
@@ -37,19 +41,33 @@ def _capture_table(name: str, st: dict[str, Any]) -> None:
         out.print(f"  [red]problem:[/] {problem}")
 
 
+def collect(ch: Any) -> dict[str, Any]:
+    """The status document of channel ``ch``, warnings included."""
+    from syncpoint.observe.warnings import status_warnings
+
+    data: dict[str, Any] = {"channel": ch.cfg.channel, "capture": ch.capture_status()}
+    if ch.cfg.integrate_locations():
+        data["integrate"] = ch.integrate_status()
+        data["receive_stamps"] = ch.stamps_status()
+        data["snapshots"] = ch.snapshot_status()
+    if any(loc.capture and loc.integrate for loc in ch.cfg.locations.values()):
+        from syncpoint.cdr.status import conflict_status
+
+        data["conflicts"] = conflict_status(ch.cfg)
+    data["gates"] = ch.gate_status()
+    data["warnings"] = status_warnings(data, ch.cfg.warnings)
+    return data
+
+
 def register(app: typer.Typer) -> None:
     @app.command("status")
     def status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-        """Per location and table: capture, positions, backlog, lag, stamps, gates."""
+        """Per location and table: capture, positions, backlog, lag, stamps, gates, warnings."""
         with handled(as_json):
-            ch = channel()
-            data: dict[str, Any] = {"channel": ch.cfg.channel, "capture": ch.capture_status()}
-            if ch.cfg.integrate_locations():
-                data["integrate"] = ch.integrate_status()
-                data["receive_stamps"] = ch.stamps_status()
-            data["gates"] = ch.gate_status()
+            data = collect(channel())
         if as_json:
             emit_json(data)
+            _exit_if_unreachable(data)
             return
         for name, st in data["capture"].items():
             _capture_table(name, st)
@@ -58,7 +76,35 @@ def register(app: typer.Typer) -> None:
 
             status_integrate.show(data["integrate"])
             _stamps(data["receive_stamps"])
+            _snapshots(data["snapshots"])
+        _conflicts(data.get("conflicts") or {})
         _gates(data["gates"])
+        for w in data["warnings"]:
+            out.print(f"[yellow]warning:[/] {escape(w['message'])}", markup=True)
+        _exit_if_unreachable(data)
+
+
+def _exit_if_unreachable(data: dict[str, Any]) -> None:
+    """Exit 1 when no location could be read at all (the reasons were printed above)."""
+    parts = [data["capture"], data.get("integrate", {})]
+    entries = [st for part in parts for st in part.values()]
+    if entries and all(isinstance(st, dict) and "error" in st for st in entries):
+        err.print("error: no location could be read (see the reasons above)")
+        raise typer.Exit(1)
+
+
+def _conflicts(data: dict[str, Any]) -> None:
+    for loc, st in data.items():
+        if "error" in st:
+            out.print(f"[red]{loc}: conflicts: {escape(st['error'])}[/]", markup=True)
+            continue
+        for table, t in st["tables"].items():
+            last = t["latest"]
+            out.print(
+                f"{loc}: {t['count']} conflicts on {table}; latest key {last['key']} group "
+                f"{last['column_group']}: {last['winner']} won ({last['resolution']}) "
+                f"at {last['decided_at']}"
+            )
 
 
 def _stamps(data: dict[str, Any]) -> None:
@@ -97,4 +143,18 @@ def _gates(data: dict[str, Any]) -> None:
             out.print(
                 f"{loc}: gate {g['gate']}: {g['state']} for {g.get('age_s', 0):.0f} s "
                 f"(last by {holder.get('host')} pid {holder.get('pid')}: {holder.get('command')})"
+            )
+
+
+def _snapshots(data: dict[str, Any]) -> None:
+    for integ, rows in data.items():
+        if isinstance(rows, dict):
+            out.print(f"{integ}: snapshots: {rows.get('error')}", markup=False)
+            continue
+        for r in rows:
+            rate = f", {r['rows_per_second']} rows/s" if r["rows_per_second"] else ""
+            out.print(
+                f"{integ}: snapshot of {r['table']} from {r['location']}: {r['state']}, "
+                f"{r['rows_copied']} of ~{r['rows_estimated']} rows copied{rate}",
+                markup=False,
             )

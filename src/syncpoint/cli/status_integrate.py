@@ -37,6 +37,12 @@ def show(data: dict[str, Any]) -> None:
                 "-" if r["sync_point"] is None else str(r["sync_point"]),
                 "?" if r.get("backlog") is None else str(r["backlog"]),
                 "?" if lag is None else f"{lag:.1f}",
-                r.get("stopped") or r.get("error") or "",
+                "yes, see below" if r.get("stopped") else ("error" if r.get("error") else ""),
             )
         out.print(t)
+        # reasons are long: printed whole below the table (in a column they wrap one word
+        # per line)
+        for r in st["tables"]:
+            for what in ("stopped", "error"):
+                if r.get(what):
+                    out.print(f"  {what}: {r['location']} {r['table']}: {r[what]}", markup=False)

@@ -6,25 +6,39 @@ from typing import Annotated
 
 import typer
 
-from syncpoint.cli.common import channel, emit_json, err, handled, out
+from syncpoint.cli.common import emit_json, err, handled, out, state
 
 
 def register(app: typer.Typer) -> None:
     @app.command("validate")
     def validate(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         """Check the config and connect to every location; list every problem found."""
+        from syncpoint.channel import Channel
+
         with handled(as_json):
-            ch = channel()
-            problems = ch.validate()
-        bad = {loc: ps for loc, ps in problems.items() if ps}
+            source, in_file, problems, notes = Channel.check_file(state.config_path)
+        bad = bool(in_file) or any(problems.values())
         if as_json:
-            emit_json({"ok": not bad, "source": ch.source, "problems": problems})
+            emit_json(
+                {
+                    "ok": not bad,
+                    "source": source,
+                    "config": in_file,
+                    "problems": problems,
+                    "notes": notes,
+                }
+            )
         else:
+            for p in in_file:
+                err.print(p, markup=False)
             for loc, ps in problems.items():
                 if ps:
                     for p in ps:
-                        err.print(f"{ch.source}: {loc}: {p}")
+                        err.print(f"{source}: {loc}: {p}", markup=False)
                 else:
                     out.print(f"{loc}: ok")
+            for loc, ns in notes.items():
+                for n in ns:
+                    out.print(f"{loc}: {n}", markup=False)
         if bad:
             raise typer.Exit(2)

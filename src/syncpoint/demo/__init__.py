@@ -1,10 +1,12 @@
 """``syncpoint demo``: the whole system on an embedded default, as a sequence of steps.
 
 Two SQLite sources (``dec01``, ``dec02``) with a shop's related tables, one SQLite target
-(``cen``), Spark local: capture is installed, live writers change both sources while
+(``cen``), Spark local: capture is installed, the rows already there are loaded by
+``snapshot``, live writers change both sources while
 ``run --once`` runs again and again, a last run follows; then ``status`` and the receive
 stamps, ``purge``, a gate handshake (a producer turn and ``load_transport``), and checks of
-the target against the sources. Conflict resolution is not built yet and is said so.
+the target against the sources; ``verify`` finds cen equal, finds a difference planted
+there, and ``--repair`` removes it. Conflict resolution is not built yet and is said so.
 
 ``run(workdir, ...)`` performs ``STEPS`` in order, one function each, and returns their
 shared ``DemoState`` (results per step, checks); the CLI (``cli/demo.py``) chooses the
@@ -20,7 +22,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from syncpoint.demo import checks, handshake, rounds, setup, status
+from syncpoint.demo import checks, handshake, load, rounds, setup, status
 from syncpoint.demo.state import DemoState, Listener
 from syncpoint.errors import SyncpointError
 
@@ -29,6 +31,7 @@ STEPS: tuple[tuple[str, Callable[[DemoState], None]], ...] = (
     ("write the channel file syncpoint.yaml", setup.write_config),
     ("install capture at dec01 and dec02", setup.install),
     ("start Spark", rounds.start_spark),
+    ("snapshot: load the rows the sources already held", load.snapshot),
     ("opening round", rounds.opening_round),
     ("live writers at both sources while rounds run", rounds.live_rounds),
     ("the writers stopped: one more run --once", rounds.final_round),
@@ -36,6 +39,7 @@ STEPS: tuple[tuple[str, Callable[[DemoState], None]], ...] = (
     ("purge the change records cen has applied", status.purge),
     ("gate handshake: a batch producer and syncpoint take turns", handshake.handshake),
     ("check cen against the sources", checks.run_checks),
+    ("verify cen, plant a difference, verify --repair", load.verify),
     ("conflict resolution", checks.cdr),
 )
 

@@ -142,7 +142,7 @@ def gate(state: DemoState) -> None:
         (again["after"], "WarehouseLoaded"),
     ]
     state.check(
-        "gate: producer and consumer took turns in SPEC §7 order",
+        "gate: producer and consumer took turns in the order the gate rules give",
         all(got == want for got, want in path) and consumer["loaded"] and not again["loaded"],
         " → ".join(str(got) for got, _ in path[:4])
         + f"; a second consumer turn {'loaded again' if again['loaded'] else 'found nothing'}",

@@ -1,8 +1,8 @@
 """Steps 1 and 2: the databases, the channel file, and capture installed.
 
 Three SQLite files in the demo's folder: the sources ``dec01.db`` and ``dec02.db`` with the
-shop's tables (empty: no initial load is needed), and the empty target ``cen.db``, whose
-tables the first round creates from the sources' columns. ``dec01`` also holds the
+shop's tables and some rows already there (``snapshot`` loads them), and the empty target
+``cen.db``, whose tables the snapshot creates from the sources' columns. ``dec01`` also holds the
 transport table its nightly extract fills (the gate step).
 """
 
@@ -34,6 +34,14 @@ def create_databases(state: DemoState) -> None:
         if loc != shop.TARGET:
             for ddl in shop.SCHEMA:
                 conn.execute(ddl)
+            params = {
+                "base": shop.ID_BASE[loc] + shop.EXISTING_OFFSET,
+                "customers": shop.EXISTING["customers"],
+                "orders": shop.EXISTING["orders"],
+                "lines": shop.EXISTING["order_lines"],
+            }
+            for stmt in shop.EXISTING_ROWS:
+                conn.execute(stmt, params)
         if loc == shop.LOCATIONS[0]:
             conn.execute(shop.TRANSPORT_SCHEMA)
         conn.close()

@@ -2,9 +2,10 @@
 and its SQL, kept in this one place. This is the user's application as the demo plays it,
 not syncpoint's SQL (which lives in each vendor's ``sql/`` files).
 
-Keys of the two sites never collide (each site has its own id range), so the target holds
-the union of both sources. Rows of rolled-back transactions carry the name ``GHOST`` so a
-check can prove none of them reached the target.
+Each source starts with rows of its own (``EXISTING_ROWS``), there before capture is
+installed: ``snapshot`` loads them. Keys of the two sites never collide (each site has its
+own id range), so the target holds the union of both sources. Rows of rolled-back
+transactions carry the name ``GHOST`` so a check can prove none of them reached the target.
 """
 
 from __future__ import annotations
@@ -25,6 +26,26 @@ SCHEMA = (
     "CREATE TABLE order_lines (order_id INTEGER NOT NULL REFERENCES orders (id) "
     "ON DELETE CASCADE, line_no INTEGER NOT NULL, product TEXT NOT NULL, qty INTEGER, "
     "price REAL, PRIMARY KEY (order_id, line_no))",
+)
+
+# Rows the sources already hold when capture is installed (loaded by `snapshot`), in an id
+# range of their own at each site (base + EXISTING_OFFSET + n).
+EXISTING_OFFSET = 900_000
+EXISTING = {"customers": 30, "orders": 45, "order_lines": 90}
+EXISTING_ROWS = (
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < :customers) "
+    "INSERT INTO customers (id, name, email, country) "
+    "SELECT :base + x, 'old customer ' || x, 'old' || x || '@site' || :base || '.example', "
+    "CASE x % 3 WHEN 0 THEN 'DE' WHEN 1 THEN 'FR' ELSE 'IT' END FROM n",
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < :orders) "
+    "INSERT INTO orders (id, customer_id, ordered_at, status, total) "
+    "SELECT :base + x, :base + 1 + (x % :customers), '2024-01-01T10:00:00', 'shipped', 0 FROM n",
+    "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x + 1 < :lines) "
+    "INSERT INTO order_lines (order_id, line_no, product, qty, price) "
+    "SELECT :base + 1 + (x % :orders), 1 + x / :orders, 'old product ' || x, 1 + x % 4, "
+    "round(1.5 + x % 7, 2) FROM n",
+    "UPDATE orders SET total = (SELECT round(coalesce(sum(qty * price), 0), 2) "
+    "FROM order_lines WHERE order_id = orders.id) WHERE id > :base",
 )
 
 # The operational system's nightly extract, filled under the gate (producer's turn).

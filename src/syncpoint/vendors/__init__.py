@@ -7,7 +7,10 @@ shows only real differences. Nothing outside ``vendors/`` imports a driver.
 
 from __future__ import annotations
 
+import contextvars
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.config import SCHEMES
@@ -20,6 +23,22 @@ _CAPTURE_CLASS = {
     "mariadb": "MariadbCapture",
     "sqlite": "SqliteCapture",
 }
+
+
+# Set by the commands that must change nothing (validate, plan, status): every connection
+# opened meanwhile leaves its location as it is (see each dialect's ``connect``).
+UNCHANGED: contextvars.ContextVar[bool] = contextvars.ContextVar("unchanged", default=False)
+
+
+@contextmanager
+def unchanged() -> Iterator[None]:
+    """Within this block, connections change nothing by being opened (SQLite: a missing file
+    is an error instead of being created, the journal mode is left as it is)."""
+    token = UNCHANGED.set(True)
+    try:
+        yield
+    finally:
+        UNCHANGED.reset(token)
 
 
 def vendor_of(url: str) -> str:

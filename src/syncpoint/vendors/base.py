@@ -11,12 +11,15 @@ Content (``{prefix}items.content`` / ``oldcontent``) is a JSON object of column 
 value, decoded later by the column's source type:
 
 - NULL is ``null``; integers and exact numerics are JSON numbers with every digit the
-  database holds (``12.50`` stays ``12.50``); floats are the shortest exact repr;
+  database holds (``12.50`` stays ``12.50``); floats are the shortest exact repr (PostgreSQL:
+  as a string, so that ``"-0"`` keeps its sign);
 - NaN and infinities (float or numeric) are the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``;
 - binary is base64; text is a JSON string; booleans ``true``/``false`` where the vendor has them;
 - dates ``YYYY-MM-DD``; times ``HH:MM:SS[.ffffff]``; timestamps without zone
   ``YYYY-MM-DD[T ]HH:MM:SS[.ffffff]``; timestamps with zone ISO 8601 with an offset;
-- JSON columns are nested JSON values; anything else is the vendor's text form.
+- JSON columns (PostgreSQL, MariaDB, SQLite declared JSON) are their text as a JSON string
+  (``"null"`` is JSON null, ``null`` SQL NULL); PostgreSQL arrays and
+  composites are their literal (``"{1,NULL,3}"``); anything else is the vendor's text form.
 
 ``oldcontent`` holds the old row for UPDATE and DELETE. DDL records (``CREATE``, ``ALTER``,
 ``DROP``, ``TRUNCATE``) carry ``{"columns": [{name, type, nullable, pk}, ...]}`` of the new
@@ -89,6 +92,10 @@ class Capture(ABC):
         """Remove every object of this prefix; other prefixes are untouched (idempotent)."""
 
     @abstractmethod
+    def uninstall_plan(self, conn: Any) -> list[str]:
+        """The SQL ``uninstall`` would run now, rendered; changes nothing."""
+
+    @abstractmethod
     def status(self, conn: Any) -> CaptureStatus:
         """Installed or not, watched tables with status, pending change records."""
 
@@ -117,6 +124,29 @@ class Capture(ABC):
         """Where DDL has no event triggers: compare ``{prefix}cols_view`` with
         ``{prefix}cols_snapshot``, write DDL change records, regenerate triggers; return how
         many records were written. Vendors with event triggers return 0."""
+
+    def status_tick(self, conn: Any) -> Tick | None:
+        """The tick ``status`` makes so that its backlog counts every change committed
+        before it was asked: the same as a run's, and nothing else (no DDL polled, no trigger
+        touched). None when the vendor cannot tick without that (then status counts up to
+        the newest tick a run made)."""
+        return self.tick(conn)
+
+    def run_ddl(self, conn: Any, statements: list[str]) -> int:
+        """Run an application's migration (``syncpoint migrate``), then poll DDL; return the
+        DDL records written. Where capture already follows plain DDL (PostgreSQL's event
+        triggers, MariaDB's polled triggers) this only runs the statements in one transaction
+        where the vendor's DDL is transactional; SQLite overrides it (its DROP COLUMN needs
+        the triggers out of the way)."""
+        cur = conn.cursor()
+        try:
+            for s in statements:
+                cur.execute(s)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        return self.poll_ddl(conn)
 
     @abstractmethod
     def purge(self, conn: Any, upto: int) -> int:

@@ -52,10 +52,20 @@ class TargetColumn:
 class TargetTable:
     ref: TableName
     columns: tuple[TargetColumn, ...]
+    # unique indexes an upsert can use (name, columns), the primary key's included
+    uniques: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def key(self) -> tuple[str, ...]:
         return tuple(c.name for c in sorted((c for c in self.columns if c.pk), key=_pk))
+
+    def unique_on(self, key: Sequence[str]) -> bool:
+        """Whether a unique index (or the primary key) has exactly the columns ``key``."""
+        return set(key) == set(self.key) or any(set(cols) == set(key) for _, cols in self.uniques)
+
+    def other_uniques(self, key: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+        """Unique indexes on other columns than exactly ``key``."""
+        return [(n, cols) for n, cols in self.uniques if set(cols) != set(key)]
 
     def column(self, name: str) -> TargetColumn | None:
         return next((c for c in self.columns if c.name == name), None)
@@ -97,6 +107,12 @@ class ApplyTable:
         by = {c.name: c for c in self.columns}
         return tuple(by[k] for k in self.key)
 
+    @property
+    def keyed(self) -> bool:
+        """Whether the target has a unique index on exactly the key (an upsert can use it);
+        if not, a round deletes the rows having a net upsert's key and inserts the row."""
+        return self.target.unique_on(self.key)
+
 
 class Integrate:
     """Control tables, target catalog and the apply transaction at one location."""
@@ -116,6 +132,7 @@ class Integrate:
             "staging": f"{prefix}staging",
             "staging_idx": f"{prefix}staging_round",
             "tmp": f"{prefix}apply_keys",
+            "snapshots": f"{prefix}snapshots",
         }
 
     # -- SQL files -------------------------------------------------------------------
@@ -182,6 +199,13 @@ class Integrate:
         self.run(conn, "create")
         self.commit(conn)
 
+    def has_control_tables(self, conn: Any) -> bool:
+        """Whether positions, sync points and stops exist here (``status`` reads, never
+        creates them)."""
+        have = {str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()}
+        self.end_read(conn)
+        return all(self.idents[k] in have for k in ("positions", "sync_points", "stops"))
+
     def positions(self, conn: Any) -> list[tuple[str, Position]]:
         """Every stored position: (application, position)."""
         cur = self.run(conn, "positions")
@@ -234,6 +258,17 @@ class Integrate:
                 (application, s.location, s.table, group, s.context, s.repl_key, s.reason),
             )
 
+    def forget_stops(self, conn: Any, application: str, keep: set[tuple[str, str]]) -> int:
+        """Delete the stops of (location, table) pairs not in ``keep`` (tables or locations
+        taken out of the channel: nothing will ever clear them); returns how many."""
+        gone = [s for s in self.stops(conn, application) if (s["location"], s["table"]) not in keep]
+        if gone:
+            self.begin(conn)
+            for s in gone:
+                self.run(conn, "stop_clear", (application, s["location"], s["table"]))
+            self.commit(conn)
+        return len(gone)
+
     def record_stops(self, conn: Any, application: str, group: str, stops: list[Stop]) -> None:
         """Store stops in their own transaction (after a failed apply)."""
         self.begin(conn)
@@ -252,6 +287,10 @@ class Integrate:
         conv: Callable[[Any], Any] | None = getattr(self.dialect, "db_time", None)
         return conv(v) if conv and v is not None else v
 
+    def check(self, conn: Any) -> list[str]:
+        """What keeps this server from being an integrate location (``validate``)."""
+        return []
+
     # -- target catalog (vendor) ------------------------------------------------------
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         """The target table's name at this vendor (schemas where it has them)."""
@@ -259,6 +298,31 @@ class Integrate:
 
     def describe(self, conn: Any, target: TableName) -> TargetTable | None:
         raise NotImplementedError
+
+    def with_uniques(self, conn: Any, table: TargetTable | None, *params: Any) -> Any:
+        """``table`` with its unique indexes (``unique_indexes.sql`` with ``params``); the
+        caller ends the read as its vendor needs."""
+        if table is None:
+            return None
+        cur = self.run(conn, "unique_indexes", params, table=str(table.ref))
+        found: dict[str, list[str]] = {}
+        skip: set[str] = set()
+        for name, col in cur.fetchall():
+            if col is None:
+                skip.add(str(name))  # an expression: no upsert can use it
+            found.setdefault(str(name), []).append(str(col))
+        uniques = tuple((n, tuple(c)) for n, c in found.items() if n not in skip)
+        if table.key and not any(set(c) == set(table.key) for _, c in uniques):
+            uniques = (("PRIMARY KEY", table.key), *uniques)  # SQLite's rowid key
+        return TargetTable(table.ref, table.columns, uniques)
+
+    def apply_notes(
+        self, ref: TableName, table: TargetTable | None, key: Sequence[str]
+    ) -> list[str]:
+        """What ``validate`` says about applying to the target ``ref`` by ``key``."""
+        if table is None:
+            return [f"target {ref} does not exist: the first round creates it, keyed by the key"]
+        return _notes(table, key, self.vendor)
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -312,9 +376,13 @@ class Integrate:
         tables: dict[int, ApplyTable],
         order: list[str],
         set_origin: Callable[[Any, str | None], None] | None,
+        resolve: dict[int, Any] | None = None,
     ) -> None:
         """The one transaction of a round (see the module docstring). ``order``: target
-        table names (``str(TableName)``) parents first."""
+        table names (``str(TableName)``) parents first. ``resolve``: per window of a table
+        under conflict resolution, the step that applies it instead (``upsert``/``delete``
+        with the same arguments; ``syncpoint.cdr``)."""
+        resolve = resolve or {}
         self.begin(conn)
         try:
             self._cas(conn, plan)
@@ -336,12 +404,14 @@ class Integrate:
                         target=self.qualified(tables[w.tbl].target.ref),
                     )
                 if staged.get(w.tbl):
-                    self.upsert(conn, plan.round_id, w, tables[w.tbl])
+                    step = resolve.get(w.tbl, self)
+                    step.upsert(conn, plan.round_id, w, tables[w.tbl])
             for w in reversed(ws):
                 if w.tbl in tables and staged.get(w.tbl):
                     if set_origin:
                         set_origin(conn, w.location)
-                    self.delete(conn, plan.round_id, w, tables[w.tbl])
+                    step = resolve.get(w.tbl, self)
+                    step.delete(conn, plan.round_id, w, tables[w.tbl])
             if set_origin:
                 set_origin(conn, None)
             self.put_stops(conn, plan.application, plan.group, plan.stops)
@@ -406,6 +476,30 @@ class Integrate:
                 location=self.location,
             )
 
+    # -- uninstall -------------------------------------------------------------------------
+    def uninstall_statements(self, conn: Any, keep_positions: bool = False) -> list[str]:
+        """The DROPs that remove this prefix's control tables here: table stops, staging,
+        the gate table and, unless ``keep_positions``, positions, sync points and receive
+        stamps (``{p}stin_*``). Only tables that exist; any other table is never named."""
+        have = {str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()}
+        self.end_read(conn)
+        names = [self.idents["stops"], self.idents["staging"], f"{self.prefix}load_state"]
+        if not keep_positions:
+            names += [self.idents["positions"], self.idents["sync_points"]]
+            names += sorted(n for n in have if n.startswith(f"{self.prefix}stin_"))
+        return [self.one("drop_table", target=self.q(n)) for n in names if n in have]
+
+    def uninstall(self, conn: Any, keep_positions: bool = False) -> list[str]:
+        """Drop this prefix's control tables (see ``uninstall_statements``); idempotent."""
+        stmts = self.uninstall_statements(conn, keep_positions)
+        self.begin(conn)
+        cur = conn.cursor()
+        with self.dialect.translated(self.location):
+            for stmt in stmts:
+                cur.execute(stmt)
+        self.commit(conn)
+        return stmts
+
     # -- reading a window at a capture location ----------------------------------------------
     # These run on a connection to a *capture* location of this vendor: ``query`` is its
     # capture's ``changes_query`` for the window.
@@ -415,6 +509,18 @@ class Integrate:
         self.end_read(conn)
         lo, hi, n, oldest = row
         return (int(lo or 0), int(hi or 0), int(n or 0), oldest)
+
+    def staged_keys(self, conn: Any, round_id: str, tbl: int) -> set[str]:
+        """The column names the staged upserts of one window carry."""
+        rows = self.run(conn, "staged_keys", (round_id, tbl)).fetchall()
+        self.end_read(conn)
+        return {str(r[0]) for r in rows}
+
+    def window_count(self, conn: Any, query: str) -> int:
+        """How many rows a SELECT (``read_query``) returns."""
+        row = self.run(conn, "window_count", query=query).fetchone()
+        self.end_read(conn)
+        return int(row[0])
 
     def window_ddl(self, conn: Any, query: str) -> list[tuple[int, str, Any, Any]]:
         rows = self.run(conn, "window_ddl", query=query).fetchall()
@@ -426,17 +532,16 @@ class Integrate:
         self.end_read(conn)
         return bool(row[0])
 
-    def read_query(
-        self, query: str, key: Sequence[str], rows_after: int, origin: str | None
-    ) -> str:
-        """The SELECT Spark reads a window with (see ``spark/read.py``)."""
+    def read_query(self, query: str, key: Sequence[str], rows_after: int, origin: str) -> str:
+        """The SELECT Spark reads a window with (see ``spark/read.py``): the row records of
+        changes first made at ``origin`` (the capture location read)."""
         return self.one(
             "read",
             query=query,
             key=self.key_sql("q.content", key),
             old_key=self.key_sql("q.oldcontent", key),
             rows_after=str(int(rows_after)),
-            origin=f"AND q.dbid <> {self.str_literal(origin)}" if origin else "",
+            origin=f"AND q.dbid = {self.str_literal(origin)}",
         )
 
     def key_sql(self, column: str, key: Sequence[str]) -> str:
@@ -473,6 +578,30 @@ def integrate_for(location: str, url: str, prefix: str) -> Integrate:
     vendor = vendor_of(url)
     cls = getattr(module(vendor, "integrate"), _CLASS[vendor])
     return cls(location, url, prefix)  # type: ignore[no-any-return]
+
+
+def _notes(table: TargetTable, key: Sequence[str], vendor: str) -> list[str]:
+    keys = ", ".join(key)
+    out: list[str] = []
+    if not table.unique_on(key):
+        out.append(
+            f"target {table.ref} has no primary key or unique index on the key ({keys}): "
+            "each round deletes the rows having the key of a changed row and inserts the "
+            "row, in the round's one transaction (one row per key)"
+        )
+    how = (
+        " (MariaDB: such a table is applied by deleting the key's rows and inserting, never "
+        "by updating the row that index finds)"
+        if vendor == "mariadb"
+        else ""
+    )
+    for name, cols in table.other_uniques(key):
+        out.append(
+            f"warning: target {table.ref} has a unique index {name} on ({', '.join(cols)}), "
+            f"other columns than the key ({keys}): a changed row whose values there equal "
+            f"another row's stops the round{how}"
+        )
+    return out
 
 
 def apply_table(

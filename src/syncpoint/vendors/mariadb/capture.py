@@ -96,6 +96,12 @@ class MariadbCapture(Capture):
         with dialect.translated(self.location):
             objects.uninstall(conn, self._site(conn))
 
+    def uninstall_plan(self, conn: Any) -> list[str]:
+        with dialect.translated(self.location):
+            stmts = objects.uninstall_statements(conn.cursor(), self._site(conn))
+            conn.rollback()
+            return stmts
+
     def status(self, conn: Any) -> CaptureStatus:
         with dialect.translated(self.location):
             cur = conn.cursor()

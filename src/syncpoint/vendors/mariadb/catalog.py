@@ -134,8 +134,11 @@ def server_problem(cur: Any) -> str | None:
     version = str(cur.fetchone()[0])
     if "mariadb" not in version.lower():
         return (
-            f"server {version} is not MariaDB: capture needs MariaDB 10.6 or later "
-            "(MySQL has no @@in_transaction, SESSION_STATUS or CREATE OR REPLACE TRIGGER)"
+            f"server {version} is MySQL, not MariaDB: syncpoint supports MariaDB 10.6 or "
+            "later here (capture and apply). MySQL 8.0/8.4 is not supported: capture's "
+            "triggers rely on CREATE OR REPLACE TRIGGER, @@in_transaction and "
+            "information_schema.SESSION_STATUS, which MySQL lacks. Use MariaDB 10.6+ "
+            "(or PostgreSQL, SQLite) for this location"
         )
     major_minor = tuple(int(x) for x in version.split("-")[0].split(".")[:2])
     if major_minor < (10, 6):

@@ -67,9 +67,66 @@ def translated(location: str | None = None, table: str | None = None) -> Iterato
         raise translate(exc, location, table) from exc
 
 
+# TLS in the URL's query string, as MySQL's and MariaDB's clients name it:
+# ?ssl_mode=DISABLED|REQUIRED|VERIFY_CA|VERIFY_IDENTITY&ssl_ca=/ca.pem&ssl_cert=..&ssl_key=..
+# (ssl=true is REQUIRED). The same settings reach PyMySQL and the JDBC driver (``jdbc``).
+SSL_MODES = ("DISABLED", "REQUIRED", "VERIFY_CA", "VERIFY_IDENTITY")
+
+
+def _query(url: str) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+def ssl_mode(q: dict[str, str]) -> str | None:
+    mode = q.get("ssl_mode", q.get("sslmode", "")).upper().replace("-", "_")
+    if not mode and q.get("ssl", "").lower() in ("1", "true", "yes", "on"):
+        mode = "REQUIRED"
+    if not mode and q.get("ssl_ca"):
+        mode = "VERIFY_CA"
+    if mode and mode not in SSL_MODES:
+        raise LocationError(f"ssl_mode {mode!r} is not one of {', '.join(SSL_MODES)}")
+    return mode or None
+
+
+def _ssl_kwargs(q: dict[str, str]) -> dict[str, Any]:
+    """PyMySQL's TLS arguments."""
+    import ssl
+
+    mode = ssl_mode(q)
+    if mode in (None, "DISABLED"):
+        return {}
+    kw: dict[str, Any] = {k: q[k] for k in ("ssl_ca", "ssl_cert", "ssl_key") if q.get(k)}
+    if mode == "REQUIRED":
+        kw["ssl"] = {"check_hostname": False, "verify_mode": ssl.CERT_NONE}
+    else:
+        kw["ssl_verify_cert"] = True
+        kw["ssl_verify_identity"] = mode == "VERIFY_IDENTITY"
+    return kw
+
+
+def jdbc_ssl(q: dict[str, str]) -> dict[str, str]:
+    """The JDBC driver's TLS properties for the same settings (a client certificate must be
+    given to it in a Java key store: ``keyStore``/``keyStorePassword`` in the query string
+    pass through)."""
+    mode = ssl_mode(q)
+    if mode in (None, "DISABLED"):
+        return {}
+    props = {"useSSL": "true"}
+    if mode == "REQUIRED":
+        props["trustServerCertificate"] = "true"
+    elif q.get("ssl_ca"):
+        props["serverSslCert"] = q["ssl_ca"]
+    if mode == "VERIFY_CA":
+        props["disableSslHostnameVerification"] = "true"
+    for k in ("keyStore", "keyStorePassword", "keyStoreType"):
+        if q.get(k):
+            props[k] = q[k]
+    return props
+
+
 def parts(url: str) -> dict[str, Any]:
     p = urlsplit(url)
-    q = {k: v[-1] for k, v in parse_qs(p.query).items()}
+    q = _query(url)
     return {
         "host": p.hostname or "127.0.0.1",
         "port": p.port or 3306,
@@ -77,6 +134,7 @@ def parts(url: str) -> dict[str, Any]:
         "password": unquote(p.password) if p.password else "",
         "database": p.path.lstrip("/") or None,
         "unix_socket": q.get("unix_socket"),
+        **_ssl_kwargs(q),
     }
 
 
@@ -103,7 +161,7 @@ def jdbc(url: str) -> tuple[str, dict[str, str]]:
     """JDBC URL and properties; ``jdbc:mysql:`` so Spark picks its MySQL dialect (Debian's
     Connector/J 2.x accepts it)."""
     kw = parts(url)
-    props = {"driver": JDBC_DRIVER, "user": kw["user"]}
+    props = {"driver": JDBC_DRIVER, "user": kw["user"], **jdbc_ssl(_query(url))}
     if kw["password"]:
         props["password"] = kw["password"]
     db = kw["database"] or ""

@@ -13,7 +13,8 @@ for the rest, which get an expression of their own:
   (``UNIX_TIMESTAMP`` of a TIMESTAMP column reads the stored value, no zone involved) and
   written in UTC as ``YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00``; the zero TIMESTAMP stays
   ``0000-00-00 00:00:00``;
-- JSON columns (MySQL's JSON type, MariaDB's LONGTEXT with CHECK (json_valid(col))): nested;
+- JSON columns (MySQL's JSON type, MariaDB's LONGTEXT with CHECK (json_valid(col))): their
+  text as a JSON string, so that JSON ``null`` (the text) stays apart from SQL NULL;
 - spatial types: base64 of the stored value (SRID and WKB).
 
 MariaDB has no NaN or infinities and no boolean type (BOOLEAN is TINYINT(1), a number).
@@ -75,7 +76,7 @@ def value(col: ColumnInfo, alias: str) -> str:
     t = col.data_type
     frac = ".%f" if col.fsp else ""
     if col.is_json:
-        return f"JSON_EXTRACT({ref}, '$')"
+        return f"CONCAT({ref}, '')"  # plain text: JSON_OBJECT would nest a JSON column
     if t == "float":
         return f"CAST({ref} AS DOUBLE)"
     if t == "bit":
@@ -94,7 +95,12 @@ def value(col: ColumnInfo, alias: str) -> str:
     return ref
 
 
+def pair(col: ColumnInfo, alias: str) -> str:
+    """``'col', value`` of one column, as ``JSON_OBJECT`` takes it."""
+    return f"{text_literal(col.name, collate=False)}, {value(col, alias)}"
+
+
 def row_json(columns: Sequence[ColumnInfo], alias: str) -> str:
     """``JSON_OBJECT('col', value, ...)`` of every column, in table order."""
-    parts = [f"{text_literal(c.name, collate=False)}, {value(c, alias)}" for c in columns]
+    parts = [pair(c, alias) for c in columns]
     return "JSON_OBJECT(" + ",\n        ".join(parts) + ")"

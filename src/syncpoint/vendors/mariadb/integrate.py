@@ -7,9 +7,10 @@ session's SQL mode). Strict mode still only *notes* some lossy conversions (a de
 more fractional digits than the column is rounded with note 1265), so after every apply
 statement the session's warnings are read and any warning or note fails the round: a value
 that does not fit stops the table, it is never rounded. Special cases: binary from base64
-(``FROM_BASE64``), JSON columns from the nested value (``JSON_EXTRACT``, JSON null is SQL
-NULL), and ISO timestamps with an offset into DATETIME/TIMESTAMP columns, shifted to UTC
-by arithmetic (``CONVERT_TZ`` would silently leave values outside TIMESTAMP's range alone).
+(``FROM_BASE64``), JSON columns from their text (a JSON string; the text ``null`` is JSON
+null, apart from SQL NULL), and ISO timestamps with an offset into DATETIME/TIMESTAMP
+columns, shifted to UTC by arithmetic (``CONVERT_TZ`` would silently leave values outside
+TIMESTAMP's range alone).
 
 Deletes first convert the keys into a temporary table created from the target's own key
 columns (so the comparison is between values of the column's type), then join.
@@ -43,6 +44,13 @@ def json_path(key: str) -> str:
 class MariadbIntegrate(Integrate):
     vendor = "mariadb"
 
+    def check(self, conn: Any) -> list[str]:
+        from syncpoint.vendors.mariadb.catalog import server_problem
+
+        problem = server_problem(conn.cursor())
+        self.end_read(conn)
+        return [f"location {self.location}: {problem}"] if problem else []
+
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         if explicit and target.schema_:
             return target
@@ -57,7 +65,9 @@ class MariadbIntegrate(Integrate):
         cols = tuple(
             TargetColumn(str(n), str(t), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
         )
-        return TargetTable(target, cols)
+        table = self.with_uniques(conn, TargetTable(target, cols), target.schema_, target.name)
+        self.end_read(conn)
+        return table
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -79,7 +89,10 @@ class MariadbIntegrate(Integrate):
         def pick(as_json: bool = False) -> str:
             def get(k: str) -> str:
                 if as_json:
-                    return f"NULLIF(JSON_EXTRACT(s.content, {p.bind(json_path(k))}), 'null')"
+                    # a JSON column's text as a string (older records: the value nested);
+                    # the text "null" is JSON null, apart from SQL NULL (JSON null here)
+                    e = f"JSON_EXTRACT(s.content, {p.bind(json_path(k))})"
+                    return f"IF(JSON_TYPE({e}) = 'NULL', NULL, JSON_UNQUOTE({e}))"
                 return f"JSON_VALUE(s.content, {p.bind(json_path(k))})"
 
             expr = get(col.keys[-1])
@@ -125,6 +138,22 @@ class MariadbIntegrate(Integrate):
         return p
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        if not t.keyed or t.target.other_uniques(t.key):
+            # ON DUPLICATE KEY UPDATE acts on any unique index: with one on other columns
+            # it could update another key's row. Delete the keys' rows, then insert.
+            self._delete(conn, round_id, w, t, "replace_fill")
+            p = self._params(round_id, w)
+            self.run(
+                conn,
+                "insert",
+                p,
+                table=str(t.target.ref),
+                target=self.qualified(t.target.ref),
+                columns=", ".join(self.q(c.name) for c in t.columns),
+                values=", ".join(self._value(c, p) for c in t.columns),
+            )
+            self._warnings(conn, t.target.ref)
+            return
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
         rest = [c for c in t.columns if c.name not in t.key] or list(t.key_columns[:1])
@@ -142,6 +171,9 @@ class MariadbIntegrate(Integrate):
         self._warnings(conn, t.target.ref)
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._delete(conn, round_id, w, t, "delete_fill")
+
+    def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, fill: str) -> None:
         keys = t.key_columns
         cols = ", ".join(self.q(c.name) for c in keys)
         target = self.qualified(t.target.ref)
@@ -149,7 +181,7 @@ class MariadbIntegrate(Integrate):
         self.run(conn, "delete_keys", table=name, target=target, columns=cols)
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in keys)
-        self.run(conn, "delete_fill", p, table=name, columns=cols, values=values)
+        self.run(conn, fill, p, table=name, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
         self.run(conn, "delete", table=name, target=target, match=match)

@@ -141,12 +141,16 @@ def _undo(
         pass
 
 
+def uninstall_statements(cur: Any, site: Site) -> list[str]:
+    """What ``uninstall`` runs, in order (also shown by ``plan --uninstall``)."""
+    # Triggers first: an application statement must never find a trigger without its queue.
+    out = [f"DROP TRIGGER IF EXISTS {dialect.quote(n)}" for n in triggers.existing(cur, site.names)]
+    return out + statements("uninstall/010_objects.sql", site.names)
+
+
 def uninstall(conn: Any, site: Site) -> None:
     cur = conn.cursor()
-    # Triggers first: an application statement must never find a trigger without its queue.
-    for name in triggers.existing(cur, site.names):
-        cur.execute(f"DROP TRIGGER IF EXISTS {dialect.quote(name)}")
-    for stmt in statements("uninstall/010_objects.sql", site.names):
+    for stmt in uninstall_statements(cur, site):
         cur.execute(stmt)
     conn.commit()
 

@@ -86,18 +86,52 @@ def _where(keys: list[ColumnInfo], rows: list[Any]) -> tuple[str | None, list[An
     return f"{cols} IN ({', '.join(tuples)})", params
 
 
-def recapture(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> None:
+def _insert(cur: Any, site: Site, w: Watched, action: str, rows: list[tuple[Any, Any]]) -> None:
+    if not rows:
+        return
     lits = {"location": site.location, "tablename": w.table, "schema": w.schema}
-    version = str(int(w.version))
-    if w.refresh_from is not None and w.refresh_from < 0:
+    sql = render(
+        "queries/recapture_insert.sql",
+        site.names,
+        raw={"action": action, "version": str(int(w.version))},
+        literals=lits,
+    )
+    cur.executemany(sql, rows)
+
+
+def _reload(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> None:
+    """Every row as an INSERT record, a chunk at a time in key order."""
+    keys = key_columns(cols, w.keycols) or list(cols)
+    refs = [f"src.{dialect.quote(k.name)}" for k in keys]
+    last: list[Any] | None = None
+    while True:
+        after = "1 = 1"
+        if last is not None:
+            after = f"({', '.join(refs)}) > ({', '.join(['%s'] * len(refs))})"
         sql = render(
             "queries/reload.sql",
             site.names,
             idents={"table": w.table},
-            raw={"row": row_json(cols, "src"), "version": version},
-            literals=lits,
+            raw={
+                # executed with parameters: the row's DATE_FORMAT patterns need their % doubled
+                "row": row_json(cols, "src").replace("%", "%%"),
+                "key": ", ".join(refs),
+                "after": after,
+                "order": ", ".join(refs),
+                "limit": str(CHUNK),
+            },
         )
-        cur.execute(sql)
+        cur.execute(sql, tuple(last or ()))
+        got = cur.fetchall()
+        _insert(cur, site, w, "INSERT", [(r[0], None) for r in got])
+        if len(got) < CHUNK:
+            return
+        last = list(got[-1][1:])
+
+
+def recapture(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> None:
+    if w.refresh_from is not None and w.refresh_from < 0:
+        _reload(cur, site, w, cols)
         return
     keys = key_columns(cols, w.keycols)
     cur.execute(
@@ -118,11 +152,7 @@ def recapture(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> N
             site.names,
             idents={"table": w.table},
             # executed with parameters: the row's DATE_FORMAT patterns need their % doubled
-            raw={
-                "row": row_json(cols, "src").replace("%", "%%"),
-                "where": where,
-                "version": version,
-            },
-            literals=lits,
+            raw={"row": row_json(cols, "src").replace("%", "%%"), "where": where},
         )
         cur.execute(sql, params)
+        _insert(cur, site, w, "UPDATE", [(r[0], r[0]) for r in cur.fetchall()])

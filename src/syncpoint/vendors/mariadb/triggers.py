@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from syncpoint.vendors.mariadb import dialect
-from syncpoint.vendors.mariadb.encode import ColumnInfo, row_json
+from syncpoint.vendors.mariadb.encode import ColumnInfo, pair, row_json
 from syncpoint.vendors.mariadb.names import EVENTS, Names, render
 
 LOCK_WAIT = 10
@@ -51,6 +51,34 @@ def _null_check(var: str, names: Names) -> str:
     return render("trigger/check_null.sql", names, raw={"var": var}).rstrip()
 
 
+def _stale(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str) -> str:
+    """The fallback that captures the row column by column, leaving out the columns that no
+    longer exist (see row.sql)."""
+    parts: list[str] = []
+    for var, alias, on in (("v_new", "NEW", "IU"), ("v_old", "OLD", "UD")):
+        if letter not in on:
+            continue
+        for c in cols:
+            parts.append(
+                render(
+                    "trigger/stale_column.sql", names, raw={"pair": pair(c, alias), "target": var}
+                ).rstrip()
+            )
+        parts.append(render("trigger/stale_wrap.sql", names, raw={"target": var}).rstrip())
+    lits = {"location": spec.location, "tablename": spec.table, "schema": spec.schema}
+    return render(
+        "trigger/stale.sql",
+        names,
+        raw={
+            "action": EVENTS[letter][0],
+            "version": str(int(spec.version)),
+            "origin": names.origin_var,
+            "columns": "\n".join(parts),
+        },
+        literals=lits,
+    ).rstrip()
+
+
 def render_one(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str) -> str:
     event = EVENTS[letter][0]
     new = row_json(cols, "NEW") if letter in "IU" else "NULL"
@@ -74,6 +102,7 @@ def render_one(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str
             "size_checks": "\n".join(size),
             "null_checks": "\n".join(nulls),
             "debug": debug.rstrip(),
+            "stale": _stale(names, spec, cols, letter),
         },
         literals=lits,
     )

@@ -171,6 +171,10 @@ class PostgresCapture(Capture):
             for stmt in o.folder("uninstall"):
                 conn.execute(stmt)
 
+    def uninstall_plan(self, conn: Any) -> list[str]:
+        with self._translated(None, conn):
+            return list(self.objects.folder("uninstall"))
+
     def status(self, conn: Any) -> CaptureStatus:
         o = self.objects
         with self._translated(None, conn):

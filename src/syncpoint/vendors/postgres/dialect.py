@@ -68,12 +68,26 @@ def connect(url: str, *, location: str | None = None, autocommit: bool = False) 
         raise err from None
 
 
+# libpq connection parameters whose PostgreSQL JDBC driver property has another name; the
+# others (sslmode, sslrootcert, sslcert, sslkey, sslpassword, options, ...) share theirs.
+JDBC_PARAM_NAMES = {
+    "connect_timeout": "connectTimeout",
+    "application_name": "ApplicationName",
+    "dbname": "PGDBNAME",
+}
+
+
 def jdbc(url: str) -> tuple[str, dict[str, str]]:
-    """JDBC URL and properties (user/password kept out of the URL)."""
-    from urllib.parse import unquote, urlsplit
+    """JDBC URL and properties (user/password kept out of the URL). Every connection
+    parameter of the URL's query string (``?sslmode=verify-full&sslrootcert=...``) becomes a
+    driver property, so Spark's connections are made as psycopg's are. (The JDBC driver
+    reads ``sslkey`` as a PKCS-8 DER file where libpq reads PEM.)"""
+    from urllib.parse import parse_qsl, unquote, urlsplit
 
     p = urlsplit(url)
     props = {"driver": JDBC_DRIVER}
+    for k, v in parse_qsl(p.query, keep_blank_values=True):
+        props[JDBC_PARAM_NAMES.get(k, k)] = v
     if p.username:
         props["user"] = unquote(p.username)
     if p.password:

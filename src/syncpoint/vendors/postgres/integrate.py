@@ -4,7 +4,8 @@ Values stay exact by never passing through Python or Spark types: the staged ``c
 the change record's JSON text, parsed once per row as ``jsonb`` (which keeps every digit of
 a number) and converted by PostgreSQL itself to the target column's type:
 ``(c->>'col')::<type as format_type writes it>``, with three exceptions: ``bytea`` from
-base64 (``decode``), ``json``/``jsonb`` from the nested value (JSON null is SQL NULL), and a
+base64 (``decode``), a JSON column from its text (JSON null is the text ``null``, apart
+from SQL NULL), ``json``/``jsonb`` from another type's nested value, and a
 constrained ``numeric(p,s)``, whose cast would round silently: a value that does not equal
 its rounded form fails the statement instead ("value does not fit"). The transaction runs
 with ``TIME ZONE 'UTC'`` (offset-less timestamps are UTC) and ``SET CONSTRAINTS ALL
@@ -50,7 +51,9 @@ class PostgresIntegrate(Integrate):
         if not rows:
             return None
         cols = tuple(TargetColumn(n, t, bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows)
-        return TargetTable(target, cols)
+        table = self.with_uniques(conn, TargetTable(target, cols), self._regclass_text(target))
+        self.end_read(conn)
+        return table
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -81,12 +84,14 @@ class PostgresIntegrate(Integrate):
                 )
             return expr
 
+        if src_json:
+            # a JSON column's text as a string (older records: the value nested; ->> gives
+            # its text either way); the string "null" is JSON null, SQL NULL is absent/null
+            return f"{pick(False)}::{col.type}"
         if target.kind == "json":
             return f"NULLIF({pick(True)}, 'null'::jsonb)::{col.type}"
         if target.kind == "binary":
             return f"decode({pick(False)}, 'base64')"
-        if target.kind == "text" and src_json:
-            return f"NULLIF({pick(True)}, 'null'::jsonb)::text::{col.type}"
         if target.kind == "decimal" and target.precision is not None:
             v = pick(False)
             return (
@@ -102,6 +107,19 @@ class PostgresIntegrate(Integrate):
         return p
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        if not t.keyed:
+            self._delete(conn, round_id, w, t, "replace_delete")
+            p = self._params(round_id, w)
+            self.run(
+                conn,
+                "insert",
+                p,
+                table=str(t.target.ref),
+                target=self.qualified(t.target.ref),
+                columns=", ".join(self.q(c.name) for c in t.columns),
+                values=", ".join(self._value(c, p) for c in t.columns),
+            )
+            return
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
         columns = ", ".join(self.q(c.name) for c in t.columns)
@@ -125,6 +143,9 @@ class PostgresIntegrate(Integrate):
         )
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._delete(conn, round_id, w, t, "delete")
+
+    def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
         p = self._params(round_id, w)
         keys = t.key_columns
         values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
@@ -136,7 +157,7 @@ class PostgresIntegrate(Integrate):
             match.append(f"t.{self.q(c.name)} {op} d.k{i}")
         self.run(
             conn,
-            "delete",
+            sql,
             p,
             table=str(t.target.ref),
             target=self.qualified(t.target.ref),

@@ -24,9 +24,14 @@ made all its changes in repl_key order.
 Content. See ``encode.py``: REAL and BLOB values are captured in an exact raw form and given
 their final form (shortest float text, base64) by ``tick()`` before anyone can read them.
 
-DDL. See ``ddl.py``. SQLite refuses ``ALTER TABLE ... DROP COLUMN`` of a column the capture
-triggers use; run such DDL through ``run_ddl()`` (drops the table's triggers, runs the DDL,
-polls and regenerates, all in one transaction).
+DDL. See ``ddl.py``; every tick polls for DDL first. ADD COLUMN, RENAME COLUMN, RENAME
+TABLE and table rebuilds never make an application's write fail. One limit is SQLite's own:
+``ALTER TABLE ... DROP COLUMN`` re-checks every trigger of the schema and refuses to drop a
+column a trigger names (``error in trigger ... after drop column: no such column``), and a
+trigger cannot name a table's columns any other way (no dynamic row access, no DDL in
+triggers). Run such a migration with ``syncpoint migrate`` (``run_ddl()``: drops this
+prefix's triggers, runs the DDL, polls and regenerates, all in one ``BEGIN IMMEDIATE``
+transaction, so no write falls between).
 """
 
 from __future__ import annotations
@@ -122,7 +127,7 @@ class SqliteCapture(Capture):
         if not fresh:
             ddl.poll(conn, ctx)
         objects.register(conn, ctx, tables)
-        objects.sync_triggers(conn, ctx, refresh_cookie=True)
+        objects.sync_triggers(conn, ctx)
 
     def uninstall(self, conn: Any) -> None:
         with dialect.translated(self.location):
@@ -133,6 +138,10 @@ class SqliteCapture(Capture):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def uninstall_plan(self, conn: Any) -> list[str]:
+        with dialect.translated(self.location):
+            return objects.drop_statements(conn, self.names)
 
     def status(self, conn: Any) -> CaptureStatus:
         with dialect.translated(self.location):
@@ -196,12 +205,29 @@ class SqliteCapture(Capture):
             return str(self._service(conn)[1])
 
     def tick(self, conn: Any) -> Tick:
+        tick = self._tick(conn, poll=True)
+        assert tick is not None
+        return tick
+
+    def status_tick(self, conn: Any) -> Tick | None:
+        """No tick while a shape change waits for its poll (a run's tick polls it first)."""
+        return self._tick(conn, poll=False)
+
+    def _tick(self, conn: Any, poll: bool) -> Tick | None:
         with dialect.translated(self.location):
             self._require(conn)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 clock = str(self.ctx.run(conn, "queries/clock.sql")[0][0])
                 n = int(self._service(conn)[0]) + 1
+                # DDL first, in the same transaction: records the old triggers wrote after a
+                # column change never become readable without the ALTER record and the rows
+                # captured again after it (ddl.py)
+                if poll:
+                    ddl.poll(conn, self.ctx)
+                elif ddl.pending(conn, self.ctx):
+                    conn.execute("ROLLBACK")
+                    return None
                 self._finish_raw(conn)
                 self.ctx.run(conn, "queries/tick_stamp.sql", (n,))
                 self.ctx.run(conn, "queries/tick_context.sql", (n, clock))

@@ -8,9 +8,13 @@ made before and after the change.
 - table back after a DROP: a CREATE record, then an INSERT record for each row it already
   holds (those rows were written while no trigger existed);
 - columns differ: an ALTER record with the old and the new shape; triggers regenerated.
-  Writes between the ALTER and the poll were refused by the triggers' guard, or (RENAME
-  COLUMN, which SQLite applies to trigger bodies too) captured under the old names, which is
-  consistent with their place in the stream before the ALTER record;
+  Writes between the ALTER and the poll went through the triggers of the old shape (an
+  application's write never fails for it): after ADD COLUMN without the new columns, after
+  RENAME COLUMN (which SQLite applies to trigger bodies too) under the old names; both are
+  consistent with their place in the stream, before the ALTER record. The rows those records
+  touched are then captured again, as they are now and in full, as UPDATE records after the
+  ALTER record (``_recapture``). Every tick polls first in its own transaction, so no tick
+  ever stamps such records without the ALTER record and the full rows after them;
 - triggers missing while the table exists (rebuilt with CREATE/INSERT/DROP/RENAME, or a
   trigger dropped by hand): changes may have gone uncaptured, so a TRUNCATE record and the
   table's current rows are written: the stream again describes the table exactly.
@@ -24,10 +28,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from syncpoint.vendors.sqlite import catalog, triggers
+from syncpoint.vendors.sqlite import catalog, encode, triggers
 from syncpoint.vendors.sqlite.objects import Ctx, sync_triggers, watch_of, watched, write_snapshot
 
 ColRow = tuple[Any, ...]  # (cid, name, type, notnull, pk)
+CHUNK = 500  # keys per recapture statement
 
 
 def _shape(cols: list[ColRow] | None) -> str | None:
@@ -48,6 +53,19 @@ def _by_table(rows: list[tuple[Any, ...]]) -> dict[str, list[ColRow]]:
     for r in rows:
         out.setdefault(r[0], []).append(tuple(r[1:]))
     return out
+
+
+def pending(conn: Any, ctx: Ctx) -> bool:
+    """Whether a poll would find something: a watched table's columns differ from the
+    snapshot, or it is gone or back."""
+    now = _by_table(ctx.run(conn, "queries/cols_now.sql"))
+    snap = _by_table(ctx.run(conn, "queries/cols_snapshot.sql"))
+    for row in watched(conn, ctx):
+        t = row["tablename"]
+        gone = catalog.kind(conn, t) is None
+        if gone != (row["status"] == "DROPPED") or (not gone and now.get(t) != snap.get(t)):
+            return True
+    return False
 
 
 def poll(conn: Any, ctx: Ctx, triggers_expected_missing: bool = False) -> int:
@@ -78,12 +96,14 @@ def poll(conn: Any, ctx: Ctx, triggers_expected_missing: bool = False) -> int:
             written += _record(conn, ctx, row, "ALTER", _shape(cur), _shape(old))
             if missing:
                 written += _resync(conn, ctx, row, truncate=True)
+            else:
+                written += _recapture(conn, ctx, row)
         elif missing:
             written += _resync(conn, ctx, row, truncate=True)
         else:
             continue
         write_snapshot(conn, ctx, t)
-    sync_triggers(conn, ctx, refresh_cookie=False)
+    sync_triggers(conn, ctx)
     return written
 
 
@@ -104,6 +124,32 @@ def _record(
         (row["tablename"], row["catalogname"], action, content, oldcontent, row["version"]),
     )
     return 1
+
+
+def _recapture(conn: Any, ctx: Ctx, row: dict[str, Any]) -> int:
+    """UPDATE records of the current rows that unstamped records of the table touched (they
+    were captured by triggers of the old shape); keys are compared as the triggers write them."""
+    w = watch_of(conn, ctx.names, row)
+    assert w is not None
+    keys = json.loads(row["key_columns"]) if row["key_columns"] else list(w.primary_key)
+    if not keys or any(k not in {c.name for c in w.columns} for k in keys):
+        return 0
+    texts: dict[str, None] = {}
+    for content, old in ctx.run(conn, "queries/window_rows.sql", (row["tablename"],)):
+        text = content if content is not None else old
+        if text is None:
+            continue
+        pairs = {json.loads(k): (k, v) for k, v in encode.split_object(text)}
+        if all(k in pairs for k in keys):
+            texts["{" + ",".join(":".join(pairs[k]) for k in keys) + "}"] = None
+    n = 0
+    found = triggers.key_object(w, keys, ctx.names)
+    todo = list(texts)
+    for i in range(0, len(todo), CHUNK):
+        part = todo[i : i + CHUNK]
+        where = f"{found} IN ({', '.join('?' * len(part))})"
+        n += int(conn.execute(triggers.recapture_insert(w, ctx.names, where), part).rowcount)
+    return n
 
 
 def _resync(conn: Any, ctx: Ctx, row: dict[str, Any], truncate: bool) -> int:

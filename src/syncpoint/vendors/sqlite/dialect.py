@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -49,12 +51,27 @@ def translated(location: str | None = None, table: str | None = None) -> Iterato
 def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
     """A connection in autocommit mode at the driver level (``isolation_level=None``);
     callers open transactions explicitly with ``BEGIN IMMEDIATE`` so the write lock is taken
-    before any read that a decision depends on. ``autocommit`` is accepted for symmetry."""
+    before any read that a decision depends on. ``autocommit`` is accepted for symmetry.
+
+    Inside ``vendors.unchanged()`` (validate, plan, status) a file that does not exist is an
+    error (sqlite3 would create it) and the journal mode is left as the file has it."""
+    from syncpoint.vendors import UNCHANGED
+
+    path = path_of(url)
+    keep = UNCHANGED.get()
+    if keep and not os.path.isfile(path):
+        raise LocationError(f"SQLite file {path} does not exist", location=location)
     try:
+        target = f"file:{urllib.parse.quote(path)}?mode=rw" if keep else path
         conn = sqlite3.connect(
-            path_of(url), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            target,
+            timeout=BUSY_TIMEOUT_S,
+            isolation_level=None,
+            check_same_thread=False,
+            uri=keep,
         )
-        conn.execute("PRAGMA journal_mode=WAL")
+        if not keep:
+            conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         return conn
     except sqlite3.Error as exc:

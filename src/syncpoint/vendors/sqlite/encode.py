@@ -24,9 +24,8 @@ stamping them, so every reader (``changes``, ``changes_query``, Spark) only ever
 content.
 
 Other storage classes are written as the database holds them: INTEGER as a JSON number, TEXT
-as a JSON string (also in an INTEGER column: SQLite is dynamically typed), NULL as null. A
-column declared ``JSON``/``JSONB`` holding valid JSON text is nested; holding other text makes
-the application's statement fail (it could not be told apart from a JSON string). NaN cannot
+as a JSON string (also in an INTEGER column: SQLite is dynamically typed; a column declared
+``JSON`` too, so that its JSON ``null`` stays apart from SQL NULL), NULL as null. NaN cannot
 be captured because SQLite stores it as NULL; ``-0.0`` loses its sign (no core function
 can see it, and REAL columns store it as 0 anyway).
 """
@@ -57,9 +56,6 @@ def pow2_rows() -> list[tuple[float, int, float, float]]:
     return rows
 
 
-JSON_TYPES = ("JSON", "JSONB")
-
-
 def real_expr(v: str, pow2_table: str) -> str:
     """SQL for a REAL value ``v``: ``'Infinity'``, ``'-Infinity'`` or ``json_array(m, k)``
     with ``v == m * 2**-k`` exactly (``pow2_table``: the table's name, unquoted)."""
@@ -72,21 +68,13 @@ def real_expr(v: str, pow2_table: str) -> str:
     )
 
 
-def value_expr(
-    v: str, declared: str, pow2_table: str, json_error: str | None, literal: Callable[[str], str]
-) -> str:
-    """SQL for one column value ``v`` as json_object takes it.
-
-    ``json_error``: the message a trigger raises when a JSON column holds invalid JSON;
-    None outside triggers (RAISE is only allowed there; ``json()`` then fails the statement).
-    """
-    text = "ELSE"
-    if declared.strip().upper() in JSON_TYPES:
-        bad = f"RAISE(ABORT, {literal(json_error)})" if json_error else f"json({v})"
-        text = f"WHEN 'text' THEN CASE WHEN json_valid({v}) THEN json({v}) ELSE {bad} END ELSE"
+def value_expr(v: str, pow2_table: str) -> str:
+    """SQL for one column value ``v`` as json_object takes it (a column declared JSON is
+    text like any other: its JSON ``null`` stays apart from SQL NULL, and text that is not
+    JSON never makes the application's statement fail)."""
     return (
         f"CASE typeof({v}) WHEN 'real' THEN {real_expr(v, pow2_table)} "
-        f"WHEN 'blob' THEN hex({v}) {text} {v} END"
+        f"WHEN 'blob' THEN hex({v}) ELSE {v} END"
     )
 
 
@@ -120,7 +108,7 @@ def fix_expr(parts: Sequence[str]) -> str:
 _decoder = json.JSONDecoder()
 
 
-def _split_object(text: str) -> list[tuple[str, str]]:
+def split_object(text: str) -> list[tuple[str, str]]:
     """The top-level (raw key, raw value) texts of a JSON object, untouched."""
     out: list[tuple[str, str]] = []
     i = _skip(text, 0)
@@ -166,7 +154,7 @@ def finish(text: str | None, letters: str) -> str | None:
     """Rewrite a captured object's REAL and BLOB values into their final form."""
     if text is None or not any(c in "rb" for c in letters):
         return text
-    pairs = _split_object(text)
+    pairs = split_object(text)
     if len(pairs) != len(letters):
         raise ValueError(f"{len(pairs)} values but {len(letters)} type letters")
     body = ",".join(f"{k}:{finish_value(c, v)}" for (k, v), c in zip(pairs, letters, strict=True))

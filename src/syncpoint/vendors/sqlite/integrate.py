@@ -117,7 +117,7 @@ class SqliteIntegrate(Integrate):
             TargetColumn(str(n), str(t or ""), bool(nl), int(pk) if pk else None)
             for n, t, nl, pk in rows
         )
-        return TargetTable(target, cols)
+        return self.with_uniques(conn, TargetTable(target, cols), target.name)
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -167,6 +167,19 @@ class SqliteIntegrate(Integrate):
                 cur.executemany(sql, batch)
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        if not t.keyed:
+            self._delete(conn, round_id, w, t, "U")
+            sql = self.one(
+                "insert",
+                target=self.qualified(t.target.ref),
+                columns=", ".join(self.q(c.name) for c in t.columns),
+                values=", ".join("?" for _ in t.columns),
+            )
+            rows = (
+                self._bind(r, t.columns, t.target.ref) for r in self._rows(conn, round_id, w, "U")
+            )
+            self._many(conn, sql, rows, str(t.target.ref))
+            return
         rest = [c for c in t.columns if c.name not in t.key]
         on_conflict = (
             "UPDATE SET " + ", ".join(f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in rest)
@@ -185,13 +198,16 @@ class SqliteIntegrate(Integrate):
         self._many(conn, sql, rows, str(t.target.ref))
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._delete(conn, round_id, w, t, "D")
+
+    def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, action: str) -> None:
         keys = t.key_columns
         sql = self.one(
             "delete",
             target=self.qualified(t.target.ref),
             match=" AND ".join(f"{self.q(c.name)} IS ?" for c in keys),
         )
-        rows = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "D"))
+        rows = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, action))
         self._many(conn, sql, rows, str(t.target.ref))
 
     def key_sql(self, column: str, key: Sequence[str]) -> str:

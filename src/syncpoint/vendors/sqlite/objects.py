@@ -4,17 +4,13 @@ Everything runs inside the caller's ``BEGIN IMMEDIATE`` transaction: SQLite's DD
 transactional, so an install that fails half-way leaves nothing behind, and no writer can
 slip a change between dropping and re-creating a trigger.
 
-Triggers carry the schema cookie they expect (``pragma_schema_version``) as a cheap first
-test of their guard. Each DDL statement moves the cookie by exactly one, so the final value
-is known before the triggers are written. ``install`` refreshes stale cookies; ``poll_ddl``
-regenerates only when something else differs, so two prefixes polling the same database do
-not keep regenerating each other's triggers.
+Triggers are rewritten only when their text differs from what the watched tables need now,
+so two prefixes polling the same database do not keep regenerating each other's triggers.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -26,8 +22,6 @@ from syncpoint.vendors.sqlite import catalog, dialect, encode, triggers
 from syncpoint.vendors.sqlite.names import OBJECTS, Names
 from syncpoint.vendors.sqlite.sqltext import fragment
 from syncpoint.vendors.sqlite.triggers import Watch
-
-_COOKIE = re.compile(r"(pragma_schema_version\)\s*<>\s*)-?\d+")
 
 
 @dataclass
@@ -92,12 +86,22 @@ def drop_triggers(conn: Any, names: Names) -> None:
             conn.execute(drop("trigger", n))
 
 
+def drop_statements(conn: Any, names: Names) -> list[str]:
+    """The DROPs of every object of the prefix: triggers first, then views and tables."""
+    out = [
+        drop("trigger", n)
+        for t, n, _, _ in catalog.listing(conn)
+        if t == "trigger" and names.owns_trigger(n)
+    ]
+    return out + [
+        drop(k, names.of(key)) for k, key, _ in reversed(OBJECTS) if k in ("view", "table")
+    ]
+
+
 def drop_objects(conn: Any, names: Names) -> None:
     """Remove every object of the prefix (triggers first, then views and tables)."""
-    drop_triggers(conn, names)
-    for kind, key, _ in reversed(OBJECTS):
-        if kind in ("view", "table"):
-            conn.execute(drop(kind, names.of(key)))
+    for stmt in drop_statements(conn, names):
+        conn.execute(stmt)
     if any(n == "sqlite_sequence" for _, n, _, _ in catalog.listing(conn, include_internal=True)):
         conn.execute(sqlfiles.load("sqlite", "queries/forget_sequence.sql"), (names.of("items"),))
 
@@ -197,12 +201,11 @@ def write_snapshot(conn: Any, ctx: Ctx, table: str) -> None:
         ctx.run(conn, "queries/snapshot_add.sql", (table, cid, name, typ, nn, pk))
 
 
-def _normal(sql: str, keep_cookie: bool) -> str:
-    text = " ".join(sql.split())
-    return text if keep_cookie else _COOKIE.sub(r"\1K", text)
+def _normal(sql: str) -> str:
+    return " ".join(sql.split())
 
 
-def sync_triggers(conn: Any, ctx: Ctx, refresh_cookie: bool) -> bool:
+def sync_triggers(conn: Any, ctx: Ctx) -> bool:
     """Make this prefix's triggers exactly those its watched tables need. When anything
     differs, all of them are dropped and re-created with the cookie they will find.
     Returns whether triggers were rewritten."""
@@ -214,20 +217,17 @@ def sync_triggers(conn: Any, ctx: Ctx, refresh_cookie: bool) -> bool:
     present = {
         n: s for t, n, _, s in catalog.listing(conn) if t == "trigger" and ctx.names.owns_trigger(n)
     }
-    cookie = int(catalog.scalar(conn, "schema_version"))
     expected: dict[str, str] = {}
     for _, w in watches:
-        expected.update(triggers.statements(w, ctx.names, cookie))
+        expected.update(triggers.statements(w, ctx.names))
     same = set(expected) == set(present) and all(
-        _normal(expected[n], refresh_cookie) == _normal(present[n], refresh_cookie)
-        for n in expected
+        _normal(expected[n]) == _normal(present[n]) for n in expected
     )
     if not same:
-        final = cookie + len(present) + len(expected)
         for n in sorted(present):
             ctx.ddl(conn, drop("trigger", n))
         for _, w in watches:
-            for stmt in triggers.statements(w, ctx.names, final).values():
+            for stmt in triggers.statements(w, ctx.names).values():
                 ctx.ddl(conn, stmt)
     if ctx.execute:
         for row, w in watches:

@@ -2,8 +2,15 @@
 -- one, so poll_ddl renders it again when the table's columns change). CREATE OR REPLACE swaps
 -- it under an exclusive metadata lock: no statement on the table runs without a trigger.
 -- The size checks come first, in the outer block: the inner block's DECLAREs encode the row.
+-- A column dropped or renamed since this trigger was rendered makes the row's encoding fail
+-- with 1054 (unknown column in NEW/OLD): the application's statement must not fail for it,
+-- so the row is then captured column by column with what still exists (stale.sql), and the
+-- next poll writes the ALTER record and captures the row again in full after it.
 CREATE OR REPLACE TRIGGER ${trigger} AFTER $raw{event} ON ${table} FOR EACH ROW
 BEGIN
+  DECLARE v_stale INT DEFAULT 0;
+  BEGIN
+    DECLARE EXIT HANDLER FOR 1054 SET v_stale = 1;
 $raw{size_checks}
   BEGIN
     DECLARE v_new LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT $raw{new};
@@ -22,4 +29,8 @@ $raw{null_checks}
             UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) MICROSECOND);
 $raw{debug}
   END;
+  END;
+  IF v_stale THEN
+$raw{stale}
+  END IF;
 END

@@ -12,8 +12,9 @@
 --            update such as id = id + 1 becomes the changes that leave the right final
 --            state, key by key);
 --   TRUNCATE one record carrying the table's shape.
--- Content is row_to_json text (column order kept, json columns verbatim); bytea is base64
--- and money a plain number (made by a projection); settings that change how a value is
+-- Content is row_to_json text (column order kept); bytea is base64, money a plain number,
+-- and floats, json/jsonb, arrays and composites their text as a JSON string (made by a
+-- projection); settings that change how a value is
 -- written as text (TimeZone, extra_float_digits, IntervalStyle, DateStyle, bytea_output)
 -- are pinned for the statement when the table has a type they affect and the session's
 -- value differs, then restored (transaction-local, so an error restores them too).
@@ -39,6 +40,7 @@ DECLARE
     v_base     oid;
     v_next     oid;
     v_typtype  "char";
+    v_cat      "char";
     v_need     text[] := '{}';
     v_enc      text;
     v_eq       text;
@@ -143,7 +145,8 @@ BEGIN
               ORDER BY a.attnum LOOP
         v_base := c.atttypid;
         LOOP
-            SELECT typtype, typbasetype INTO v_typtype, v_next FROM pg_type WHERE oid = v_base;
+            SELECT typtype, typbasetype, typcategory INTO v_typtype, v_next, v_cat
+              FROM pg_type WHERE oid = v_base;
             EXIT WHEN v_typtype <> 'd';
             v_base := v_next;
         END LOOP;
@@ -156,6 +159,20 @@ BEGIN
             v_proj := true;
             v_cols := v_cols || format(', ((@ROW@).%I::money)::numeric AS %I',
                                        c.attname, c.attname);
+        ELSIF v_base IN ('float4'::regtype, 'float8'::regtype, 'json'::regtype,
+                         'jsonb'::regtype) OR v_typtype = 'c' OR v_cat = 'A' THEN
+            -- As text, a JSON string: a float keeps -0 (a JSON number would not: jsonb
+            -- reads numbers as numeric), a json value keeps its text and a JSON null stays
+            -- apart from SQL NULL, an array or composite keeps its own literal (row_to_json
+            -- would rewrite it as JSON, which no cast reads back).
+            v_proj := true;
+            v_cols := v_cols || format(', (@ROW@).%I::text AS %I', c.attname, c.attname);
+            IF v_base IN ('float4'::regtype, 'float8'::regtype) THEN
+                v_need := v_need || 'extra_float_digits'::text;
+            ELSIF v_typtype = 'c' OR v_cat = 'A' THEN
+                v_need := v_need || ARRAY['TimeZone', 'extra_float_digits', 'IntervalStyle',
+                                          'DateStyle', 'bytea_output'];
+            END IF;
         ELSE
             v_cols := v_cols || format(', (@ROW@).%I AS %I', c.attname, c.attname);
             IF v_base = 'timestamptz'::regtype THEN

@@ -1,6 +1,5 @@
 CREATE TRIGGER ${trigger} AFTER $raw{event} ON ${table}
 BEGIN
-$raw{guard}
 $raw{before_record}
 $raw{record};
 $raw{after_record}

@@ -1,0 +1,76 @@
+"""Conflict detection and resolution between sites (``syncpoint cdr``).
+
+``setup.py`` adds, alters and removes a table's bookkeeping at every site; this module is
+what a round asks: which tables of an integrate location are under conflict resolution,
+the read of their change records (with the versions the changes were made from), and the
+apply step that decides each incoming change in SQL inside the round's transaction. The
+rules are ``core/cdr.py``; the SQL is each vendor's ``sql/cdr/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.errors import WorkFailed
+
+SUPPORTED = ("postgres",)
+
+
+def support(integ: Any) -> Any:
+    """The vendor's CDR helper for an ``Integrate`` (None where the vendor has none yet)."""
+    if integ.vendor != "postgres":
+        return None
+    from syncpoint.vendors.postgres.cdr import PostgresCdr
+    from syncpoint.vendors.postgres.objects import Objects
+
+    return PostgresCdr(integ, Objects(integ.prefix).origin_setting)
+
+
+def settings(integ: Any, conn: Any) -> dict[str, Any]:
+    """The tables under conflict resolution at this location, by table name."""
+    helper = support(integ)
+    if helper is None:
+        return {}
+    out = helper.settings(conn)
+    _idle(conn)
+    return out
+
+
+def read_query(source_integ: Any, plain: str, table: str, location: str) -> str:
+    helper = support(source_integ)
+    if helper is None:
+        raise WorkFailed(
+            f"conflict resolution is on for {table}, but the site's vendor "
+            f"({source_integ.vendor}) has no conflict bookkeeping yet",
+            location=location,
+            table=table,
+        )
+    return str(helper.read_query(plain, table))
+
+
+@dataclass
+class Step:
+    """The apply step of one window of a table under conflict resolution."""
+
+    helper: Any
+    setting: Any
+
+    def upsert(self, conn: Any, round_id: str, w: Any, t: Any) -> None:
+        self.helper.upsert(conn, round_id, w, t, self.setting)
+
+    def delete(self, conn: Any, round_id: str, w: Any, t: Any) -> None:
+        self.helper.delete(conn, round_id, w, t, self.setting)
+
+
+def steps(integ: Any, conn: Any, windows: list[Any]) -> dict[int, Step]:
+    found = settings(integ, conn)
+    helper = support(integ)
+    return {w.tbl: Step(helper, found[w.table]) for w in windows if w.table in found}
+
+
+def _idle(conn: Any) -> None:
+    try:
+        conn.rollback()
+    except Exception:  # noqa: BLE001 - a lost connection shows at the next statement
+        pass

@@ -1,0 +1,250 @@
+"""``cdr add|alter|remove``: a table's conflict bookkeeping at every site of the channel.
+
+A site is a location that both captures and integrates the table. Everything is checked at
+every site before anything is changed (the table's columns and key, the column groups, the
+vendor); a problem is a ``ConfigError`` (exit 2, nothing changed). Each site is then changed
+in one transaction of its own; when a later site fails, the sites already done are put
+back, so the channel is never left half under conflict resolution.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint import cdr as ops
+from syncpoint.config import ChannelConfig, TableConfig, TableName
+from syncpoint.core import cdr
+from syncpoint.errors import ConfigError
+from syncpoint.vendors import capture_for, vendor_of
+from syncpoint.vendors.integratebase import integrate_for
+
+_PLAIN = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+@dataclass
+class Site:
+    name: str
+    integ: Any
+    helper: Any
+    conn: Any
+    ref: TableName
+    columns: list[str]
+    key: list[str]
+
+
+def _sites(cfg: ChannelConfig, t: TableConfig) -> list[str]:
+    return [
+        n
+        for n, loc in cfg.locations.items()
+        if loc.capture and loc.integrate and (t.locations is None or n in t.locations)
+    ]
+
+
+def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
+    problems: list[str] = []
+    sites = _sites(cfg, t)
+    if len(sites) < 2:
+        problems.append(
+            f"{table} is captured and integrated at {len(sites)} location(s) of channel "
+            f"{cfg.channel}; conflict resolution needs two or more sites"
+        )
+    only_capture = [
+        n
+        for n, loc in cfg.locations.items()
+        if loc.capture and not loc.integrate and (t.locations is None or n in t.locations)
+    ]
+    if only_capture:
+        problems.append(
+            f"{table} is also captured at {', '.join(only_capture)}, which does not integrate: "
+            "its changes would carry no versions to resolve by"
+        )
+    if problems:
+        raise ConfigError("\n".join(problems))
+    out: list[Site] = []
+    try:
+        for n in sites:
+            url = cfg.locations[n].url.get_secret_value()
+            integ = integrate_for(n, url, cfg.prefix)
+            helper = ops.support(integ)
+            if helper is None:
+                problems.append(
+                    f"{n}: conflict resolution is not built for {vendor_of(url)} yet "
+                    f"(supported: {', '.join(ops.SUPPORTED)})"
+                )
+                continue
+            conn = integ.connect()
+            ref = integ.resolve(t.ref, False, integ.vendor)
+            shape = integ.describe(conn, ref)
+            if shape is None:
+                conn.close()
+                problems.append(f"{n}: table {ref} does not exist")
+                continue
+            mark = cdr.bookkeeping_prefix(cfg.prefix)
+            cols = [c.name for c in shape.columns if not c.name.startswith(mark)]
+            key = list(t.key or ())
+            if not key:
+                cap = capture_for(n, url, cfg.prefix)
+                cconn = cap.connect()
+                try:
+                    found = cap.describe(cconn, t.ref)
+                finally:
+                    cconn.close()
+                key = list(found.primary_key) if found is not None else []
+            out.append(Site(n, integ, helper, conn, ref, cols, key))
+    except BaseException:
+        close(out)
+        raise
+    if problems:
+        close(out)
+        raise ConfigError("\n".join(problems))
+    return out
+
+
+def close(sites: list[Site]) -> None:
+    for s in sites:
+        try:
+            s.conn.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection
+            pass
+
+
+def _setting(
+    cfg: ChannelConfig,
+    t: TableConfig,
+    sites: list[Site],
+    resolution: str | None,
+    groups: dict[str, list[str]] | None,
+) -> Any:
+    from syncpoint.vendors.postgres.cdr import CdrTable
+
+    conf = (
+        cfg.conflicts.get(t.ref.short) or cfg.conflicts.get(t.name) or cfg.conflicts.get(str(t.ref))
+    )
+    resolution = resolution or (conf.resolution if conf else "latest")
+    if resolution not in cdr.RESOLUTIONS:
+        raise ConfigError(f"--resolution must be one of {', '.join(cdr.RESOLUTIONS)}")
+    if groups is None:
+        groups = dict(conf.column_groups) if conf else {}
+    problems = [
+        f"column group name {g!r} must be a plain lowercase name"
+        for g in groups
+        if not _PLAIN.match(g)
+    ]
+    for s in sites:
+        problems += [
+            f"{s.name}: {p}" for p in cdr.check_groups(str(t.ref), groups, s.columns, s.key)
+        ]
+    if not sites[0].key:
+        problems.append(f"{t.ref} has no primary key and no key: in its entry")
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return CdrTable(str(t.ref), resolution, groups, sites[0].key)
+
+
+def plan_add(
+    cfg: ChannelConfig, table: str, resolution: str | None, groups: dict[str, list[str]] | None
+) -> dict[str, list[str]]:
+    """The SQL ``cdr add`` would run, per site (nothing is changed)."""
+    t = cfg.table(table)
+    sites = _open(cfg, t, table)
+    try:
+        setting = _setting(cfg, t, sites, resolution, groups)
+        return {
+            s.name: s.helper.add_statements(str(t.ref), s.ref, setting, s.columns, s.name)
+            for s in sites
+        }
+    finally:
+        close(sites)
+
+
+def add(
+    cfg: ChannelConfig, table: str, resolution: str | None, groups: dict[str, list[str]] | None
+) -> dict[str, Any]:
+    t = cfg.table(table)
+    sites = _open(cfg, t, table)
+    try:
+        setting = _setting(cfg, t, sites, resolution, groups)
+        for s in sites:
+            if str(t.ref) in s.helper.settings(s.conn):
+                raise ConfigError(
+                    f"{s.name}: {t.ref} is under conflict resolution already; "
+                    "use cdr alter or cdr remove"
+                )
+            s.conn.rollback()
+        done: list[Site] = []
+        try:
+            for s in sites:
+                s.helper.add(s.conn, str(t.ref), s.ref, setting, s.columns, s.name)
+                s.conn.commit()
+                done.append(s)
+        except BaseException:
+            for s in sites:
+                s.conn.rollback()
+            for s in done:
+                s.helper.remove(s.conn, str(t.ref), s.ref, setting)
+                s.conn.commit()
+            raise
+        return {
+            "table": str(t.ref),
+            "resolution": setting.resolution,
+            "column_groups": setting.groups,
+            "sites": [s.name for s in sites],
+        }
+    finally:
+        close(sites)
+
+
+def remove(cfg: ChannelConfig, table: str) -> dict[str, Any]:
+    t = cfg.table(table)
+    sites = _open(cfg, t, table)
+    try:
+        removed = []
+        for s in sites:
+            setting = s.helper.settings(s.conn).get(str(t.ref))
+            if setting is None:
+                s.conn.rollback()
+                continue
+            s.helper.remove(s.conn, str(t.ref), s.ref, setting)
+            s.conn.commit()
+            removed.append(s.name)
+        if not removed:
+            raise ConfigError(f"{t.ref} is not under conflict resolution at any site")
+        return {"table": str(t.ref), "sites": removed}
+    finally:
+        close(sites)
+
+
+def alter(
+    cfg: ChannelConfig, table: str, resolution: str | None, groups: dict[str, list[str]] | None
+) -> dict[str, Any]:
+    """A new resolution only: the stored setting changes. New column groups: the
+    bookkeeping is made again (versions and tombstones start afresh; run it while the
+    sites are in step)."""
+    t = cfg.table(table)
+    sites = _open(cfg, t, table)
+    try:
+        current = {s.name: s.helper.settings(s.conn).get(str(t.ref)) for s in sites}
+        for s in sites:
+            s.conn.rollback()
+        if any(v is None for v in current.values()):
+            raise ConfigError(f"{t.ref} is not under conflict resolution at every site; cdr add")
+        first = next(iter(current.values()))
+        new_groups = first.groups if groups is None else groups
+        setting = _setting(cfg, t, sites, resolution or first.resolution, new_groups)
+        for s in sites:
+            if setting.groups == current[s.name].groups:
+                s.helper.set_resolution(s.conn, str(t.ref), setting.resolution)
+            else:
+                s.helper.remove(s.conn, str(t.ref), s.ref, current[s.name])
+                s.helper.add(s.conn, str(t.ref), s.ref, setting, s.columns, s.name)
+            s.conn.commit()
+        return {
+            "table": str(t.ref),
+            "resolution": setting.resolution,
+            "column_groups": setting.groups,
+            "sites": [s.name for s in sites],
+        }
+    finally:
+        close(sites)

@@ -1,0 +1,34 @@
+"""The conflicts part of ``status``: per site, how many conflicts were decided there, per
+table, and the latest one. It only reads (a site without bookkeeping reports nothing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from syncpoint import cdr
+from syncpoint.config import ChannelConfig
+from syncpoint.errors import SyncpointError
+from syncpoint.vendors.integratebase import integrate_for
+
+
+def conflict_status(cfg: ChannelConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, loc in cfg.locations.items():
+        if not (loc.capture and loc.integrate):
+            continue
+        integ = integrate_for(name, loc.url.get_secret_value(), cfg.prefix)
+        helper = cdr.support(integ)
+        if helper is None:
+            continue
+        try:
+            conn = integ.connect()
+        except SyncpointError as exc:
+            out[name] = {"error": exc.message}
+            continue
+        try:
+            tables = helper.conflicts(conn)
+            conn.rollback()
+        finally:
+            conn.close()
+        out[name] = {"total": sum(t["count"] for t in tables.values()), "tables": tables}
+    return out

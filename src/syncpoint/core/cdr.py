@@ -1,0 +1,217 @@
+"""Conflict rules between sites (CDR): what a site does with an incoming change to a row that
+it may have changed itself. Plain Python, the reference the vendors' apply SQL follows (as
+``core/netting.py`` is for Spark's netting), and the checks on a table's CDR settings.
+
+Words:
+
+- A **version** of a column group is ``(ts, origin)``: the time of the group's last change
+  and the location where that change was made, both carried unchanged from site to site.
+  Versions are totally ordered by ``(ts, origin)``, so a tie on the time is broken by the
+  location name, the same way at every site.
+- A row's **key version** ``kv`` counts the incarnations of its key: an insert of a key takes
+  the key version of the key's tombstone plus one (1 when there is none).
+- A **tombstone** is a deleted key with its key version and the delete's version.
+- An incoming change carries, per group, its version *before* (``before``: the version the
+  change was made from; absent for an insert) and *after* (``after``).
+
+A group of an incoming change **conflicts** when the local row's version of that group is
+not the one the change was made from. The rule then decides: ``latest`` keeps the greater
+version, ``earliest`` the smaller. A group without a conflict takes the incoming value.
+
+| incoming | local state | decision |
+|---|---|---|
+| insert/update kv | no row, no tombstone | apply (insert) |
+| insert/update kv | row of kv | per group: apply, or resolve by the rule on conflict |
+| insert/update kv | row of an older kv | apply all groups: a newer incarnation |
+| insert/update kv | row of a newer kv | ignore: the change is of an older incarnation (conflict) |
+| insert/update kv | tombstone of an older kv | apply (insert): a new incarnation, always |
+| insert/update kv | tombstone of kv | conflict: rule on the change's newest group vs the delete |
+| insert/update kv | tombstone of a newer kv | ignore (conflict) |
+| delete kv | row of kv, unchanged since | delete, tombstone |
+| delete kv | row of kv, changed since | conflict: rule on the delete vs the row's newest group |
+| delete kv | row of a newer kv | ignore: the delete is of an older incarnation (conflict) |
+| delete kv | row of an older kv | delete, tombstone (a delete of a newer incarnation) |
+| delete kv | no row | tombstone (a later update of kv meets it) |
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+RESOLUTIONS = ("latest", "earliest")
+DEFAULT_GROUP = "default"
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    ts: str  # ISO-8601 UTC text with microseconds: ordered as text
+    origin: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """A site's current row of a key: its key version and each group's version."""
+
+    kv: int
+    groups: Mapping[str, Version]
+
+    def newest(self) -> Version:
+        return max(self.groups.values())
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    kv: int
+    version: Version
+
+
+@dataclass(frozen=True)
+class Change:
+    """An incoming insert/update (``delete`` False) or delete of one key."""
+
+    kv: int
+    after: Mapping[str, Version] = field(default_factory=dict)
+    before: Mapping[str, Version] = field(default_factory=dict)
+    delete: bool = False
+    version: Version | None = None  # a delete's own version
+
+    def newest(self) -> Version:
+        if self.delete:
+            assert self.version is not None
+            return self.version
+        return max(self.after.values())
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the site does: the groups to take from the change (all: the row is (re)created),
+    delete the row, record a tombstone, and the conflicts to record (group, winner)."""
+
+    take: frozenset[str] = frozenset()
+    insert: bool = False
+    delete: bool = False
+    tombstone: bool = False
+    conflicts: tuple[tuple[str, str], ...] = ()  # (group, "local" | "remote")
+
+
+def wins(rule: str, remote: Version, local: Version) -> bool:
+    """Whether the remote version wins over the local one under ``rule``."""
+    if rule not in RESOLUTIONS:
+        raise ValueError(f"resolution {rule!r} is not one of {', '.join(RESOLUTIONS)}")
+    return remote > local if rule == "latest" else remote < local
+
+
+def _winner(remote_wins: bool) -> str:
+    return "remote" if remote_wins else "local"
+
+
+def decide(rule: str, change: Change, row: Row | None, tomb: Tombstone | None) -> Decision:
+    """The decision for one incoming change (see the table in the module docstring)."""
+    if change.delete:
+        return _decide_delete(rule, change, row)
+    everything = frozenset(change.after)
+    if row is None:
+        if tomb is None or tomb.kv < change.kv:
+            return Decision(take=everything, insert=True)
+        if tomb.kv > change.kv:
+            return Decision(conflicts=(("*", "local"),))
+        keep = wins(rule, change.newest(), tomb.version)
+        return Decision(
+            take=everything if keep else frozenset(), insert=keep, conflicts=(("*", _winner(keep)),)
+        )
+    if change.kv > row.kv:
+        return Decision(take=everything)
+    if change.kv < row.kv:
+        return Decision(conflicts=(("*", "local"),))
+    take: set[str] = set()
+    conflicts: list[tuple[str, str]] = []
+    for g, theirs in change.after.items():
+        mine = row.groups.get(g)
+        if mine == theirs:
+            continue  # the same change, arrived again or by another way
+        if mine is None or mine == change.before.get(g):
+            take.add(g)
+            continue
+        if theirs == change.before.get(g):
+            continue  # the change left this group alone; the local change stands
+        w = wins(rule, theirs, mine)
+        conflicts.append((g, _winner(w)))
+        if w:
+            take.add(g)
+    return Decision(take=frozenset(take), conflicts=tuple(conflicts))
+
+
+def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
+    if row is None:
+        return Decision(tombstone=True)
+    if row.kv > change.kv:
+        return Decision(conflicts=(("*", "local"),))
+    if row.kv < change.kv:
+        return Decision(delete=True, tombstone=True)
+    changed = any(change.before.get(g) != v for g, v in row.groups.items())
+    if not changed:
+        return Decision(delete=True, tombstone=True)
+    w = wins(rule, change.newest(), row.newest())
+    return Decision(delete=w, tombstone=w, conflicts=(("*", _winner(w)),))
+
+
+def check_groups(
+    table: str,
+    groups: Mapping[str, Sequence[str]],
+    columns: Iterable[str] | None,
+    key: Iterable[str] | None,
+) -> list[str]:
+    """Problems with a table's column groups: a group without columns, a column in two
+    groups, a key column in a group, a column the table does not have (when ``columns`` is
+    known), a group named like the default group."""
+    problems: list[str] = []
+    have = set(columns) if columns is not None else None
+    keys = set(key or ())
+    seen: dict[str, str] = {}
+    for g, cols in groups.items():
+        if g == DEFAULT_GROUP:
+            problems.append(f"{table}: column group {g!r} is the name of the default group")
+        if not cols:
+            problems.append(f"{table}: column group {g!r} has no columns")
+        for c in cols:
+            if c in seen:
+                problems.append(
+                    f"{table}: column {c!r} is in two column groups ({seen[c]!r} and {g!r})"
+                )
+            seen[c] = g
+            if c in keys:
+                problems.append(f"{table}: key column {c!r} cannot be in column group {g!r}")
+            if have is not None and c not in have:
+                problems.append(f"{table}: column group {g!r} names a missing column {c!r}")
+    return problems
+
+
+def group_of(groups: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Column -> group name for the grouped columns (the others are in the default group)."""
+    return {c: g for g, cols in groups.items() for c in cols}
+
+
+def bookkeeping_prefix(prefix: str) -> str:
+    """Columns whose names start with this are the sites' bookkeeping (key version and
+    versions), added and removed by ``cdr``: never the application's schema."""
+    return f"{prefix}cdr_"
+
+
+def strip_bookkeeping(shape: str | None, prefix: str) -> str | None:
+    """A DDL record's shape (``{"columns": [...]}``) without the bookkeeping columns, so
+    that ``cdr add`` and ``cdr remove`` at the sites are no schema change to replicate."""
+    if not shape:
+        return shape
+    try:
+        data = json.loads(shape)
+    except ValueError:
+        return shape
+    if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
+        return shape
+    mark = bookkeeping_prefix(prefix)
+    cols = [c for c in data["columns"] if not str(c.get("name", "")).startswith(mark)]
+    if len(cols) == len(data["columns"]):
+        return shape
+    return json.dumps({**data, "columns": cols})

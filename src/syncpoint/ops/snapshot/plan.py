@@ -1,0 +1,109 @@
+"""Checking a snapshot request before anything is copied (bad input: exit 2, nothing
+touched): the tables are in the channel, the location captures, each table has a key at
+the source, the partition column exists, and an existing target can hold the source's
+columns. Produces one ``Pair`` per (integrate location, capture location, table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.config import ChannelConfig, TableConfig
+from syncpoint.core import types
+from syncpoint.core.model import TableShape
+from syncpoint.errors import ConfigError, SyncpointError, UsageError
+
+
+@dataclass
+class Pair:
+    integrate: str
+    location: str
+    table: TableConfig
+    key: tuple[str, ...]
+    partition: str
+    integer: bool  # the partition column holds integers: chunks by range
+    shape: TableShape
+
+
+def select(
+    cfg: ChannelConfig, tables: list[str] | None, location: str | None
+) -> list[tuple[str, TableConfig]]:
+    """(capture location, table) pairs asked for; ``UsageError``/``ConfigError`` (exit 2)."""
+    if location is not None and location not in cfg.capture_locations():
+        raise UsageError(
+            f"--location {location}: not a capture location of channel {cfg.channel} "
+            f"(capture locations: {', '.join(cfg.capture_locations()) or 'none'})"
+        )
+    if not cfg.integrate_locations():
+        raise UsageError(f"channel {cfg.channel} has no integrate location to load into")
+    chosen = [cfg.table(t) for t in tables] if tables else list(cfg.tables)
+    locs = [location] if location else list(cfg.capture_locations())
+    out = [(loc, t) for loc in locs for t in chosen if t in cfg.tables_at(loc)]
+    if tables and location and not out:
+        raise UsageError(f"none of the tables given is captured at {location}")
+    return out
+
+
+def check(
+    cfg: ChannelConfig, pairs: list[tuple[str, TableConfig]], describe: Any, target_shape: Any
+) -> list[Pair]:
+    """``describe(loc, ref)`` -> source TableShape or None; ``target_shape(integ, loc, t)`` ->
+    (target TableShape-like or None, target vendor). Every problem is listed at once."""
+    problems: list[str] = []
+    out: list[Pair] = []
+    for loc, t in pairs:
+        try:
+            shape = describe(loc, t.ref)
+        except SyncpointError as exc:
+            problems.append(f"{loc}: {t.name}: {exc}")
+            continue
+        if shape is None:
+            problems.append(f"{loc}: table {t.name} does not exist there")
+            continue
+        key = tuple(t.key or shape.primary_key)
+        if not key:
+            problems.append(
+                f"{loc}: table {t.name} has no primary key and no key: in its entry; a "
+                "snapshot replaces target rows by key"
+            )
+            continue
+        part = t.snapshot_partition or key[0]
+        col = shape.column(part)
+        if col is None:
+            problems.append(f"{loc}: table {t.name}: partition column {part!r} does not exist")
+            continue
+        vendor = cfg.locations[loc].vendor
+        integer = types.parse(vendor, col.type).kind == "int"
+        for integ in cfg.integrate_locations():
+            if integ == loc:
+                continue
+            tshape, tvendor = target_shape(integ, loc, t)
+            problems += _fits(loc, integ, t, shape, vendor, tshape, tvendor)
+            out.append(Pair(integ, loc, t, key, part, integer, shape))
+    if problems:
+        raise ConfigError("the snapshot cannot start; nothing was copied", problems)
+    return out
+
+
+def _fits(
+    loc: str, integ: str, t: TableConfig, src: TableShape, vendor: str, dst: Any, tvendor: str
+) -> list[str]:
+    if dst is None:
+        return []  # created from the source's columns, as rounds create it
+    problems = []
+    for c in src.columns:
+        tc = dst.column(c.name)
+        if tc is None:
+            problems.append(
+                f"{integ}: target of {t.name} has no column {c.name!r} (source {loc} has it)"
+            )
+            continue
+        # between vendors the declared types differ in form (SQLite's affinities, time zone
+        # handling): values are checked as each row is applied ("value does not fit")
+        a, b = types.parse(vendor, c.type), types.parse(tvendor, tc.type)
+        if vendor == tvendor and a.kind == b.kind and not types.widens(a, b):
+            problems.append(
+                f"{integ}: target column {c.name!r} of {t.name} ({tc.type}) cannot hold the "
+                f"source's {c.type} from {loc}"
+            )
+    return problems

@@ -1,0 +1,265 @@
+"""One target table and the source tables feeding it, as ``verify`` compares them: the
+rows read at each side (``vendors/<v>/sql/snapshot/``), the ranges of the partition column,
+the differences found in them, and their repair."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.config import ChannelConfig
+from syncpoint.ops.snapshot.plan import Pair
+from syncpoint.ops.verify import canon
+from syncpoint.roundsteps import GroupRound
+from syncpoint.vendors import module
+from syncpoint.vendors.integratebase import apply_table
+from syncpoint.vendors.snapshotbase import RowSource, sql, verify_source
+
+
+@dataclass
+class Difference:
+    key: list[Any]
+    kind: str  # missing | extra | different
+    columns: list[str]
+    source: str | None  # the source's content (JSON text), for repair
+    target: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "columns": self.columns}
+
+
+@dataclass
+class _Read:
+    vendor: str
+    url: str
+    props: dict[str, str]
+    rows: RowSource
+    parallel: bool
+
+
+class TableCheck:
+    def __init__(self, cfg: ChannelConfig, pairs: list[Pair], spark: Any):
+        self.cfg, self.pairs = cfg, pairs
+        first = pairs[0]
+        self.integrate = first.integrate
+        self.steps = GroupRound(cfg, first.integrate, "verify", [first.table], spark)
+        self.steps.open()
+        self.target, self.conn = self.steps.target, self.steps.conn
+        src = self.steps.source(first.location)
+        w = self.steps._window(0, first.location, first.table, 0, 0, False, "")
+        w.key = first.key
+        self.window = w
+        self.target_name = str(w.target)
+        self.shape = self.target.describe(self.conn, w.target)
+        have = {c.name for c in self.shape.columns} if self.shape else set()
+        self.key = list(first.key)
+        self.columns = [c.name for c in first.shape.columns if c.name in have]
+        self.part = first.partition
+        self.integer = first.integer
+        self.sources = [self._read_source(p) for p in pairs]
+        self.targets = [self._read_target()] if self.shape else []
+        self.lo, self.hi, self.rows = self._bounds()
+        from syncpoint.ops.verify import ranges_for
+
+        self.range_count = ranges_for(self.rows) if self.integer else 1
+        span = (self.hi - self.lo + 1) if self.hi is not None else 1
+        self.step = max(1, math.ceil(span / self.range_count))
+        self.differing_ranges: list[int] = []
+        self._first_src = src
+
+    def close(self) -> None:
+        self.steps.close()
+
+    # -- reading ------------------------------------------------------------------------
+    def _read_source(self, p: Pair) -> _Read:
+        s = self.steps.source(p.location)
+        rows = verify_source(s.capture.vendor, s.conn, p.table.ref, self.cfg.prefix)
+        s.conn.rollback()
+        url, props = s.integ.jdbc()
+        par = bool(module(s.capture.vendor, "dialect").JDBC_PARALLEL)
+        return _Read(s.capture.vendor, url, props, rows, par)
+
+    def _read_target(self) -> _Read:
+        t = self.target
+        rows = verify_source(t.vendor, self.conn, self.window.target, self.cfg.prefix)
+        t.rollback(self.conn)
+        url, props = t.jdbc()
+        return _Read(t.vendor, url, props, rows, bool(module(t.vendor, "dialect").JDBC_PARALLEL))
+
+    def _part_sql(self, r: _Read) -> str:
+        return f"sp_row.{module(r.vendor, 'dialect').quote(self.part)}" if self.integer else "0"
+
+    def _bounds(self) -> tuple[int, int | None, int]:
+        lo: int | None = None
+        hi: int | None = None
+        rows = 0
+        reads = [
+            (r, self.steps.source(p.location).conn)
+            for r, p in zip(self.sources, self.pairs, strict=True)
+        ]
+        reads += [(r, self.conn) for r in self.targets]
+        for r, conn in reads:
+            cur = conn.cursor()
+            part = self._part_sql(r).replace("sp_row.", "")
+            cur.execute(sql(r.vendor, "bounds", part=part, table=r.rows.table))
+            mn, mx, n = cur.fetchone()
+            conn.rollback()
+            rows = max(rows, int(n or 0))
+            if mn is not None:
+                lo = int(mn) if lo is None else min(lo, int(mn))
+                hi = int(mx) if hi is None else max(hi, int(mx))
+        return (lo or 0), hi, rows
+
+    def _side(self, r: _Read, ranges: list[int] | None) -> Any:
+        from syncpoint.spark.verify import Side
+
+        p = self._part_sql(r)
+        if ranges is None or not self.integer:
+            rng = "1 = 1"
+        else:
+            parts = []
+            for b in ranges:
+                if b < 0:
+                    parts.append(f"{p} IS NULL")
+                else:
+                    a = self.lo + b * self.step
+                    parts.append(f"({p} >= {int(a)} AND {p} < {int(a + self.step)})")
+            rng = " OR ".join(parts) or "1 = 0"
+        extra = f", {r.rows.letters} AS sp_fix" if r.rows.letters else ""
+        q = sql(
+            r.vendor,
+            "select",
+            part=p,
+            content=r.rows.content,
+            extra=extra,
+            table=r.rows.table,
+            range=rng,
+        )
+        return Side(
+            r.url, r.props, q, r.rows.session_init, r.rows.finish, self.lo, self.hi, r.parallel
+        )
+
+    # -- comparing ----------------------------------------------------------------------
+    def differences(self, ranges: list[int] | None) -> list[Difference]:
+        """All differences (``ranges`` None: find the differing ranges first), or those in
+        the ranges given."""
+        from syncpoint.ops.verify import LIMIT
+        from syncpoint.spark.verify import range_sums, row_diffs
+
+        spark = self.steps.spark()
+        if ranges is None:
+            a = range_sums(
+                spark,
+                [self._side(r, None) for r in self.sources],
+                self.key,
+                self.columns,
+                self.lo,
+                self.step,
+            )
+            b = (
+                range_sums(
+                    spark,
+                    [self._side(r, None) for r in self.targets],
+                    self.key,
+                    self.columns,
+                    self.lo,
+                    self.step,
+                )
+                if self.targets
+                else {}
+            )
+            ranges = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+            self.differing_ranges = ranges
+        if not ranges:
+            return []
+        found = row_diffs(
+            spark,
+            [self._side(r, ranges) for r in self.sources],
+            [self._side(r, ranges) for r in self.targets],
+            self.key,
+            self.columns,
+            LIMIT,
+        )
+        out = []
+        for k, src, dst in found:
+            key = json.loads(k)
+            if dst is None:
+                out.append(Difference(key, "missing", [], src, None))
+            elif src is None:
+                out.append(Difference(key, "extra", [], None, dst))
+            else:
+                ra, rb = canon.row(src, self.columns), canon.row(dst, self.columns)
+                cols = [c for c in self.columns if ra[c] != rb[c]]
+                out.append(Difference(key, "different", cols, src, dst))
+        return out
+
+    def positions(self) -> dict[str, int]:
+        """The applied position of each source of this table at the target (read before a
+        re-check reads rows: the target holds at least these changes)."""
+        app = self.cfg.application
+        stored = {
+            (p.location, p.table): p.context
+            for a, p in self.target.positions(self.conn)
+            if a == app
+        }
+        return {p.location: stored.get((p.location, str(p.table.ref)), 0) for p in self.pairs}
+
+    def in_flight(self, since: dict[str, int]) -> set[str]:
+        """Keys (as ``canon`` texts) with change records after ``since`` up to a tick made
+        now, after the re-check read its rows: a difference of such a key may be a change
+        still on its way, not a difference."""
+        keys: set[str] = set()
+        for p in self.pairs:
+            s = self.steps.source(p.location)
+            tick = s.capture.tick(s.conn)
+            s.conn.rollback()
+            for rec in s.capture.changes(s.conn, p.table.ref, since[p.location], tick.context):
+                for c in (rec.content, rec.oldcontent):
+                    if c and rec.db_action in ("INSERT", "UPDATE", "DELETE"):
+                        keys.add(canon.key_and_hash_text(_text(c), self.key, self.key)[0])
+            s.conn.rollback()
+        return keys
+
+    # -- repair ---------------------------------------------------------------------------
+    def repair(self, diffs: list[Difference]) -> int:
+        """Write the source's rows of missing and different keys, delete extra keys: one
+        target transaction through the rounds' staging and apply statements."""
+        t, conn, app = self.target, self.conn, self.cfg.application
+        shape = self.steps._ensure_target(self._first_src, self.window)
+        table = apply_table(shape, self.key, self.steps._source_types(self._first_src, self.window))
+        round_id = uuid.uuid4().hex
+        sync = f"verify {self.target_name}"[:200]
+        origin = None
+        loc = self.cfg.locations[self.integrate]
+        if loc.capture:
+            from syncpoint.vendors import capture_for
+
+            origin = capture_for(self.integrate, loc.url.get_secret_value(), self.cfg.prefix)
+        t.begin(conn)
+        try:
+            if origin:
+                origin.set_origin(conn, self.pairs[0].location)
+            for d in diffs:
+                if d.kind == "extra":
+                    t.run(conn, "repair_stage", (app, sync, round_id, "D", d.target))
+                else:
+                    t.run(conn, "repair_stage", (app, sync, round_id, "U", d.source))
+            t.upsert(conn, round_id, self.window, table)
+            t.delete(conn, round_id, self.window, table)
+            t.run(conn, "staging_done", (round_id,))
+            if origin:
+                origin.set_origin(conn, None)
+            t.commit(conn)
+        except BaseException:
+            t.rollback(conn)
+            raise
+        return len(diffs)
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, bytes | bytearray | memoryview):
+        return bytes(v).decode("utf-8")
+    return v if isinstance(v, str) else json.dumps(v)

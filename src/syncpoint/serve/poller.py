@@ -1,0 +1,106 @@
+"""The status read again and again for ``serve``: the latest document, an hour of backlog and
+lag per flow, and the metrics.
+
+A flow is one capture location feeding one integrate location; its backlog is the sum over
+its tables and its lag the largest lag of its tables. A failed read keeps the previous
+document and says why in ``error`` (the page shows it); it never stops the poller.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from syncpoint.observe.metrics import Metrics
+
+log = logging.getLogger("syncpoint.serve")
+HISTORY_S = 3600.0
+
+
+def flows(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``"src->cen"``: backlog (sum), lag (max), stopped tables, per flow of the document."""
+    out: dict[str, dict[str, Any]] = {}
+    for integ, st in (status.get("integrate") or {}).items():
+        for t in st.get("tables", []):
+            f = out.setdefault(
+                f"{t['location']}->{integ}",
+                {"from": t["location"], "to": integ, "backlog": 0, "lag": 0.0, "stopped": []},
+            )
+            f["backlog"] += int(t.get("backlog") or 0)
+            f["lag"] = max(f["lag"], float(t.get("lag_seconds") or 0.0))
+            if t.get("stopped"):
+                f["stopped"].append({"table": t["table"], "reason": t["stopped"]})
+    return out
+
+
+class Poller:
+    def __init__(
+        self, read: Callable[[], dict[str, Any]], metrics: Metrics, every: float = 5.0
+    ) -> None:
+        self.read = read
+        self.metrics = metrics
+        self.every = every
+        self.status: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.updated_at: float | None = None
+        self.polls = 0
+        self.samples: deque[dict[str, Any]] = deque()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="syncpoint-serve", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=30)
+
+    def poll(self) -> None:
+        """One status read (the thread calls it; tests may too)."""
+        try:
+            status = self.read()
+        except Exception as exc:  # noqa: BLE001 - a location down must not stop the page
+            log.warning("status read failed: %s", exc)
+            with self.lock:
+                self.error = str(exc)
+                self.polls += 1
+            self.metrics.up.set(0)
+            return
+        now = time.time()
+        sample = {
+            "t": now,
+            "flows": {
+                k: {"backlog": f["backlog"], "lag": f["lag"]} for k, f in flows(status).items()
+            },
+        }
+        with self.lock:
+            self.status, self.error, self.updated_at = status, None, now
+            self.polls += 1
+            self.samples.append(sample)
+            while self.samples and self.samples[0]["t"] < now - HISTORY_S:
+                self.samples.popleft()
+        self.metrics.update(status)
+
+    def _loop(self) -> None:
+        while not self.stopping.is_set():
+            self.poll()
+            self.stopping.wait(self.every)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "status": self.status,
+                "error": self.error,
+                "updated_at": self.updated_at,
+                "polls": self.polls,
+                "flows": flows(self.status or {}),
+            }
+
+    def history(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return list(self.samples)

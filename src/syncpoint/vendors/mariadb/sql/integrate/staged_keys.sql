@@ -1,0 +1,6 @@
+-- The column names the staged upserts of one window carry (several sources into one table:
+-- a column the target lacks would be left out silently).
+SELECT DISTINCT j.k
+  FROM ${staging} AS s,
+       JSON_TABLE(JSON_KEYS(s.content), '$[*]' COLUMNS (k VARCHAR(2000) PATH '$')) AS j
+ WHERE s.round_id = %s AND s.tbl = %s AND s.action = 'U'

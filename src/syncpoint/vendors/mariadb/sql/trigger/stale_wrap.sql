@@ -1,0 +1,1 @@
+    SET $raw{target} = CONCAT('{', COALESCE($raw{target}, ''), '}');

@@ -1,0 +1,58 @@
+"""PostgreSQL rows for a snapshot: each row written as the capture trigger writes it.
+
+``row_to_json`` of the row, with ``bytea`` as base64, ``money`` as a plain number, floats,
+JSON, arrays and composites as their text (the projection of
+``install/110_fn_make_capture.sql``), under the settings the trigger pins
+for the values whose text depends on them (TimeZone, extra_float_digits, IntervalStyle,
+DateStyle, bytea_output), set for Spark's reading sessions by ``SESSION_INIT``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from syncpoint.config import TableName
+from syncpoint.vendors import sqlfiles
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.snapshotbase import RowSource
+
+AS_TEXT = ("real", "double precision", "json", "jsonb")
+SESSION_INIT = (
+    "SET TimeZone TO 'UTC'; SET extra_float_digits TO 1; SET IntervalStyle TO 'postgres'; "
+    "SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'"
+)
+
+
+def qualified(t: TableName) -> str:
+    name = dialect.quote(t.name)
+    return f"{dialect.quote(t.schema_)}.{name}" if t.schema_ else name
+
+
+def row_source(conn: Any, table: TableName) -> RowSource:
+    cur = conn.cursor()
+    cur.execute(sqlfiles.load("postgres", "snapshot/columns.sql"), (qualified(table),))
+    cols = cur.fetchall()
+    conn.rollback()
+    parts, projected = [], False
+    for name, base, typtype, category in cols:
+        ref = f"sp_row.{dialect.quote(name)}"
+        if base in AS_TEXT or typtype == "c" or category == "A":
+            # as the trigger writes them: floats keep -0, json keeps its text and JSON null,
+            # arrays and composites their own literal
+            parts.append(f"{ref}::text AS {dialect.quote(name)}")
+            projected = True
+        elif base == "bytea":
+            parts.append(f"translate(encode({ref}, 'base64'), E'\\n', '') AS {dialect.quote(name)}")
+            projected = True
+        elif base == "money":
+            parts.append(f"({ref})::numeric AS {dialect.quote(name)}")
+            projected = True
+        else:
+            parts.append(f"{ref} AS {dialect.quote(name)}")
+    # the projection holds quoted identifiers only
+    content = (
+        f"(SELECT row_to_json(sp_p)::text FROM (SELECT {', '.join(parts)}) AS sp_p)"  # noqa: S608
+        if projected
+        else "row_to_json(sp_row)::text"
+    )
+    return RowSource(qualified(table), content, session_init=SESSION_INIT)

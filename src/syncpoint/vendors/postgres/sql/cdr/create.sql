@@ -1,0 +1,33 @@
+-- The conflict bookkeeping of a location (made by cdr add, kept until the last cdr remove):
+-- the tables under conflict resolution, their deleted keys, the conflicts decided here.
+CREATE TABLE IF NOT EXISTS ${cdr} (
+    table_name  text PRIMARY KEY,
+    resolution  text NOT NULL,
+    groups      text NOT NULL,
+    key         text NOT NULL
+)
+---
+-- A deleted key per incarnation: the key version it had and the delete's version
+-- (time|location), so a late update of that incarnation is resolved against the delete.
+CREATE TABLE IF NOT EXISTS ${tombstones} (
+    table_name  text NOT NULL,
+    key         text NOT NULL,
+    kv          bigint NOT NULL,
+    version     text NOT NULL,
+    deleted_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+    PRIMARY KEY (table_name, key, kv)
+)
+---
+CREATE TABLE IF NOT EXISTS ${conflicts} (
+    id              bigserial PRIMARY KEY,
+    table_name      text NOT NULL,
+    key             text NOT NULL,
+    column_group    text NOT NULL,
+    local_row       text,
+    local_version   text,
+    remote_row      text,
+    remote_version  text,
+    resolution      text NOT NULL,
+    winner          text NOT NULL,
+    decided_at      timestamptz NOT NULL DEFAULT clock_timestamp()
+)

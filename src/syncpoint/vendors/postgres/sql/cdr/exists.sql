@@ -1,0 +1,1 @@
+SELECT to_regclass(%(name)s) IS NOT NULL

@@ -1,0 +1,49 @@
+"""What a snapshot reads at a capture location (``vendors/<vendor>/snapshot.py``).
+
+A ``RowSource`` is SQL text for one table: the table's quoted name and the expression that
+writes a row (alias ``sp_row``) as the capture writes ``content``, so a copied row and a
+captured change are the same text and the rounds' apply reads both the same way. Vendor
+SQL (bounds, chunk select, rows by key) is in ``sql/snapshot/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from syncpoint.config import TableName
+from syncpoint.vendors import module, sqlfiles
+
+
+@dataclass(frozen=True)
+class RowSource:
+    table: str  # quoted, schema-qualified where the vendor has schemas
+    content: str  # SQL: the row of alias sp_row as capture content (JSON text)
+    letters: str | None = None  # SQL: what ``finish`` needs besides the content
+    finish: Callable[[str | None, str], str | None] | None = None
+    session_init: str | None = None  # SQL run by each of Spark's reading sessions
+
+
+def row_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:
+    mod = module(vendor, "snapshot")
+    if vendor == "sqlite":
+        return mod.row_source(conn, table, prefix)  # type: ignore[no-any-return]
+    return mod.row_source(conn, table)  # type: ignore[no-any-return]
+
+
+def sql(vendor: str, name: str, **raw: str) -> str:
+    """``sql/snapshot/<name>.sql`` with its ``$raw{}`` fragments (already quoted text)."""
+    text = sqlfiles.load(vendor, f"snapshot/{name}.sql")
+    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("--"))
+    quote = module(vendor, "dialect").quote
+    (stmt,) = sqlfiles.statements(sqlfiles.render(text, quote, {}, raw))
+    return stmt
+
+
+def verify_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:
+    """Rows as ``verify`` reads them: as capture writes them, at any location (SQLite has
+    a variant that needs no capture objects)."""
+    if vendor == "sqlite":
+        return module(vendor, "snapshot").verify_source(conn, table)  # type: ignore[no-any-return]
+    return row_source(vendor, conn, table, prefix)

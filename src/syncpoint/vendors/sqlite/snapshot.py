@@ -1,0 +1,47 @@
+"""SQLite rows for a snapshot: each row written as the capture trigger writes it.
+
+The trigger's JSON object and storage-class letters (``triggers.row_exprs``); REAL and BLOB
+values are finished afterwards, as the tick finishes captured records (``encode.finish``):
+``RowSource.finish`` runs on Spark's executors, never on the driver.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from syncpoint.config import TableName
+from syncpoint.vendors.snapshotbase import RowSource
+from syncpoint.vendors.sqlite import catalog, dialect, encode
+from syncpoint.vendors.sqlite.names import Names
+from syncpoint.vendors.sqlite.triggers import Watch, row_exprs
+
+
+def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
+    cols = catalog.columns(conn, table.name)
+    w = Watch(table.name, cols, "IUD", False, 0, "", None, (), ())
+    content, letters = row_exprs(w, Names(prefix), "sp_row", in_trigger=False)
+    return RowSource(dialect.quote(table.name), content, letters=letters, finish=encode.finish)
+
+
+def verify_source(conn: Any, table: TableName) -> RowSource:
+    """Rows for ``verify``, also where capture is not installed (a target): REAL values as
+    17 significant digits (the same double; ``verify`` compares numbers that long as
+    doubles), BLOBs as hex turned into base64 by ``finish``."""
+    cols = catalog.columns(conn, table.name)
+    pairs, values = [], []
+    for c in cols:
+        v = f"sp_row.{dialect.quote(c.name)}"
+        pairs.append(
+            (
+                c.name,
+                f"CASE typeof({v}) WHEN 'real' THEN printf('%!.17g', {v}) "
+                f"WHEN 'blob' THEN hex({v}) ELSE {v} END",
+            )
+        )
+        values.append(v)
+    return RowSource(
+        dialect.quote(table.name),
+        encode.object_expr(pairs, dialect.literal),
+        letters=encode.letters_expr(values),
+        finish=encode.finish,
+    )

@@ -1,1 +1,0 @@
-SELECT schema_version FROM pragma_schema_version

@@ -1,0 +1,294 @@
+"""The conflict rules of ``core/cdr.py`` as a table of cases, and the property that two sites
+that exchange their concurrent changes decide the same way (they converge)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from syncpoint.core.cdr import Change, Row, Tombstone, Version, check_groups, decide, wins
+
+V0 = Version("2026-01-01T00:00:00.000000", "a")
+A1 = Version("2026-01-01T00:00:01.000000", "a")
+B2 = Version("2026-01-01T00:00:02.000000", "b")
+A_TIE = Version("2026-01-01T00:00:05.000000", "a")
+B_TIE = Version("2026-01-01T00:00:05.000000", "b")
+D = "default"
+
+
+def test_ties_are_broken_by_location_name_the_same_way_everywhere() -> None:
+    assert wins("latest", B_TIE, A_TIE) and not wins("latest", A_TIE, B_TIE)
+    assert wins("earliest", A_TIE, B_TIE) and not wins("earliest", B_TIE, A_TIE)
+    with pytest.raises(ValueError, match="resolution"):
+        wins("newest", A1, B2)
+
+
+@pytest.mark.parametrize(
+    "rule, change, row, tomb, take, insert, delete, conflicts",
+    [
+        # a plain update of an unchanged row: no conflict
+        ("latest", Change(1, {D: A1}, {D: V0}), Row(1, {D: V0}), None, {D}, False, False, ()),
+        # update/update on one group: latest keeps b's, earliest a's (here: the local)
+        (
+            "latest",
+            Change(1, {D: B2}, {D: V0}),
+            Row(1, {D: A1}),
+            None,
+            {D},
+            False,
+            False,
+            ((D, "remote"),),
+        ),
+        (
+            "earliest",
+            Change(1, {D: B2}, {D: V0}),
+            Row(1, {D: A1}),
+            None,
+            set(),
+            False,
+            False,
+            ((D, "local"),),
+        ),
+        # different groups: both kept, no conflict
+        (
+            "latest",
+            Change(1, {"p": V0, "q": B2}, {"p": V0, "q": V0}),
+            Row(1, {"p": A1, "q": V0}),
+            None,
+            {"q"},
+            False,
+            False,
+            (),
+        ),
+        # insert/insert of one key: a conflict, decided by the rule
+        ("latest", Change(1, {D: B2}), Row(1, {D: A1}), None, {D}, False, False, ((D, "remote"),)),
+        # the same change arriving again: nothing
+        ("latest", Change(1, {D: A1}, {D: V0}), Row(1, {D: A1}), None, set(), False, False, ()),
+        # update meets the delete of its incarnation: the rule on the times
+        (
+            "latest",
+            Change(1, {D: B2}, {D: V0}),
+            None,
+            Tombstone(1, A1),
+            {D},
+            True,
+            False,
+            (("*", "remote"),),
+        ),
+        (
+            "earliest",
+            Change(1, {D: B2}, {D: V0}),
+            None,
+            Tombstone(1, A1),
+            set(),
+            False,
+            False,
+            (("*", "local"),),
+        ),
+        # a newer incarnation always gets in, even where the rule would let the delete win
+        ("earliest", Change(2, {D: A1}), None, Tombstone(1, B2), {D}, True, False, ()),
+        # a change of an older incarnation is ignored
+        (
+            "latest",
+            Change(1, {D: B2}, {D: V0}),
+            None,
+            Tombstone(2, A1),
+            set(),
+            False,
+            False,
+            (("*", "local"),),
+        ),
+        (
+            "latest",
+            Change(1, {D: B2}, {D: V0}),
+            Row(2, {D: A1}),
+            None,
+            set(),
+            False,
+            False,
+            (("*", "local"),),
+        ),
+        # deletes
+        (
+            "latest",
+            Change(1, before={D: V0}, delete=True, version=A1),
+            Row(1, {D: V0}),
+            None,
+            set(),
+            False,
+            True,
+            (),
+        ),
+        (
+            "latest",
+            Change(1, before={D: V0}, delete=True, version=B2),
+            Row(1, {D: A1}),
+            None,
+            set(),
+            False,
+            True,
+            (("*", "remote"),),
+        ),
+        (
+            "earliest",
+            Change(1, before={D: V0}, delete=True, version=B2),
+            Row(1, {D: A1}),
+            None,
+            set(),
+            False,
+            False,
+            (("*", "local"),),
+        ),
+        (
+            "latest",
+            Change(1, before={D: V0}, delete=True, version=B2),
+            Row(2, {D: A1}),
+            None,
+            set(),
+            False,
+            False,
+            (("*", "local"),),
+        ),
+    ],
+)
+def test_decisions(
+    rule: str,
+    change: Change,
+    row: Row | None,
+    tomb: Tombstone | None,
+    take: set[str],
+    insert: bool,
+    delete: bool,
+    conflicts: tuple[tuple[str, str], ...],
+) -> None:
+    d = decide(rule, change, row, tomb)
+    assert (set(d.take), d.insert, d.delete, d.conflicts) == (take, insert, delete, conflicts)
+
+
+def _apply(rule: str, state: dict, change: Change, values: dict) -> None:
+    """Apply a change to a one-key site ``state`` ({row, tomb, values}) by the rules."""
+    row, tomb = state["row"], state["tomb"]
+    d = decide(rule, change, row, tomb)
+    if d.delete:
+        state["row"], state["values"] = None, {}
+    if d.tombstone:
+        state["tomb"] = Tombstone(change.kv, change.newest())
+    if d.take:
+        groups = {} if d.insert or row is None or change.kv > row.kv else dict(row.groups)
+        vals = {} if not groups else dict(state["values"])
+        for g in d.take:
+            groups[g] = change.after[g]
+            vals[g] = values[g]
+        state["row"], state["values"] = Row(change.kv, groups), vals
+
+
+@pytest.mark.parametrize("rule", ["latest", "earliest"])
+@pytest.mark.parametrize("ts_a, ts_b", [("1", "2"), ("2", "1"), ("3", "3")])
+@pytest.mark.parametrize(
+    "op_a, op_b",
+    list(itertools.product(["update p", "update q", "delete"], repeat=2)),
+)
+def test_two_sites_converge_whatever_each_did(
+    rule: str, ts_a: str, ts_b: str, op_a: str, op_b: str
+) -> None:
+    base = Row(1, {"p": V0, "q": V0})
+    vals = {"p": "p0", "q": "q0"}
+    sites = {s: {"row": base, "tomb": None, "values": dict(vals)} for s in "ab"}
+    changes = {}
+    for s, op, ts in (("a", op_a, ts_a), ("b", op_b, ts_b)):
+        v = Version(f"2026-01-01T00:00:0{ts}.000000", s)
+        if op == "delete":
+            changes[s] = (Change(1, before=dict(base.groups), delete=True, version=v), {})
+            sites[s].update(row=None, tomb=Tombstone(1, v), values={})
+        else:
+            g = op.split()[1]
+            after = {**base.groups, g: v}
+            new_vals = {**vals, g: f"{g}-{s}"}
+            changes[s] = (Change(1, after, dict(base.groups)), new_vals)
+            sites[s].update(row=Row(1, after), values=new_vals)
+    _apply(rule, sites["a"], *changes["b"])
+    _apply(rule, sites["b"], *changes["a"])
+    assert sites["a"]["values"] == sites["b"]["values"]
+    assert (sites["a"]["row"] is None) == (sites["b"]["row"] is None)
+
+
+def test_delete_then_reinsert_with_a_newer_key_version_in_either_order() -> None:
+    # site 1 inserted key1 (kv1, exchanged); site 2 deletes it (kv1); site 1, having seen
+    # the delete, inserts key1 again (kv2). Site 2 gets the re-insert in every rule.
+    for rule in ("latest", "earliest"):
+        d = decide(rule, Change(2, {D: A1}), None, Tombstone(1, B2))
+        assert d.insert and d.take == {D}
+        # and site 1, holding kv2, ignores a late delete of kv1
+        d = decide(rule, Change(1, before={D: V0}, delete=True, version=B2), Row(2, {D: A1}), None)
+        assert not d.delete
+
+
+def test_column_group_checks_list_every_problem() -> None:
+    got = check_groups(
+        "orders",
+        {"pricing": ["amount", "currency"], "ship": ["currency", "id", "nope"], "default": []},
+        ["id", "amount", "currency"],
+        ["id"],
+    )
+    assert got == [
+        "orders: column 'currency' is in two column groups ('pricing' and 'ship')",
+        "orders: key column 'id' cannot be in column group 'ship'",
+        "orders: column group 'ship' names a missing column 'nope'",
+        "orders: column group 'default' is the name of the default group",
+        "orders: column group 'default' has no columns",
+    ]
+
+
+def _cfg(conflicts: dict, both: int = 2) -> list[str]:
+    from syncpoint import config
+    from syncpoint.errors import ConfigError
+
+    data = {
+        "channel": "shop",
+        "locations": {
+            f"s{i}": {"url": f"sqlite:///tmp/s{i}.db", "capture": True, "integrate": i < both}
+            for i in range(2)
+        },
+        "tables": [{"name": "orders", "key": ["id"]}],
+        "conflicts": conflicts,
+    }
+    try:
+        config.from_dict(data, "f.yaml")
+    except ConfigError as exc:
+        return [p.removeprefix("f.yaml: ") for p in exc.problems]
+    return []
+
+
+def test_the_conflicts_section_is_checked_before_any_connection() -> None:
+    assert _cfg({"orders": {"resolution": "earliest", "column_groups": {"p": ["amount"]}}}) == []
+    assert _cfg({"orders": {"column_groups": {"p": ["amount"], "q": ["amount", "id"]}}}) == [
+        "conflicts: orders: column 'amount' is in two column groups ('p' and 'q')",
+        "conflicts: orders: key column 'id' cannot be in column group 'q'",
+    ]
+    assert _cfg({"nope": {}}) == ["conflicts: 'nope' is not a replicated table of this channel"]
+    assert _cfg({"orders": {}}, both=1) == [
+        "conflicts: orders: the table is captured and integrated at 1 location(s); "
+        "conflicts arise only between two or more"
+    ]
+    assert any("resolution" in p for p in _cfg({"orders": {"resolution": "newest"}}))
+
+
+def test_cdr_add_refuses_vendors_without_bookkeeping_and_touches_nothing(tmp_path: Any) -> None:
+    from syncpoint import config
+    from syncpoint.cdr import setup
+    from syncpoint.errors import ConfigError
+
+    data = {
+        "channel": "shop",
+        "locations": {
+            n: {"url": f"sqlite:///{tmp_path}/{n}.db", "capture": True, "integrate": True}
+            for n in ("s1", "s2")
+        },
+        "tables": [{"name": "orders"}],
+    }
+    cfg = config.from_dict(data, "f.yaml")
+    with pytest.raises(ConfigError, match="not built for sqlite"):
+        setup.add(cfg, "orders", "latest", None)
+    assert list(tmp_path.iterdir()) == []
