@@ -70,8 +70,8 @@ def main() -> None:
     n_upd = args.changes * 5 // 16
     n_del = args.changes - n_ins - n_upd
 
-    from syncpoint.channel import Channel
     from syncpoint.config import SparkConfig
+    from syncpoint.ops.channel import Channel
     from syncpoint.spark.session import get_session
 
     admin = psycopg.connect(f"{args.pg}/postgres", autocommit=True)

@@ -46,8 +46,8 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     logging.getLogger("syncpoint.snapshot").setLevel(logging.INFO)  # per chunk: copy, apply
 
-    from syncpoint.channel import Channel
     from syncpoint.config import SparkConfig
+    from syncpoint.ops.channel import Channel
     from syncpoint.spark.session import get_session
 
     tag = uuid.uuid4().hex[:8]

@@ -12,16 +12,13 @@ from typing import Any
 __all__ = ["Channel", "gate", "__version__"]
 __version__ = "0.1.0"
 
-# Imported eagerly (it loads no driver): the function shares its name with its module
-# ``syncpoint.gate``, and importing a submodule binds the module to the package attribute.
-# Binding the function here, once the module is loaded, keeps ``syncpoint.gate(...)`` the
-# context manager whatever is imported first.
-from syncpoint.gate import gate  # noqa: E402
+# Imported eagerly: it loads no driver.
+from syncpoint.ops.gate import gate  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
     if name == "Channel":
-        from syncpoint.channel import Channel
+        from syncpoint.ops.channel import Channel
 
         return Channel
     raise AttributeError(name)

@@ -16,12 +16,12 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 import syncpoint
-from syncpoint.channel import Channel
 from syncpoint.cli.status import collect
 from syncpoint.errors import TableStopped
 from syncpoint.observe.metrics import Metrics
-from syncpoint.serve.app import make_app
-from syncpoint.serve.poller import Poller
+from syncpoint.ops.channel import Channel
+from syncpoint.ops.serve.app import make_app
+from syncpoint.ops.serve.poller import Poller
 from tests.system import roundkit as rk
 from tests.system.test_rounds_once import sql
 

@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 import syncpoint
-from syncpoint.channel import Channel
 from syncpoint.cli.status import collect
 from syncpoint.errors import TableStopped
 from syncpoint.observe.warnings import KINDS
+from syncpoint.ops.channel import Channel
 from tests.system import roundkit as rk
 from tests.system.test_rounds_once import sql
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.cdr import setup
-from syncpoint.channel import Channel
 from syncpoint.cli.status import collect
 from syncpoint.errors import ConfigError
+from syncpoint.ops.cdr import setup
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_pg
 from tests.operator.test_status_warnings import validate
 

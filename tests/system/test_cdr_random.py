@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.cdr import setup
-from syncpoint.channel import Channel
+from syncpoint.ops.cdr import setup
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_pg
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]

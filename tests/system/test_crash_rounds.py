@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from syncpoint import failpoints
-from syncpoint.channel import Channel
 from syncpoint.config import TableName
 from syncpoint.core import netting
 from syncpoint.errors import TransientError
+from syncpoint.ops.channel import Channel
 from syncpoint.vendors import capture_for
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.channel import Channel
 from syncpoint.errors import TableStopped
+from syncpoint.ops.channel import Channel
 from syncpoint.vendors.sqlite import dialect as sqlite_dialect
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from syncpoint.core.gate import State
-from syncpoint.gate import Gate
+from syncpoint.ops.gate import Gate
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ PRODUCERS, CONSUMERS, TURNS, ROWS = 6, 6, 20, 3
 WORKER = textwrap.dedent(
     """
     import os, random, sys, time
-    from syncpoint import gate
+    from syncpoint.ops import gate
     from syncpoint.errors import GateRefused
     from syncpoint.vendors import connect
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.channel import Channel
 from syncpoint.errors import TableStopped
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_sqlite
 from tests.system import roundkit as rk
 from tests.system.test_rounds_once import sql

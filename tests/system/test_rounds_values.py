@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from syncpoint.channel import Channel
 from syncpoint.errors import TableStopped
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system.test_rounds_once import sql
 

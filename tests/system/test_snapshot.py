@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from syncpoint.channel import Channel
 from syncpoint.errors import TableStopped
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk
 from tests.system import snapkit as sk

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.channel import Channel
 from syncpoint.errors import SyncpointError
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb
 from tests.system import roundkit as rk
 from tests.system import snapkit as sk

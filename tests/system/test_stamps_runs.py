@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.channel import Channel
 from syncpoint.config import TableConfig
 from syncpoint.core.stamps import FAKE_CLOCK_ENV
+from syncpoint.ops.channel import Channel
 from syncpoint.vendors import capture_for
 from syncpoint.vendors.stampstore import StampStore
 from tests.conftest import make_mariadb, make_pg, make_sqlite

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from syncpoint.channel import Channel
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk
 

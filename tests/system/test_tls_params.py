@@ -27,7 +27,7 @@ import psycopg.sql
 import pytest
 import yaml
 
-from syncpoint.channel import Channel
+from syncpoint.ops.channel import Channel
 from syncpoint.vendors.integratebase import integrate_for
 from tests.conftest import PG_ADMIN, make_pg, make_sqlite
 from tests.system import roundkit as rk

@@ -277,8 +277,8 @@ def test_the_conflicts_section_is_checked_before_any_connection() -> None:
 
 def test_cdr_add_refuses_vendors_without_bookkeeping_and_touches_nothing(tmp_path: Any) -> None:
     from syncpoint import config
-    from syncpoint.cdr import setup
     from syncpoint.errors import ConfigError
+    from syncpoint.ops.cdr import setup
 
     data = {
         "channel": "shop",

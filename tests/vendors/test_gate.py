@@ -7,7 +7,7 @@ import pytest
 
 from syncpoint.core.gate import State
 from syncpoint.errors import GateBusy, GateRefused, LocationError, UsageError
-from syncpoint.gate import Gate, gate
+from syncpoint.ops.gate import Gate, gate
 
 OS_ING, OS_ED = State.OPERATIONAL_SYS_LOADING, State.OPERATIONAL_SYS_LOADED
 WH_ING, WH_ED = State.WAREHOUSE_LOADING, State.WAREHOUSE_LOADED
@@ -149,7 +149,7 @@ def test_bad_gate_name_is_a_usage_error(any_db) -> None:
 
 def test_gate_states_for_syncpoint_status(any_db, tmp_path) -> None:
     from syncpoint.config import from_dict
-    from syncpoint.gate import gate_states
+    from syncpoint.ops.gate import gate_states
 
     bad = f"sqlite:///{tmp_path}/no/such/dir/x.db"
     cfg = from_dict(

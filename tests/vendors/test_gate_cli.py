@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from syncpoint.core.gate import State
-from syncpoint.gate import Gate
+from syncpoint.ops.gate import Gate
 
 
 def sp(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, wait: bool = True):

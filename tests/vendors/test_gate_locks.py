@@ -19,7 +19,7 @@ import pytest
 
 from syncpoint.core.gate import Holder, State
 from syncpoint.errors import GateBusy
-from syncpoint.gate import Gate, Turn
+from syncpoint.ops.gate import Gate, Turn
 from syncpoint.vendors import module
 
 STORE = {

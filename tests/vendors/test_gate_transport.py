@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from syncpoint.channel import Channel
 from syncpoint.core.gate import State
 from syncpoint.errors import GateRefused, WorkFailed
-from syncpoint.gate import Gate, gate
-from syncpoint.transport import family, load_transport
+from syncpoint.ops.channel import Channel
+from syncpoint.ops.gate import Gate, gate
+from syncpoint.ops.transport import family, load_transport
 from tests.conftest import Db, make_mariadb, make_pg, make_sqlite
 
 TABLE = 'tr "o"'

@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Put TABLE under conflict resolution at every site: a key version and a version
         per column group on each row, tombstones of deletes, conflicts recorded."""
-        from syncpoint.cdr import setup
+        from syncpoint.ops.cdr import setup
 
         with handled(as_json):
             groups = _groups(column_group, columns)
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
         as_json: AsJson = False,
     ) -> None:
         """Change TABLE's resolution or column groups at every site."""
-        from syncpoint.cdr import setup
+        from syncpoint.ops.cdr import setup
 
         with handled(as_json):
             groups = _groups(column_group, columns)
@@ -93,7 +93,7 @@ def register(app: typer.Typer) -> None:
     @cdr_app.command("remove")
     def remove(table: str, as_json: AsJson = False) -> None:
         """Take TABLE's conflict bookkeeping away at every site; table and data stay."""
-        from syncpoint.cdr import setup
+        from syncpoint.ops.cdr import setup
 
         with handled(as_json):
             done = setup.remove(channel().cfg, table)

@@ -48,7 +48,7 @@ def quiet_spark() -> None:
 
 
 def channel() -> Any:
-    from syncpoint.channel import Channel
+    from syncpoint.ops.channel import Channel
 
     quiet_spark()
     return Channel.from_file(state.config_path)

@@ -116,7 +116,7 @@ def _turn(
     prefix: str | None,
     as_json: bool,
 ) -> None:
-    from syncpoint.gate import Gate, gate
+    from syncpoint.ops.gate import Gate, gate
 
     with handled(as_json):
         if not command:
@@ -210,7 +210,7 @@ def register(app: typer.Typer) -> None:
         as_json: Json = False,
     ) -> None:
         """Show the state of a gate (or of every gate), its age and its holder."""
-        from syncpoint.gate import Gate
+        from syncpoint.ops.gate import Gate
 
         with handled(as_json):
             db, label, pfx = target(location, url, prefix)
@@ -243,7 +243,7 @@ def register(app: typer.Typer) -> None:
         as_json: Json = False,
     ) -> None:
         """Set a gate's state after a human has checked a failed run."""
-        from syncpoint.gate import Gate
+        from syncpoint.ops.gate import Gate
 
         with handled(as_json):
             try:

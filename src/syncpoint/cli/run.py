@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Sample sync points and run rounds until every table reaches them."""
-        from syncpoint import runner
+        from syncpoint.ops import run as runner
 
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         with handled(as_json):

@@ -26,8 +26,8 @@ def register(app: typer.Typer) -> None:
 
         from syncpoint.cli.status import collect
         from syncpoint.observe.metrics import Metrics
-        from syncpoint.serve.app import make_app
-        from syncpoint.serve.poller import Poller
+        from syncpoint.ops.serve.app import make_app
+        from syncpoint.ops.serve.poller import Poller
 
         with handled(False):
             ch = channel()

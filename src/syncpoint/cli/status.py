@@ -51,7 +51,7 @@ def collect(ch: Any) -> dict[str, Any]:
         data["receive_stamps"] = ch.stamps_status()
         data["snapshots"] = ch.snapshot_status()
     if any(loc.capture and loc.integrate for loc in ch.cfg.locations.values()):
-        from syncpoint.cdr.status import conflict_status
+        from syncpoint.ops.cdr.status import conflict_status
 
         data["conflicts"] = conflict_status(ch.cfg)
     data["gates"] = ch.gate_status()

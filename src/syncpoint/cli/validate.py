@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
     @app.command("validate")
     def validate(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         """Check the config and connect to every location; list every problem found."""
-        from syncpoint.channel import Channel
+        from syncpoint.ops.channel import Channel
 
         with handled(as_json):
             source, in_file, problems, notes = Channel.check_file(state.config_path)

@@ -25,7 +25,7 @@ def _state(g: Any) -> str:
 
 def _consumer(state: DemoState, g: Any, who: str) -> dict[str, Any]:
     """One consumer turn through ``load_transport``, as ``syncpoint`` itself loads."""
-    from syncpoint.transport import load_transport
+    from syncpoint.ops.transport import load_transport
 
     before = _state(g)
     loaded = load_transport(state.ch)
@@ -52,7 +52,7 @@ def _consumer(state: DemoState, g: Any, who: str) -> dict[str, Any]:
 
 
 def handshake(state: DemoState) -> None:
-    from syncpoint.gate import Gate, gate
+    from syncpoint.ops.gate import Gate, gate
 
     cfg = state.ch.cfg
     assert cfg.transport is not None

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from syncpoint.channel import Channel
 from syncpoint.demo import shop
 from syncpoint.demo.state import DemoState
+from syncpoint.ops.channel import Channel
 
 # Few shuffle partitions for a few hundred rows; no progress bars between the demo's lines.
 SPARK_CONF = {"spark.sql.shuffle.partitions": "2", "spark.ui.showConsoleProgress": "false"}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from syncpoint.channel import Channel
+from syncpoint.ops.channel import Channel
 
 Listener = Callable[[str, dict[str, Any]], None]
 

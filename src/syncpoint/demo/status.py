@@ -12,7 +12,7 @@ from syncpoint.demo.state import DemoState
 
 
 def status(state: DemoState) -> None:
-    from syncpoint.gate import gate_states
+    from syncpoint.ops.gate import gate_states
     from syncpoint.vendors.stampstore import StampStore
 
     ch = state.ch

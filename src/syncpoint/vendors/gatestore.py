@@ -7,7 +7,7 @@ SQLite's ``BEGIN IMMEDIATE``), how a lock wait is bounded, and which driver erro
 "table missing", "lock wait timed out" or "another process created it first".
 
 The rules (which state leads where) are in ``core/gate.py``; the orchestration (retry,
-wait, purge, holder) in ``syncpoint/gate.py``. This module only reads and writes the row.
+wait, purge, holder) in ``syncpoint/ops/gate.py``. This module only reads and writes the row.
 """
 
 from __future__ import annotations

@@ -381,7 +381,7 @@ class Integrate:
         """The one transaction of a round (see the module docstring). ``order``: target
         table names (``str(TableName)``) parents first. ``resolve``: per window of a table
         under conflict resolution, the step that applies it instead (``upsert``/``delete``
-        with the same arguments; ``syncpoint.cdr``)."""
+        with the same arguments; ``syncpoint.ops.cdr``)."""
         resolve = resolve or {}
         self.begin(conn)
         try:

@@ -112,7 +112,7 @@ def snapshot(
 
 def _catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
     """Read-only catalog lookups for ``plan.check``: source shapes, target shapes."""
-    from syncpoint.roundsteps import target_name
+    from syncpoint.ops.round import target_name
     from syncpoint.vendors import capture_for
     from syncpoint.vendors.integratebase import integrate_for
 

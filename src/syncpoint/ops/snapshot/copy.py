@@ -25,9 +25,9 @@ from syncpoint import failpoints
 from syncpoint.config import ChannelConfig
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
+from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot import state as st
 from syncpoint.ops.snapshot.plan import Pair
-from syncpoint.roundsteps import GroupRound, Source
 from syncpoint.vendors import capture_for, module
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, row_source, sql

@@ -74,7 +74,7 @@ def verify(
     try:
         found = {id(c): c.differences(None) for c in checks}
         if recheck and any(found.values()):
-            from syncpoint import runner
+            from syncpoint.ops import run as runner
 
             runner.run_once(cfg, spark=spark)
             for c in checks:
@@ -107,7 +107,7 @@ def verify(
 
 
 def _target(cfg: ChannelConfig, p: plan.Pair) -> str:
-    from syncpoint.roundsteps import target_name
+    from syncpoint.ops.round import target_name
 
     return str(target_name(p.table, p.location)[0])
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from syncpoint.config import ChannelConfig
+from syncpoint.ops.round import GroupRound
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.ops.verify import canon
-from syncpoint.roundsteps import GroupRound
 from syncpoint.vendors import module
 from syncpoint.vendors.integratebase import apply_table
 from syncpoint.vendors.snapshotbase import RowSource, sql, verify_source

@@ -54,7 +54,7 @@ class MariadbGateStore(GateStore):
         return utc(value)  # DATETIME(6) holding UTC arrives naive
 
 
-# -- transport tables (``syncpoint/transport.py``) ----------------------------------------
+# -- transport tables (``syncpoint/ops/transport.py``) ----------------------------------------
 PARAM = "%s"
 _TYPES = {
     "bool": "boolean",

@@ -46,7 +46,7 @@ class PostgresGateStore(GateStore):
         return value  # type: ignore[no-any-return]  # timestamptz arrives aware
 
 
-# -- transport tables (``syncpoint/transport.py``) ----------------------------------------
+# -- transport tables (``syncpoint/ops/transport.py``) ----------------------------------------
 PARAM = "%s"
 _TYPES = {
     "bool": "boolean",

@@ -45,7 +45,7 @@ class SqliteGateStore(GateStore):
         return datetime.fromisoformat(str(value)).replace(tzinfo=UTC)
 
 
-# -- transport tables (``syncpoint/transport.py``) ----------------------------------------
+# -- transport tables (``syncpoint/ops/transport.py``) ----------------------------------------
 PARAM = "?"
 _TYPES = {
     "bool": "integer",

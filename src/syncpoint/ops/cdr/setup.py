@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from syncpoint import cdr as ops
 from syncpoint.config import ChannelConfig, TableConfig, TableName
 from syncpoint.core import cdr
 from syncpoint.errors import ConfigError
+from syncpoint.ops import cdr as ops
 from syncpoint.vendors import capture_for, vendor_of
 from syncpoint.vendors.integratebase import integrate_for
 

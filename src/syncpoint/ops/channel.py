@@ -67,7 +67,7 @@ class Channel:
         """How rounds will apply at each integrate location where that needs saying: a
         target without a unique index on the key, unique indexes on other columns. A
         location that cannot be reached has none (``validate`` reports it)."""
-        from syncpoint.roundsteps import target_name
+        from syncpoint.ops.round import target_name
 
         keys: dict[tuple[str, str], tuple[str, ...]] = {}
         out: dict[str, list[str]] = {}
@@ -272,7 +272,7 @@ class Channel:
                 out[name] = {"error": str(exc)}
         return out
 
-    # -- run / purge / integrate status (syncpoint.runner) ----------------------------------
+    # -- run / purge / integrate status (syncpoint.ops.run) ----------------------------------
     def run(
         self,
         once: bool = True,
@@ -285,7 +285,7 @@ class Channel:
         """Rounds to fresh sync points (``once``) or again and again (``follow``, until
         SIGTERM/SIGINT). Returns a ``runner.RunReport``; raises ``TableStopped`` (exit 1)
         when a table's rounds stopped."""
-        from syncpoint import runner
+        from syncpoint.ops import run as runner
 
         return runner.run(
             self.cfg,
@@ -302,20 +302,20 @@ class Channel:
         """The consumer turn of the transport gate after the rounds (SPEC §7): the transport
         tables are loaded in full when the producer has finished a batch; a refused turn
         (a failed earlier load) ends the run with exit 3."""
-        from syncpoint.transport import load_transport
+        from syncpoint.ops.transport import load_transport
 
         report.transport.append(load_transport(self))
 
     def purge(self) -> dict[str, Any]:
         """Delete the change records every registered application has applied."""
-        from syncpoint import runner
+        from syncpoint.ops import run as runner
 
         return runner.purge(self.cfg)
 
     @_changes_nothing
     def integrate_status(self) -> dict[str, Any]:
         """Per integrate location and table: position, sync point, backlog, lag, stops."""
-        from syncpoint.integratestatus import integrate_status
+        from syncpoint.ops.status import integrate_status
 
         return integrate_status(self.cfg)
 
@@ -398,7 +398,7 @@ class Channel:
     @_changes_nothing
     def gate_status(self) -> dict[str, Any]:
         """Every gate of this prefix at the transport and integrate locations."""
-        from syncpoint.gate import gate_states
+        from syncpoint.ops.gate import gate_states
 
         out = gate_states(self.cfg)
         # a SQLite file no run has made yet holds no gate (and is not created to look)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from syncpoint import cdr
 from syncpoint.config import ChannelConfig
+from syncpoint.ops import cdr
 from syncpoint.vendors.integratebase import integrate_for
 from syncpoint.vendors.stampstore import StampStore
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import WorkFailed
-from syncpoint.roundsteps import INITIAL, target_name
+from syncpoint.ops.round import INITIAL, target_name
 from syncpoint.vendors import capture_for, vendor_of
 from syncpoint.vendors.integratebase import integrate_for
 

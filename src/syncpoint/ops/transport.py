@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 from syncpoint.config import TableName, parse_table_name
 from syncpoint.core.model import Column
 from syncpoint.errors import ConfigError, GateBusy, WorkFailed
-from syncpoint.gate import gate
+from syncpoint.ops.gate import gate
 from syncpoint.vendors import connect, module, sqlfiles, vendor_of
 
 if TYPE_CHECKING:
-    from syncpoint.channel import Channel
+    from syncpoint.ops.channel import Channel
 
 BATCH = 5000
 

@@ -41,7 +41,7 @@ from syncpoint.core import positions
 from syncpoint.core.model import Tick
 from syncpoint.core.rounds import RoundResult, run_round
 from syncpoint.errors import SyncpointError, TableStopped, TransientError, UsageError
-from syncpoint.roundsteps import GroupRound
+from syncpoint.ops.round import GroupRound
 
 log = logging.getLogger("syncpoint.run")
 STOPPED_RETRY_S = 60.0
@@ -340,7 +340,7 @@ def purge(cfg: ChannelConfig) -> dict[str, Any]:
         finally:
             conn.close()
     if any(loc.capture and loc.integrate for loc in cfg.locations.values()):
-        from syncpoint.cdr.purge import purge_tombstones
+        from syncpoint.ops.cdr.purge import purge_tombstones
 
         for name, n in purge_tombstones(cfg).items():
             out.setdefault(name, {"upto": None, "purged": 0})["tombstones"] = n

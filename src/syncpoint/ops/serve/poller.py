@@ -17,7 +17,7 @@ from typing import Any
 
 from syncpoint.observe.metrics import Metrics
 
-log = logging.getLogger("syncpoint.serve")
+log = logging.getLogger("syncpoint.ops.serve")
 HISTORY_S = 3600.0
 
 

@@ -275,7 +275,7 @@ class GroupRound:
         return self._spark
 
     def read(self, plan: RoundPlan) -> tuple[Any, dict[int, int]]:
-        from syncpoint import cdr as cdr_ops
+        from syncpoint.ops import cdr as cdr_ops
         from syncpoint.spark.read import read_window
         from syncpoint.spark.transforms import net_changes
 
@@ -383,7 +383,7 @@ class GroupRound:
         if self.cfg.locations[self.integrate].capture:
             url = self.cfg.locations[self.integrate].url.get_secret_value()
             origin = capture_for(self.integrate, url, self.cfg.prefix).set_origin
-        from syncpoint import cdr as cdr_ops
+        from syncpoint.ops import cdr as cdr_ops
 
         resolve = cdr_ops.steps(self.target, self.conn, [w for w in plan.windows if w.moves])
         try:

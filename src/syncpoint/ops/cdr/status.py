@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncpoint import cdr
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import SyncpointError
+from syncpoint.ops import cdr
 from syncpoint.vendors.integratebase import integrate_for
 
 

@@ -18,7 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from syncpoint.observe.metrics import CONTENT_TYPE
-from syncpoint.serve.poller import Poller
+from syncpoint.ops.serve.poller import Poller
 
 PAGE = Path(__file__).with_name("page.html")
 
