@@ -1,14 +1,20 @@
 """The whole error tree of syncpoint.
 
 Every error has a stable ``code`` (shown in ``--json`` output), an ``exit_code`` (SPEC §3)
-and a message that names the location, the table and what the user can do next::
+and a message that names the location, the table and what the user can do next. The
+refinements a caller tests for (``DuplicateKey``, ``MissingObject``, ``LockTimeout``) keep
+their parent's code::
 
     SyncpointError
      ├── ConfigError            exit 2  the configuration file is wrong (nothing was touched)
      ├── UsageError             exit 2  the command line is wrong
      ├── WorkFailed             exit 1  the work failed; nothing was half applied
      │    ├── LocationError          a database could not be reached or refused a statement
+     │    │    ├── DuplicateKey      a unique key or name is taken (a row, a catalog object)
+     │    │    ├── MissingObject     a table, column or function the statement names is absent
      │    │    └── TransientError    worth retrying (lost connection, deadlock, lock timeout)
+     │    │         └── LockTimeout       a lock wait ran out (another session holds it)
+     │    │              └── RowLockTimeout    the gate's row stayed locked (gate_row_locked)
      │    ├── NotInstalled           capture objects of this prefix are missing
      │    ├── StreamIdentityError    a stored position is of another stream (reinstall, restore)
      │    ├── PositionConflict       another consumer moved the positions (compare-and-set failed)
@@ -16,8 +22,14 @@ and a message that names the location, the table and what the user can do next::
      └── GateRefused            exit 3  a gate refused the turn (SPEC §7)
           └── GateBusy               the other side held it until --wait ran out
 
-Driver errors are translated into these at the vendor boundary (``vendors/*/dialect.py``);
-nothing above the vendors catches a driver exception.
+Driver errors are translated into these at the vendor boundary (``vendors/*/dialect.py``),
+by code, never by message text: PostgreSQL's SQLSTATE, MariaDB's error number, SQLite's
+result code. ``DuplicateKey`` is SQLSTATE 23505 (and 42P07/42710, a catalog name taken),
+MariaDB 1062/1050, SQLite's UNIQUE and PRIMARY KEY constraint codes; ``LockTimeout`` is
+SQLSTATE 55P03, MariaDB 1205, SQLite BUSY/LOCKED; ``MissingObject`` is SQLSTATE 42P01,
+42703, 42883, 3F000, MariaDB 1146/1054/1049/1305 and SQLite's "no such ..." errors (SQLite
+gives them only the generic result code, so its dialect alone reads the message). Nothing
+above the vendors catches a driver exception or reads an error's text.
 """
 
 from __future__ import annotations
@@ -90,10 +102,28 @@ class LocationError(WorkFailed):
     code = "location"
 
 
+class DuplicateKey(LocationError):
+    """A row with the same unique key, or a catalog object with the same name, exists."""
+
+
+class MissingObject(LocationError):
+    """The table, column, schema or function a statement names does not exist."""
+
+
 class TransientError(LocationError):
     """Lost connection, deadlock, serialization failure, lock timeout: safe to retry."""
 
     code = "transient"
+
+
+class LockTimeout(TransientError):
+    """A lock wait ran out: another session held the lock for longer than allowed."""
+
+
+class RowLockTimeout(LockTimeout):
+    """The gate's row stayed locked by another session for longer than the lock timeout."""
+
+    code = "gate_row_locked"
 
 
 class NotInstalled(WorkFailed):

@@ -111,7 +111,8 @@ class Writer(threading.Thread):
             clock = conn.execute(shop.CLOCK).fetchone()[0]
             conn.execute("COMMIT" if plan.commit else "ROLLBACK")
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
+            busy = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if (exc.sqlite_errorcode or 0) & 0xFF not in busy:
                 raise
             if conn.in_transaction:
                 conn.execute("ROLLBACK")

@@ -55,12 +55,13 @@ from syncpoint.errors import (
     GateBusy,
     GateRefused,
     LocationError,
+    RowLockTimeout,
     SyncpointError,
     TransientError,
     UsageError,
 )
 from syncpoint.vendors import module, vendor_of
-from syncpoint.vendors.gatestore import GateStore, RowLockTimeout
+from syncpoint.vendors.gatestore import GateStore
 
 __all__ = ["Gate", "GateStatus", "Turn", "gate", "gate_states"]
 

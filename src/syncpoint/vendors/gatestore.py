@@ -3,8 +3,10 @@
 ``GateStore`` runs the statements of ``vendors/<vendor>/sql/gate/*.sql`` on one DB-API
 connection; each vendor's ``gate.py`` subclasses it with what really differs: how a
 transaction that locks the row begins (``SELECT ... FOR UPDATE`` in READ COMMITTED, or
-SQLite's ``BEGIN IMMEDIATE``), how a lock wait is bounded, and which driver errors mean
-"table missing", "lock wait timed out" or "another process created it first".
+SQLite's ``BEGIN IMMEDIATE``) and how a lock wait is bounded. Driver errors arrive
+translated by the vendor's dialect: ``MissingObject`` is "table missing", ``LockTimeout``
+"lock wait timed out", ``DuplicateKey`` or another transient error "another process created
+it first".
 
 The rules (which state leads where) are in ``core/gate.py``; the orchestration (retry,
 wait, purge, holder) in ``syncpoint/ops/gate.py``. This module only reads and writes the row.
@@ -21,17 +23,18 @@ from typing import Any, ClassVar
 
 from syncpoint.config import parse_table_name
 from syncpoint.core.gate import INITIAL, GateRow, Holder, State
-from syncpoint.errors import LocationError, TransientError
+from syncpoint.errors import (
+    DuplicateKey,
+    LocationError,
+    LockTimeout,
+    MissingObject,
+    RowLockTimeout,
+    TransientError,
+)
 from syncpoint.vendors import sqlfiles
 
 TABLE = "load_state"
 _ENSURE_ATTEMPTS = 8
-
-
-class RowLockTimeout(TransientError):
-    """The gate's row stayed locked by another session for longer than the lock timeout."""
-
-    code = "gate_row_locked"
 
 
 class GateStore(ABC):
@@ -39,7 +42,6 @@ class GateStore(ABC):
 
     vendor: ClassVar[str]
     dialect: ClassVar[Any]  # the vendor's dialect module
-    DRIVER_ERROR: ClassVar[type[Exception]]
 
     def __init__(self, url: str, prefix: str, location: str | None = None):
         self.url = url
@@ -89,24 +91,15 @@ class GateStore(ABC):
         if self.conn is None:
             return
         try:
-            self.conn.rollback()
-        except self.DRIVER_ERROR:
+            with self.translated():
+                self.conn.rollback()
+        except LocationError:
             pass  # the connection is gone: the database rolls back on its side
 
     # -- what differs per vendor --------------------------------------------------------
     @abstractmethod
     def _begin_locking(self, timeout_s: float) -> None:
         """Open the transaction in which the row lock is taken, lock waits bounded."""
-
-    @abstractmethod
-    def _is_missing_table(self, exc: Exception) -> bool: ...
-
-    @abstractmethod
-    def _is_lock_timeout(self, exc: Exception) -> bool: ...
-
-    @abstractmethod
-    def _is_creation_race(self, exc: Exception) -> bool:
-        """Another process created the table or row at the same moment: try again."""
 
     @abstractmethod
     def _time(self, value: Any) -> datetime | None: ...
@@ -116,20 +109,21 @@ class GateStore(ABC):
         """Begin a transaction and lock the row of gate ``name``; None (transaction rolled
         back) when the table or the row does not exist yet."""
         try:
-            self._begin_locking(timeout_s)
-            row = self._exec("lock", (name,)).fetchone()
-        except self.DRIVER_ERROR as exc:
+            with self.translated():
+                self._begin_locking(timeout_s)
+                row = self._exec("lock", (name,)).fetchone()
+        except LocationError as exc:
             self.rollback()
-            if self._is_missing_table(exc):
+            if isinstance(exc, MissingObject):
                 return None
-            if self._is_lock_timeout(exc):
+            if isinstance(exc, LockTimeout):
                 raise RowLockTimeout(
                     f"the row of gate {name!r} stayed locked by another session for "
                     f"{timeout_s:g} s",
                     location=self.location,
                     table=self.table,
                 ) from exc
-            raise self.dialect.translate(exc, self.location, self.table) from exc
+            raise
         if row is None:
             self.rollback()
             return None
@@ -158,16 +152,19 @@ class GateStore(ABC):
         race-safe (IF NOT EXISTS, insert-or-ignore) and a lost race is retried."""
         for attempt in range(_ENSURE_ATTEMPTS):
             try:
-                self._exec("create")
-                self.conn.commit()
-                params = (name, str(INITIAL), holder.host, holder.pid, holder.command[:1000])
-                self._exec("insert_default", (*params, holder.token))
-                self.conn.commit()
+                with self.translated():
+                    self._exec("create")
+                    self.conn.commit()
+                    params = (name, str(INITIAL), holder.host, holder.pid, holder.command[:1000])
+                    self._exec("insert_default", (*params, holder.token))
+                    self.conn.commit()
                 return
-            except self.DRIVER_ERROR as exc:
+            except LocationError as exc:
                 self.rollback()
-                if attempt + 1 == _ENSURE_ATTEMPTS or not self._is_creation_race(exc):
-                    raise self.dialect.translate(exc, self.location, self.table) from exc
+                # a lost race: a duplicate name or row, or a lock wait / deadlock meanwhile
+                race = isinstance(exc, DuplicateKey | TransientError)
+                if attempt + 1 == _ENSURE_ATTEMPTS or not race:
+                    raise
                 time.sleep(0.02 * (attempt + 1))
 
     def read(self, name: str) -> GateRow | None:
@@ -180,13 +177,15 @@ class GateStore(ABC):
 
     def _read(self, sql: str, params: tuple[Any, ...]) -> list[GateRow]:
         try:
-            rows = self._exec(sql, params).fetchall()
-            self.conn.commit()
-        except self.DRIVER_ERROR as exc:
+            with self.translated():
+                rows = self._exec(sql, params).fetchall()
+                self.conn.commit()
+        except MissingObject:
             self.rollback()
-            if self._is_missing_table(exc):
-                return []
-            raise self.dialect.translate(exc, self.location, self.table) from exc
+            return []
+        except LocationError:
+            self.rollback()
+            raise
         return [self._row(r) for r in rows]
 
     def _row(self, r: Any) -> GateRow:

@@ -36,7 +36,7 @@ from syncpoint.core import types
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
-from syncpoint.errors import PositionConflict, WorkFailed
+from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
 from syncpoint.vendors import module, sqlfiles
 
 
@@ -445,14 +445,8 @@ class Integrate:
                         "position_insert",
                         (plan.application, w.location, w.table, w.upto, w.stream_id),
                     )
-                except WorkFailed as exc:
-                    if self.is_duplicate(exc):
-                        raise self._conflict(plan, w) from None
-                    raise
-
-    def is_duplicate(self, exc: WorkFailed) -> bool:
-        text = exc.message.lower()
-        return "duplicate" in text or "unique" in text
+                except DuplicateKey:
+                    raise self._conflict(plan, w) from None
 
     def _conflict(self, plan: RoundPlan, w: TableWindow) -> PositionConflict:
         return PositionConflict(

@@ -10,7 +10,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pymysql
 
 from syncpoint.config import redact_url
-from syncpoint.errors import LocationError, TransientError
+from syncpoint.errors import (
+    DuplicateKey,
+    LocationError,
+    LockTimeout,
+    MissingObject,
+    TransientError,
+)
 
 NAME = "mariadb"
 JDBC_DRIVER = "org.mariadb.jdbc.Driver"
@@ -21,6 +27,12 @@ HAS_SCHEMAS = False  # a MariaDB "schema" is the database itself
 
 # Lost connection, server gone, deadlock, lock wait timeout, too many connections.
 _TRANSIENT = {1040, 1053, 1205, 1213, 2003, 2006, 2013, 2055}
+# The refinements of LocationError callers test for (``errors.py``), by error number:
+# lock wait timeout; duplicate entry, table exists; no such table, unknown column, unknown
+# database, no such function, unknown table (DROP), cannot drop a missing column or key.
+_LOCK_TIMEOUT = 1205
+_DUPLICATE = {1062, 1050}
+_MISSING = {1146, 1054, 1049, 1305, 1051, 1091}
 
 
 def quote(name: str) -> str:
@@ -50,13 +62,25 @@ def translate(exc: Exception, location: str | None = None, table: str | None = N
     if isinstance(exc, pymysql.err.Error):
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
         text = exc.args[1] if len(exc.args) > 1 else str(exc)
-        cls = TransientError if code in _TRANSIENT else LocationError
+        cls = _error_class(code)
         return cls(
             f"MariaDB: {text}" + (f" (error {code})" if code else ""),
             location=location,
             table=table,
         )
     return exc
+
+
+def _error_class(code: int | None) -> type[LocationError]:
+    if code == _LOCK_TIMEOUT:
+        return LockTimeout
+    if code in _TRANSIENT:
+        return TransientError
+    if code in _DUPLICATE:
+        return DuplicateKey
+    if code in _MISSING:
+        return MissingObject
+    return LocationError
 
 
 @contextmanager

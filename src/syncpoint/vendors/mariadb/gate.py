@@ -23,7 +23,6 @@ from syncpoint.vendors.mariadb import dialect as _dialect
 class MariadbGateStore(GateStore):
     vendor = "mariadb"
     dialect: ClassVar[Any] = _dialect
-    DRIVER_ERROR = pymysql.err.Error
     ISOLATION: ClassVar[str] = "READ COMMITTED"
     _LEVELS = ("READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE")
 
@@ -36,19 +35,6 @@ class MariadbGateStore(GateStore):
     def _begin_locking(self, timeout_s: float) -> None:
         self._exec("lock_timeout", (max(1, math.ceil(timeout_s)),))
         self._exec("begin")
-
-    def _code(self, exc: Exception) -> int | None:
-        args = getattr(exc, "args", ())
-        return args[0] if args and isinstance(args[0], int) else None
-
-    def _is_missing_table(self, exc: Exception) -> bool:
-        return self._code(exc) == 1146
-
-    def _is_lock_timeout(self, exc: Exception) -> bool:
-        return self._code(exc) == 1205
-
-    def _is_creation_race(self, exc: Exception) -> bool:
-        return self._code(exc) in (1050, 1062, 1205, 1213)
 
     def _time(self, value: Any) -> datetime | None:
         return utc(value)  # DATETIME(6) holding UTC arrives naive

@@ -10,7 +10,13 @@ import psycopg
 from psycopg import sql
 
 from syncpoint.config import redact_url
-from syncpoint.errors import LocationError, TransientError
+from syncpoint.errors import (
+    DuplicateKey,
+    LocationError,
+    LockTimeout,
+    MissingObject,
+    TransientError,
+)
 
 NAME = "postgres"
 JDBC_DRIVER = "org.postgresql.Driver"
@@ -23,6 +29,12 @@ DEFAULT_SCHEMA = "public"
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,
 # lock not available, admin shutdown.
 _TRANSIENT = ("08", "40001", "40P01", "55P03", "57P01", "57P02", "57P03")
+# The refinements of LocationError callers test for (``errors.py``), by SQLSTATE: a unique
+# violation, or a catalog name taken by a concurrent CREATE; an undefined table, column,
+# function or schema.
+_LOCK_TIMEOUT = "55P03"
+_DUPLICATE = ("23505", "42P07", "42710")
+_MISSING = ("42P01", "42703", "42883", "3F000")
 
 
 def quote(name: str) -> str:
@@ -37,17 +49,25 @@ def translate(exc: Exception, location: str | None = None, table: str | None = N
     if isinstance(exc, psycopg.Error):
         state = getattr(exc, "sqlstate", None) or ""
         msg = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        cls = (
-            TransientError
-            if (isinstance(exc, psycopg.OperationalError) or state.startswith(_TRANSIENT))
-            else LocationError
-        )
+        cls = _error_class(state, isinstance(exc, psycopg.OperationalError))
         return cls(
             f"PostgreSQL: {msg}" + (f" (SQLSTATE {state})" if state else ""),
             location=location,
             table=table,
         )
     return exc
+
+
+def _error_class(state: str, operational: bool) -> type[LocationError]:
+    if state == _LOCK_TIMEOUT:
+        return LockTimeout
+    if operational or state.startswith(_TRANSIENT):
+        return TransientError
+    if state in _DUPLICATE:
+        return DuplicateKey
+    if state in _MISSING:
+        return MissingObject
+    return LocationError
 
 
 @contextmanager

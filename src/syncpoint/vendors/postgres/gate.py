@@ -21,7 +21,6 @@ from syncpoint.vendors.postgres import dialect as _dialect
 class PostgresGateStore(GateStore):
     vendor = "postgres"
     dialect: ClassVar[Any] = _dialect
-    DRIVER_ERROR = psycopg.Error
     ISOLATION: ClassVar[psycopg.IsolationLevel] = psycopg.IsolationLevel.READ_COMMITTED
 
     def _setup(self) -> None:
@@ -30,17 +29,6 @@ class PostgresGateStore(GateStore):
     def _begin_locking(self, timeout_s: float) -> None:
         # psycopg opens the transaction with this first statement; the setting is local to it.
         self._exec("lock_timeout", (f"{max(1, int(timeout_s * 1000))}ms",))
-
-    def _is_missing_table(self, exc: Exception) -> bool:
-        return getattr(exc, "sqlstate", None) == "42P01"
-
-    def _is_lock_timeout(self, exc: Exception) -> bool:
-        return getattr(exc, "sqlstate", None) == "55P03"
-
-    def _is_creation_race(self, exc: Exception) -> bool:
-        # Concurrent CREATE TABLE IF NOT EXISTS can collide on the catalog's unique index
-        # (pg_type); serialization failures and deadlocks are retried as well.
-        return getattr(exc, "sqlstate", None) in ("23505", "42P07", "42710", "40001", "40P01")
 
     def _time(self, value: Any) -> datetime | None:
         return value  # type: ignore[no-any-return]  # timestamptz arrives aware

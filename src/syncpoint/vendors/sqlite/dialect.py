@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from syncpoint.errors import LocationError, TransientError
+from syncpoint.errors import DuplicateKey, LocationError, LockTimeout, MissingObject
 
 NAME = "sqlite"
 JDBC_DRIVER = "org.sqlite.JDBC"
@@ -18,6 +18,14 @@ JDBC_JAR = "/usr/share/java/sqlite-jdbc.jar"
 JDBC_PARALLEL = False
 HAS_SCHEMAS = False
 BUSY_TIMEOUT_S = 30.0
+
+# The refinements of LocationError callers test for (``errors.py``), by result code (the
+# primary code is the extended one's low byte): the busy timeout ran out or a table was
+# locked; a UNIQUE or PRIMARY KEY constraint failed. A missing table, column or function
+# has only the generic SQLITE_ERROR, so for that one the message is read, here alone.
+_BUSY, _LOCKED = 5, 6
+_DUPLICATE = {1555, 2067}  # SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE
+_MISSING = ("no such table", "no such column", "no such function")
 
 
 def quote(name: str) -> str:
@@ -35,9 +43,19 @@ def path_of(url: str) -> str:
 def translate(exc: Exception, location: str | None = None, table: str | None = None) -> Exception:
     if isinstance(exc, sqlite3.Error):
         text = str(exc)
-        cls = TransientError if ("locked" in text or "busy" in text) else LocationError
-        return cls(f"SQLite: {text}", location=location, table=table)
+        return _error_class(exc, text)(f"SQLite: {text}", location=location, table=table)
     return exc
+
+
+def _error_class(exc: sqlite3.Error, text: str) -> type[LocationError]:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (_BUSY, _LOCKED):
+        return LockTimeout
+    if code in _DUPLICATE:
+        return DuplicateKey
+    if text.startswith(_MISSING):
+        return MissingObject
+    return LocationError
 
 
 @contextmanager

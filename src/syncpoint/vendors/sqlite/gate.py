@@ -9,7 +9,6 @@ is the busy timeout. When a holder dies, the operating system drops its file loc
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
@@ -23,21 +22,10 @@ from syncpoint.vendors.sqlite import dialect as _dialect
 class SqliteGateStore(GateStore):
     vendor = "sqlite"
     dialect: ClassVar[Any] = _dialect
-    DRIVER_ERROR = sqlite3.Error
 
     def _begin_locking(self, timeout_s: float) -> None:
         self._exec("lock_timeout", raw={"ms": str(max(1, int(timeout_s * 1000)))})
         self._exec("begin")
-
-    def _is_missing_table(self, exc: Exception) -> bool:
-        return "no such table" in str(exc)
-
-    def _is_lock_timeout(self, exc: Exception) -> bool:
-        text = str(exc)
-        return "locked" in text or "busy" in text
-
-    def _is_creation_race(self, exc: Exception) -> bool:
-        return self._is_lock_timeout(exc)
 
     def _time(self, value: Any) -> datetime | None:
         if value is None:
