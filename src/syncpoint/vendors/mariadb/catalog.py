@@ -15,7 +15,7 @@ import pymysql
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import TableShape
-from syncpoint.vendors.mariadb.dialect import text_literal
+from syncpoint.vendors.mariadb.dialect import literal
 from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import Names, render
 
@@ -43,7 +43,7 @@ def columns_select(schema: str | None = None) -> str:
     """The fragment of ``columns_select.sql``: for the view of ``schema`` (a literal), or,
     with None, for one table given as the parameters ``schema`` and ``table``."""
     if schema is not None:
-        lit = text_literal(schema, collate=False)
+        lit = literal(schema)
         raw = {"schema": lit, "same_table_s": "", "same_table_k": ""}
     else:
         raw = {

@@ -39,21 +39,18 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def literal(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+def literal(value: str, collate: bool = False) -> str:
+    """A utf8mb4 string literal that reads as ``value`` under every sql_mode.
 
-
-def text_literal(value: str, collate: bool = True) -> str:
-    """A utf8mb4 string literal that reads the same under every sql_mode.
-
-    ``literal`` doubles backslashes, which is wrong under NO_BACKSLASH_ESCAPES (the mode
-    ``connect`` sets, and the mode stored with every trigger created through it). A value
-    without a backslash is written plainly (quotes doubled: the same in both modes); one
-    with a backslash as a hex literal, which no mode reads differently. ``collate``: compare
-    it byte for byte (utf8mb4_bin) rather than by the other side's collation.
+    Every session syncpoint opens (``connect``, ``jdbc``) sets NO_BACKSLASH_ESCAPES, and
+    MariaDB stores that mode with each trigger created through it: there a backslash is an
+    ordinary character, elsewhere an escape. A value without a backslash or NUL is written
+    plainly, quotes doubled (the same in both modes); any other as a hex literal, which no
+    mode reads differently. ``collate``: compare it byte for byte (utf8mb4_bin) rather than
+    by the other side's collation.
     """
     tail = " COLLATE utf8mb4_bin" if collate else ""
-    if "\\" not in value:
+    if "\\" not in value and "\0" not in value:
         return "_utf8mb4'" + value.replace("'", "''") + "'" + tail
     return "_utf8mb4 X'" + value.encode("utf-8").hex() + "'" + tail
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from syncpoint.core.model import Column
-from syncpoint.vendors.mariadb.dialect import quote, text_literal
+from syncpoint.vendors.mariadb.dialect import literal, quote
 
 BINARY = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
 SPATIAL = {
@@ -97,7 +97,7 @@ def value(col: ColumnInfo, alias: str) -> str:
 
 def pair(col: ColumnInfo, alias: str) -> str:
     """``'col', value`` of one column, as ``JSON_OBJECT`` takes it."""
-    return f"{text_literal(col.name, collate=False)}, {value(col, alias)}"
+    return f"{literal(col.name)}, {value(col, alias)}"
 
 
 def row_json(columns: Sequence[ColumnInfo], alias: str) -> str:

@@ -190,11 +190,6 @@ class MariadbIntegrate(Integrate):
         items = ", ".join(f"JSON_EXTRACT({column}, {self.str_literal(json_path(k))})" for k in key)
         return f"JSON_ARRAY({items})"
 
-    def str_literal(self, value: str) -> str:
-        # Every syncpoint session (PyMySQL and JDBC) runs with NO_BACKSLASH_ESCAPES, where a
-        # backslash is an ordinary character: only the quote is doubled.
-        return "'" + value.replace("'", "''") + "'"
-
     def jdbc(self) -> tuple[str, dict[str, str]]:
         url, props = super().jdbc()
         return url + "&rewriteBatchedStatements=true", props

@@ -72,6 +72,11 @@ class Names:
         return f"syncpoint.{what}.{digest}"
 
 
+def _compared(value: str) -> str:
+    # $lit{} values are names compared with the catalog's: byte for byte
+    return dialect.literal(value, collate=True)
+
+
 def render(
     relpath: str,
     names: Names,
@@ -86,7 +91,7 @@ def render(
         idents={**names.idents, **(idents or {})},
         raw={"var": names.var, **(raw or {})},
         literals=literals,
-        literal=dialect.text_literal,
+        literal=_compared,
     )
 
 
