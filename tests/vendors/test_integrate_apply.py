@@ -222,3 +222,18 @@ def test_the_round_cleans_leftovers_of_its_group_only(any_db: Any, integ: Integr
     apply(any_db, integ, plan, {0: 1})
     assert any_db.query("SELECT id FROM t") == [(1,)]
     assert any_db.query("SELECT round_id FROM repl_staging") == [("in-flight",)]
+
+
+def test_describe_gives_every_key_column_in_key_order(any_db: Any, integ: Integrate) -> None:
+    """The key of a target is its primary key's columns in the key's own order (not the
+    table's), the first one included."""
+    any_db.execute("CREATE TABLE k2 (a integer, b integer NOT NULL, c text, PRIMARY KEY (b, a))")
+    conn = integ.connect()
+    try:
+        ref = TableName(schema="public" if any_db.vendor == "postgres" else None, name="k2")
+        shape = integ.describe(conn, ref)
+    finally:
+        conn.close()
+    assert shape is not None
+    assert shape.key == ("b", "a")
+    assert shape.unique_on(["a", "b"]) and not shape.unique_on(["b"])
