@@ -1,27 +1,7 @@
-"""DDL change records and the ``ddl_policy`` of SPEC §4: what a schema change means at the
-target, and whether a round applies it, stops on it, or skips it.
-
-A DDL record carries the table's new shape in ``content`` and its old shape in
-``oldcontent`` (``{"columns": [{name, type, nullable, pk}, ...]}``). ``classify`` compares
-them:
-
-- *additive*, applied automatically whatever the policy: CREATE of a table; a new nullable
-  column; a type that widens (``types.widens``); a change of nullability only (target
-  tables syncpoint creates have NOT NULL on key columns only, so nothing to do there).
-- *destructive*: DROP COLUMN, RENAME COLUMN (one column dropped and one added with the
-  same type at the same place), a type change that may lose values, TRUNCATE, DROP TABLE.
-- *ambiguous*: a new NOT NULL column (the source filled existing rows with a default the
-  record does not carry), a changed primary key, anything not recognised.
-
-The policy decides for destructive and ambiguous changes: ``stop`` (default) stops the
-table's rounds before the tick that holds the event, with the reason in ``status``;
-``apply`` applies it (a new NOT NULL column is added as nullable; a key change cannot be
-applied and stops even then); ``ignore`` skips the DDL and keeps applying rows (values of
-columns the target lacks are dropped, as asked).
-
-TRUNCATE and DROP TABLE, when applied, empty the target table inside the round's apply
-transaction and only the rows after the event are applied; syncpoint never drops a target
-table itself.
+"""DDL change records and the table's ``ddl_policy``: ``classify`` compares a DDL record's
+old and new shape (additive, destructive or ambiguous); ``decide`` applies the policy
+(``apply``, ``stop`` or ``ignore``; additive changes are always applied). The rules:
+docs/internals.md, "Schema changes".
 """
 
 from __future__ import annotations

@@ -1,29 +1,12 @@
 """Stream positions and sync points: what is stored at an integrate location, and the rules
 that keep them honest.
 
-Stored at each integrate location (SPEC §5), per application:
-
-- ``{p}stream_positions(application_name, location, table_name, context, stream_id,
-  updated_at)``: the last applied tick per capture location and table. Written only by the
-  apply transaction of a round, together with the rows, with a *compare-and-set* on the
-  position the round started from: ``UPDATE ... WHERE context = <start> AND stream_id =
-  <stream>`` must touch exactly one row; the first round of a table INSERTs, and a
-  duplicate key means another consumer got there first. Either way the round rolls back
-  (``PositionConflict``): a second ``run`` of the same application never applies twice.
-- ``{p}sync_points(application_name, location, sync_name, context, stream_id, sampled_at,
-  guaranteed_at)``: per capture location and sync group, the tick a round runs up to.
-  Stored (committed) *before* the round reads anything, so a round that crashed is replayed
-  with the same bounds instead of recomputed ones; a sync point that every table of the
-  group has reached is done, and the next round samples a new one.
-
-Stream identity: each position carries the ``stream_id`` of the capture it came from (the
-location and when its capture was installed: a new random id at each fresh install). A
-reinstalled capture has a new id and restarts its ticks, a restored database may have the
-old id but fewer ticks; both are detected here (``check_stream``) and stop the run with a
-message instead of skipping or replaying changes.
-
-A position never moves past unapplied records: it is the upper tick of the window the
-round applied, written in the transaction that applied that window.
+A position (``{p}stream_positions``) is the last applied tick per capture location and
+table, moved only by a round's apply transaction with a compare-and-set; a sync point
+(``{p}sync_points``) is the tick a round runs up to, stored before anything is read so a
+replay keeps its bounds. Each carries the capture's ``stream_id``: a reinstalled or restored
+capture is detected (``check_stream``). Details: docs/internals.md, "Positions and sync
+points".
 """
 
 from __future__ import annotations

@@ -1,26 +1,8 @@
-"""One round as named steps, with a failpoint after each (SPEC §1 round, §6.3 crash safety).
-
-A round moves one sync group, at one integrate location, from its stored positions to its
-sync points, for every capture location that has tables of the group:
-
-1. ``plan``: read the stored positions; reuse a stored sync point not yet reached (a
-   replay keeps its bounds) or tick each capture location and store a new sync point,
-   committed before anything is read. Check stream identities. Decide DDL.
-   -> failpoint ``after_tick``
-2. ``read``: count the change records of every window (after, upto] at the source and
-   build the Spark pipeline that reads them over JDBC, splits key moves and nets them per
-   key. -> ``after_read``
-3. ``stage``: run that pipeline into ``{p}staging`` at the target (one Spark job), under
-   this round's own id (an attempt id, never reused: a crashed attempt's rows are never
-   applied, and two consumers never mix theirs). -> ``after_stage``
-4. ``apply``: one target transaction: compare-and-set the positions the round started
-   from; check that the staged rows are exactly those Spark produced; apply DDL and rows in
-   foreign-key order; store the new positions; delete the round's staged rows.
-   -> ``before_commit``, COMMIT, ``after_commit``
-
-Killing the process at any of these points leaves either the old positions with the old
-rows (steps 1-3 and ``before_commit``: the transaction never committed) or the new
-positions with the new rows (``after_commit``). The next ``run`` converges either way.
+"""One round as named steps, with a failpoint after each: ``plan`` (positions, sync points,
+DDL decisions; ``after_tick``), ``read`` (``after_read``), ``stage`` (``after_stage``),
+``apply`` (one target transaction; ``before_commit``, COMMIT, ``after_commit``). A kill at
+any of them leaves the old positions with the old rows or the new with the new.
+docs/internals.md, "Rounds".
 """
 
 from __future__ import annotations

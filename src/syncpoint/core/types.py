@@ -1,29 +1,10 @@
 """A neutral type model, and the mapping of a source column's type to each target vendor.
 
-``parse(vendor, declared)`` reads a type as the vendor's catalog spells it (``numeric(12,2)``,
-``bigint(20) unsigned``, ``timestamp(6) with time zone``, SQLite's free-form declarations)
-into an ``NType``; ``render(vendor, t)`` writes the type a target table of that vendor gets
-when syncpoint creates it. The rule is *values kept exact*: a target type must hold every
-value of the source type, digit for digit, or the apply fails; it never rounds.
-
-Choices where vendors differ (each keeps values exact, at the cost of a wider or textual
-type):
-
-- PostgreSQL's unconstrained ``numeric`` becomes MariaDB ``DECIMAL(65,30)`` (the widest; a
-  value that does not fit makes the apply fail: MariaDB warnings are errors in the apply) and
-  SQLite ``TEXT`` (SQLite's NUMERIC affinity would turn ``12.50`` into the float ``12.5``).
-  Every exact numeric lands in SQLite as TEXT for the same reason.
-- MariaDB ``BIGINT UNSIGNED`` becomes PostgreSQL ``numeric(20,0)`` and SQLite ``TEXT``.
-- Time zones: a timestamp *with* zone becomes MariaDB ``DATETIME(6)`` holding UTC (MariaDB's
-  TIMESTAMP ends in 2038) and SQLite ``TEXT`` in ISO form with the offset.
-- Types without an equivalent (``interval``, ``uuid``, ``time with time zone``, MariaDB
-  ``ENUM``/``SET``, unknown types) travel as their text form.
-- Between two databases of the same vendor the declared type is kept as it is (SQLite keeps
-  its affinity and so its stored values; PostgreSQL keeps ``inet``, domains and the like).
-- Text in a MariaDB key column needs a length: ``VARCHAR(255)``; longer keys fail to apply.
-
-``widens(old, new)`` says whether a type change at the source is additive (every old value
-fits the new type) for the DDL policy of SPEC §4.
+``parse(vendor, declared)`` reads a type as the vendor's catalog spells it into an
+``NType``; ``render(vendor, t)`` writes the type a target table of that vendor gets when
+syncpoint creates it, keeping every value exact (never rounding); ``widens(old, new)`` says
+whether a type change at the source is additive. The choices between vendors:
+docs/internals.md, "Types between vendors".
 """
 
 from __future__ import annotations

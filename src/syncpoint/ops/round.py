@@ -1,24 +1,10 @@
 """The steps of one round (``core/rounds.py``) for one sync group at one integrate location:
 connections, sync points, DDL decisions, Spark, and the apply transaction.
 
-Planning, per capture location that has tables of the group (never the integrate location
-itself: a location does not apply its own changes):
-
-- DDL is polled where the vendor has no event triggers (``poll_ddl``), then the location
-  is ticked; the tick is the newest position, used to detect a stream that went back.
-- Stored positions are checked against the capture's stream identity.
-- A stored sync point that some table of the group has not reached is reused (the replay of
-  a round that failed or was killed); otherwise the new tick becomes the sync point and is
-  stored, committed, before anything is read.
-- Each table's DDL records in its window are classified and decided (``core/ddl.py``).
-  A DDL the policy stops on caps *every* table of the group at that location at the tick
-  before the event (found by bisection over ticks), so the group's cut stays consistent;
-  the stop is stored with the reason and the round applies up to there.
-
-Target tables are resolved (``target:`` with ``{location}`` replaced by the capture
-location's name, for one target table per location) and created from the source's columns
-when missing (``core/types.py``), with NOT NULL only on the key: the source enforces its
-constraints, and the target must accept what it accepted.
+Planning ticks each capture location of the group (never the integrate location itself),
+reuses a sync point not yet reached, and caps every table of a location before a DDL
+event the policy stops on; target tables are resolved and created from the source's
+columns when missing. Details: docs/internals.md, "Rounds".
 """
 
 from __future__ import annotations

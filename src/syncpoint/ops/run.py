@@ -1,26 +1,10 @@
-"""``run``, ``purge`` and the integrate side of ``status`` (SPEC §3), over rounds.
+"""``run``, ``purge`` and the integrate side of ``status``, over rounds.
 
-``run --once``: for each integrate location and each sync group (or the one named), first
-finish a round whose sync point is stored but not reached (a replay, same bounds), then run
-one round to a newly sampled sync point. When it returns, every table equals its source at
-its sync point. A table that stopped (a DDL the policy stops on, a change the target
-refuses) does not stop the other groups; the run then ends with exit 1 and the reason,
-which ``status`` also shows.
-
-``run --follow``: the same, again every ``interval`` seconds, until SIGTERM or SIGINT: the
-first signal lets the current round finish and exits 0; a second abandons the round (its
-transaction is rolled back with its connection; the staged rows of the attempt are never
-applied). Lost connections and database restarts are retried at the next poll; a stopped
-group is retried after ``STOPPED_RETRY_S``; another consumer with the same application
-name or a changed stream ends the run (exit 1).
-
-Receive stamps (``core/stamps.py``): after a run, each capture location whose tables all
-reached their sync points in it gets the guaranteed time of those sync points, if it moves
-forward; they are written after the positions they rely on, never ahead of the data.
-
-``purge``: per capture location, the lowest position that every consumer (each
-application at each integrate location, including this channel's own before its first
-round) has applied for every table; records at or before it are deleted. Never more.
+``run --once`` replays a stored sync point not yet reached, then runs one round to a new
+one, per integrate location and sync group; ``run --follow`` repeats that every
+``interval`` seconds until a signal. Receive stamps are written after the positions they
+rely on. ``purge`` deletes only records every consumer has applied. Details:
+docs/internals.md, "run, follow and purge".
 """
 
 from __future__ import annotations

@@ -1,26 +1,14 @@
-"""Transport tables loaded through a gate, with syncpoint as the consumer (SPEC §7).
+"""Transport tables loaded through a gate, with syncpoint as the consumer.
 
 A channel may name transport tables that an operational system's batch producer fills at
 one location, and the gate that guards them::
 
     transport: {gate: nightly, location: dec01, tables: [tr_orders, tr_lines]}
 
-``load_transport(channel)`` takes the consumer's turn of that gate (at the transport
-location, prefix of the channel), copies each transport table in full into every
-integrate location (the table is created there when missing; its content is replaced in
-one target transaction per table and location), then releases the gate
-(``WarehouseLoaded``). These are full-table loads, not change records. When the gate has
-nothing to load (the producer has not finished, or the last batch is loaded) the result
-says so and nothing is touched; a failed load leaves ``WarehouseLoading``, which stops the
-next load until ``syncpoint gate reset`` (SPEC §6.6).
-
-Why plain drivers and not Spark JDBC for the read: every row must reach the target inside
-one target transaction, and Spark's JDBC writer commits per partition, so the rows pass
-through this process anyway; a transport table has no column Spark could partition the
-read on in general, so a JDBC read would be one stream as well; SQLite has no Spark
-dialect (its INTEGER reads as a 32-bit int); and the source catalog gives exact column
-types for the copy, which Spark's type mapping would coarsen. The driver streams rows in
-batches (server-side cursors), so memory stays bounded.
+``load_transport(channel)`` takes the consumer's turn of that gate, copies each table in
+full into every integrate location (one target transaction per table and location) and
+releases the gate; with nothing to load it says so and touches nothing. Rows go through
+plain drivers, streamed, not Spark: why in docs/internals.md, "Transport tables".
 """
 
 from __future__ import annotations

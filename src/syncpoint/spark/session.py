@@ -1,26 +1,9 @@
 """The SparkSession from the channel's ``spark:`` settings (master, jars, packages, conf).
 
-Debian's JDBC driver jars are used unless the config names others. Debian's sqlite-jdbc
-keeps its native library outside the jar, in the JNI folder of the machine's architecture
-(``jni_dir`` finds it), hence the ``java.library.path`` option and, for a driver JVM that
-was already running (spark-submit), sqlite-jdbc's own ``org.sqlite.lib.path`` property. The
-jars are given as ``spark.jars``, which Spark ships to the executors of a cluster as well.
-
-In local mode Spark's Python workers are started with this process's own interpreter
-(``PYSPARK_PYTHON``, unless the environment names another): verify and snapshot run
-syncpoint functions in them. On a cluster, syncpoint must be installed in the executors'
-Python as well (``spark.pyspark.python`` or ``PYSPARK_PYTHON`` names it).
-
-Launched by ``spark-submit`` (``spark-submit --master yarn .../syncpoint/__main__.py run``),
-the launcher's settings win: the builder then sets no master (``spark.master`` from the
-command line stands), and the channel's ``spark.master`` applies only when syncpoint starts
-Spark itself.
-
-Where Spark's and the JVM's own output goes (``send_jvm_output_to``): the JVM inherits the
-process's file descriptors 1 and 2 when it starts, so they are pointed at a log file (or,
-with ``--verbose``, stdout at stderr) just while it starts; stdout then holds syncpoint's
-own lines only and ``--json`` output stays parseable. Python callers that never ask keep
-Spark's usual behaviour.
+Debian's JDBC jars unless the config names others (sqlite-jdbc's native library found by
+``jni_dir``); local Python workers run this interpreter; under spark-submit the launcher's
+settings win; the JVM's own output is kept off stdout while it starts
+(``send_jvm_output_to``). Why: docs/internals.md, "The Spark session".
 """
 
 from __future__ import annotations

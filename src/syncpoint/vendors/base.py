@@ -1,29 +1,10 @@
 """The contract every vendor's capture side fulfils (``vendors/<vendor>/capture.py``).
 
-Positions (``context``) are *ticks*: ``tick()`` makes a new position P such that every
-change record of a transaction that committed before the tick is at or below P and every
-later one above it; it is stored as ``{prefix}service_context.context``, the safe horizon
-a sync point may take (SPEC §4). How each vendor makes ticks commit-ordered is explained in
-its own ``capture.py``. Readers take the records *after* one tick and *at or before* a later
-one, in ``repl_key`` order, which is the order of changes to any one row.
-
-Content (``{prefix}items.content`` / ``oldcontent``) is a JSON object of column name to
-value, decoded later by the column's source type:
-
-- NULL is ``null``; integers and exact numerics are JSON numbers with every digit the
-  database holds (``12.50`` stays ``12.50``); floats are the shortest exact repr (PostgreSQL:
-  as a string, so that ``"-0"`` keeps its sign);
-- NaN and infinities (float or numeric) are the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"``;
-- binary is base64; text is a JSON string; booleans ``true``/``false`` where the vendor has them;
-- dates ``YYYY-MM-DD``; times ``HH:MM:SS[.ffffff]``; timestamps without zone
-  ``YYYY-MM-DD[T ]HH:MM:SS[.ffffff]``; timestamps with zone ISO 8601 with an offset;
-- JSON columns (PostgreSQL, MariaDB, SQLite declared JSON) are their text as a JSON string
-  (``"null"`` is JSON null, ``null`` SQL NULL); PostgreSQL arrays and
-  composites are their literal (``"{1,NULL,3}"``); anything else is the vendor's text form.
-
-``oldcontent`` holds the old row for UPDATE and DELETE. DDL records (``CREATE``, ``ALTER``,
-``DROP``, ``TRUNCATE``) carry ``{"columns": [{name, type, nullable, pk}, ...]}`` of the new
-shape in ``content`` and of the old one in ``oldcontent``.
+Positions (``context``) are *ticks*: every change record of a transaction that committed
+before a tick is at or below it, every later one above. Readers take the records after one
+tick and at or before a later one, in ``repl_key`` order. ``content``/``oldcontent`` are
+JSON objects of column name to value, written by the rules in docs/internals.md, "Change
+records" (exact numbers, base64 binary, ISO times, JSON columns as their text).
 """
 
 from __future__ import annotations

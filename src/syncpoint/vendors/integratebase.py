@@ -1,27 +1,11 @@
 """The integrate side of a location, shared by the vendors (``vendors/<v>/integrate.py``).
 
-It owns the control tables of SPEC §5 (``{p}stream_positions``, ``{p}sync_points``), the
-table stops shown by ``status`` (``{p}table_stops``), the staging table Spark writes to
-(``{p}staging``), the target catalog (columns, keys, foreign keys), target table creation,
-DDL at the target, and the apply transaction of a round. The SQL is in each vendor's
-``sql/integrate/`` files; a vendor module adds what really differs: the value conversions
-of its upsert and delete statements and how a transaction begins.
-
-The apply transaction (``apply``), in this order, so that it either does all or nothing:
-
-1. compare-and-set of every position the round moves (first: it waits for, and then
-   fails against, a second consumer of the same application);
-2. staged rows of other attempts of this application and sync group are deleted (crashed
-   rounds; a concurrent consumer's, whose compare-and-set must fail anyway: only the
-   holder of the positions cleans, so no round that can still commit loses rows);
-   the round's own staged rows are exactly what Spark produced (count per window: a
-   partial or doubled staging write aborts the round);
-3. per target table, parents first: empty it when a TRUNCATE/DROP was applied, then
-   upsert the window's net rows; then, children first, delete the net deletes
-   (``core/fkorder.py``); changes carry their origin location when the target also
-   captures (``Capture.set_origin``), so they are never sent back;
-4. table stops found by the round are stored, cleared ones deleted; the round's staged
-   rows deleted; failpoint ``before_commit``; COMMIT.
+It owns the control tables (``{p}stream_positions``, ``{p}sync_points``, ``{p}table_stops``,
+``{p}staging``), the target catalog, target table creation, DDL at the target, and the
+apply transaction of a round (compare-and-set, staged rows checked, upserts parents first,
+deletes children first, stops, COMMIT: docs/internals.md, "The apply transaction"). A
+vendor module adds what really differs: the value conversions of its upsert and delete
+statements and how a transaction begins.
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """``syncpoint verify``: is each target table equal to the sources that feed it?
 
-For each target table (fed by one or several capture locations): both sides are split
-into ranges of the partition column (the key's first column, or ``snapshot_partition:``);
-Spark reads each side in parallel JDBC ranges and computes, per range, the row count and
-a checksum of canonical row texts (``canon.py``, ``spark/verify.py``). Ranges whose
-figures differ are read again and compared key by key: a key only at the source is
-*missing* at the target, only at the target *extra*, on both with other values
-*different* (with the columns that differ); a changed key shows as one missing and one
-extra row.
-
-Changes in flight are not differences: when something differs, a round runs (``run
---once``) and the differing ranges are compared again; only what differs both times, in
-the same way, is reported. Exit 1 when anything is reported.
-
-``--repair`` then writes, in one target transaction, the source's row for each missing or
-different key and deletes each extra key, through the rounds' staging and apply
-statements. Positions are not touched; this is safe for the same reason as the snapshot's
-hand-over (``ops/snapshot``): the row written is the source's state at a moment after the
-table's position, and every later change of that key has its record after the position,
-so the next rounds replace it with the key's final state.
-
-Values are compared after canonicalization: numbers of more than 15 significant digits
-as the double they denote, timestamps in UTC. The checksums are computed on Spark's
-executors from rows read over JDBC (not inside each database); only per-range figures and
-at most ``LIMIT`` differing rows reach the driver.
+Both sides are split into ranges of the partition column; Spark computes a count and a
+checksum of canonical row texts per range (``canon.py``, ``spark/verify.py``); differing
+ranges are compared key by key, again after a round (changes in flight are not
+differences). ``--repair`` writes the source's rows through the rounds' staging and apply.
+Why that is safe: docs/internals.md, "verify".
 """
 
 from __future__ import annotations

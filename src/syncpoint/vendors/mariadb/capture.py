@@ -1,33 +1,8 @@
-"""MariaDB capture (``vendors/base.py::Capture``): row triggers, a stamped queue, DDL polling.
-
-How each part works, and why (details in the module named):
-
-- Triggers (``triggers.py``, ``encode.py``): one AFTER INSERT/UPDATE/DELETE trigger per
-  captured action, naming the columns, writing ``{prefix}items`` in the application's own
-  transaction (a rollback, or a rollback to a savepoint, takes its records with it).
-- ``repl_key``: an AUTO_INCREMENT. InnoDB keeps its counter in the table's root page,
-  redo-logged (MariaDB >= 10.2.4), so neither purging the newest records nor a restart or a
-  crash recovery hands a committed key out again; a tick refuses to go on if the counter is
-  ever found at or below a key it stamped (a TRUNCATE or a restore reset it).
-- ``trans_key``: MariaDB has no function for the current transaction's id; the function
-  ``{prefix}trans_key()`` combines a per-session id with the session's count of transaction
-  boundaries (inside a transaction) or of client statements (autocommit), read from
-  ``information_schema.SESSION_STATUS`` once per statement (about 0.1 ms on an idle server;
-  further rows of the statement reuse it). Limits: ``sql/install/080_trans_key.sql``.
-- Positions (``stream.py``): ticks stamp the records committed before them, so a long
-  transaction lands in a later tick and nothing is skipped. ``Tick.guaranteed`` comes from
-  ``information_schema.INNODB_TRX`` (needs the PROCESS privilege; ``check`` says so).
-- DDL (``ddl.py``): polled, as MariaDB has no DDL triggers (call ``poll_ddl`` before each
-  ``tick``); TRUNCATE is detected by the table's new InnoDB id; triggers are rendered again
-  and the rows the old triggers captured wrongly or missed are captured again.
-- Traps refused by ``check`` (``catalog.py``): foreign keys that cascade into a watched
-  table (InnoDB fires no trigger for cascaded changes), non-transactional engines, views,
-  tables of another database, a missing PROCESS privilege, MySQL or MariaDB before 10.6.
-  REPLACE is captured as the DELETE and INSERT it performs (as an INSERT alone when DELETE
-  is not captured: MariaDB then overwrites in place); INSERT ... ON DUPLICATE KEY UPDATE as
-  an UPDATE (also when nothing changed).
-- ``set_origin``: the session variable ``@{prefix}origin``, read by the triggers; it stays
-  set until ``set_origin(conn, None)``.
+"""MariaDB capture (``vendors/base.py::Capture``): row triggers (``triggers.py``,
+``encode.py``), a queue stamped by ticks (``stream.py``), DDL by polling (``ddl.py``) and the
+traps ``check`` refuses (``catalog.py``). ``set_origin`` is the session variable
+``@{prefix}origin``, read by the triggers. How and why: docs/internals.md, "Capture on
+MariaDB".
 """
 
 from __future__ import annotations

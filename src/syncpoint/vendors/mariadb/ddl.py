@@ -1,27 +1,10 @@
 """DDL detection by polling (MariaDB has no DDL triggers): ``poll_ddl``.
 
-Each poll compares ``{prefix}cols_view`` (the catalog now) with ``{prefix}cols_snapshot``
-and the InnoDB identity of each watched table with the one seen at the last poll, and
-writes one record per event, with the table's new shape version:
-
-- ALTER: the columns differ (name, type, nullability, key position, order);
-- TRUNCATE: fires no trigger, but gives the table a new InnoDB table id. A rebuild (ALTER,
-  OPTIMIZE) does too, and also changes the catalog's create time, so a new id with the same
-  create time is a TRUNCATE; with a new create time it is a TRUNCATE only if the witness
-  (the key of one row seen at the last poll) is gone;
-- DROP: the table is gone (its triggers, which a RENAME would carry along, are dropped);
-- CREATE: a dropped watched table exists again.
-
-Then every table whose triggers are behind is settled (``watch.settle``): triggers rendered
-for the new shape, and what the old triggers captured wrongly or not at all captured again.
-Rows written between an ALTER and the poll went through triggers of the old shape (they
-lack added columns; a dropped or renamed column makes the old trigger, and so the
-application's statement, fail): they are captured again as UPDATE records. After a TRUNCATE
-the TRUNCATE record and the whole table as INSERT records are written in one transaction
-(so they land in one tick), once the triggers are in place: rows written after the
-TRUNCATE and before the poll, whose records precede the TRUNCATE record, are not lost.
-After a CREATE (recorded first, so no row of the new table precedes it) the whole table is
-captured again the same way: rows written before its triggers existed are not lost.
+Each poll compares ``{prefix}cols_view`` with ``{prefix}cols_snapshot`` and each watched
+table's InnoDB identity with the last one seen, writes one ALTER, TRUNCATE, DROP or CREATE
+record per event, then settles the tables whose triggers are behind (``watch.settle``):
+triggers rendered again, and what the old ones missed captured again. The rules:
+docs/internals.md, "Capture on MariaDB".
 """
 
 from __future__ import annotations

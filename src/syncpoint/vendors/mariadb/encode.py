@@ -1,23 +1,7 @@
-"""Row content as JSON, one SQL expression per column type (vendors/base.py's encoding).
-
-MariaDB's ``JSON_OBJECT`` already writes integers and DECIMAL with every digit, DOUBLE in the
-shortest exact form, dates, TIME and text as strings, and nests JSON columns. It is wrong
-for the rest, which get an expression of their own:
-
-- FLOAT: JSON_OBJECT prints 6 significant digits (3.40282e38); the value widened to DOUBLE
-  is printed exactly (0.1f -> 0.10000000149011612, which reads back as the same float);
-- BIT: a binary string; written as its unsigned integer value;
-- binary strings and BLOBs: base64 without the line breaks TO_BASE64 inserts;
-- DATETIME: ``YYYY-MM-DDTHH:MM:SS[.ffffff]``, the wall clock as stored;
-- TIMESTAMP: an instant; the session's time zone would shift it, so it is read as Unix time
-  (``UNIX_TIMESTAMP`` of a TIMESTAMP column reads the stored value, no zone involved) and
-  written in UTC as ``YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00``; the zero TIMESTAMP stays
-  ``0000-00-00 00:00:00``;
-- JSON columns (MySQL's JSON type, MariaDB's LONGTEXT with CHECK (json_valid(col))): their
-  text as a JSON string, so that JSON ``null`` (the text) stays apart from SQL NULL;
-- spatial types: base64 of the stored value (SRID and WKB).
-
-MariaDB has no NaN or infinities and no boolean type (BOOLEAN is TINYINT(1), a number).
+"""Row content as JSON, one SQL expression per column type (the content rules of
+``vendors/base.py``): ``JSON_OBJECT`` where it is exact, an expression of its own for FLOAT,
+BIT, binary, DATETIME, TIMESTAMP, JSON and spatial columns. Which and why:
+docs/internals.md, "Capture on MariaDB".
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """MariaDB as an integrate location: catalog, value conversions, upsert and delete.
 
-Values stay exact by never passing through Python or Spark types: each value is read from
-the staged JSON text with ``JSON_VALUE`` (which returns a number's digits as written) and
-converted by MariaDB on assignment to the target column, under ``STRICT_ALL_TABLES`` (the
-session's SQL mode). Strict mode still only *notes* some lossy conversions (a decimal with
-more fractional digits than the column is rounded with note 1265), so after every apply
-statement the session's warnings are read and any warning or note fails the round: a value
-that does not fit stops the table, it is never rounded. Special cases: binary from base64
-(``FROM_BASE64``), JSON columns from their text (a JSON string; the text ``null`` is JSON
-null, apart from SQL NULL), and ISO timestamps with an offset into DATETIME/TIMESTAMP
-columns, shifted to UTC by arithmetic (``CONVERT_TZ`` would silently leave values outside
-TIMESTAMP's range alone).
-
-Deletes first convert the keys into a temporary table created from the target's own key
-columns (so the comparison is between values of the column's type), then join.
+Each value is read from the staged JSON text with ``JSON_VALUE`` and converted by MariaDB on
+assignment under ``STRICT_ALL_TABLES``; any warning or note after an apply statement fails
+the round (a value is never rounded). Deletes go through a temporary table of the target's
+own key columns. docs/internals.md, "Values at the target".
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
 """Ticks and reads of the change queue: commit-ordered positions by stamping.
 
-A repl_key is taken when a row is written, but a record becomes visible when its
-transaction commits, so "records with repl_key <= N" is not a safe cut. A tick instead
-stamps records that are *committed*: it takes the ticker lock (the service row, FOR UPDATE),
-reads the clock and the open transactions, then, from a REPEATABLE READ snapshot taken after
-all that, reads the repl_keys of committed records not yet stamped and stamps exactly those
-(``UPDATE ... WHERE repl_key IN (...)``, by primary key, so it never waits on an open
-transaction's records) with ``context = N+1``. A long transaction that took low repl_keys
-and commits later is stamped by a later tick: nothing is skipped, and a reader of
-``(after, upto]`` sees whole transactions.
-
-``Tick.guaranteed``: every record captured before it is at or below the tick. Records of
-transactions that committed before the snapshot are stamped now; a transaction still open
-shows in ``information_schema.INNODB_TRX`` (seconds resolution, hence minus 1 s; its records
-are captured after it started). That list is a cache MariaDB refreshes only when nobody read
-it for 0.1 s, so it may be older than the tick, for as long as other sessions keep reading
-it: the tick reads the clock (t0) before its own transaction starts and trusts the list only
-when the list shows that transaction, i.e. was made after t0. Then guaranteed = min(t0,
-oldest open writer's start - 1 s); with a stale list (after a few tries) nothing new is
-guaranteed and the previous value stays. Never lower than the previous tick's.
-``Tick.sampled_at`` is t0, so a tick counts as raced only when a writer was open or the list
-was stale. INNODB_TRX lists the whole server's transactions: a long writer in any database
-holds the guarantee back (never wrong, only late).
+A tick stamps the records *committed* before it (found from a REPEATABLE READ snapshot taken
+after the ticker lock) with the new context, so a long transaction lands in a later tick and
+nothing is skipped. ``Tick.guaranteed`` comes from ``information_schema.INNODB_TRX``, trusted
+only when it shows the tick's own transaction (the list is a cache). Why:
+docs/internals.md, "Ticks by stamping".
 """
 
 from __future__ import annotations

@@ -1,51 +1,7 @@
-"""PostgreSQL capture: statement triggers write ``{p}items``; PgQ-style ticks order it.
-
-**Triggers.** Each watched table gets one generated plpgsql function ``{p}capture_<id>``
-and AFTER ... FOR EACH STATEMENT triggers with transition tables: ``_ins`` (I), ``_upd``
-(U), ``_del`` and ``_trunc`` (D: a TRUNCATE is a mass delete, captured when deletes are).
-A statement's records are written by one ``INSERT ... SELECT`` over its transition table;
-a row trigger pays a function call and an INSERT per row, which on bulk statements costs
-more than the queue insert itself (``bench/capture_insert_pg.py`` measures both), while a
-single-row statement costs a few microseconds more. UPDATE pairs old and new rows by the
-key (primary key, or the ``key`` of the channel file): a pair is an UPDATE, an old key
-without a new partner a DELETE, a new key without an old partner an INSERT, which leaves
-the final state right key by key when a statement changes keys (``SET id = id + 1``).
-Within one statement records follow the database's row order (no key appears twice in a
-statement); across statements, statement order. A user trigger that writes a watched
-table while a statement on it runs gets its records before that outer statement's (the
-inner statement ends first). TRUNCATE writes one record carrying the table's shape.
-Triggers are ``ENABLE ALWAYS`` (they fire under ``session_replication_role = replica``
-too) and ``SECURITY DEFINER`` with a fixed ``search_path`` (application roles need no grant
-on the queue and cannot redirect the function's names). Only plain tables are captured
-(see ``catalog.py``). The generator is ``sql/install/110_fn_make_capture.sql``.
-
-**Content** is ``row_to_json`` text: column order kept, json columns verbatim, numerics with
-every digit, NaN/Infinity as strings; bytea is base64 and money a plain number; timestamps
-with zone are written in UTC whatever the session's TimeZone (settings that change how a
-value prints are pinned for the statement when they matter, and restored). PostgreSQL text
-cannot hold NUL and row_to_json keeps json text verbatim (to_jsonb would refuse a json
-``\u0000``): every value of a UTF8 database has a JSON form, and a SQL_ASCII database,
-whose text may not be UTF-8, is refused by ``check``.
-
-**Positions.** ``trans_key`` is ``pg_current_xact_id()``; ``tick()`` stores a snapshot per
-tick in ``{p}ticks`` (taken in READ COMMITTED after the lock on ``{p}service_context``, which
-serializes tickers); a record belongs to window (after, upto] when upto's snapshot sees its
-transaction and after's does not (a missing tick is an error, never an empty window).
-Records are never stamped (it would double the write cost), so ``{p}items.context`` stays
-NULL; ``changes`` computes each record's tick. ``Tick.guaranteed`` is min(clock, start of
-the oldest transaction of this database that holds an xid), both read before the snapshot.
-Prepared (two-phase) transactions are not in pg_stat_activity: their changes are still
-never skipped, but the guaranteed time does not wait for them. The queue's primary key is
-(tablename, trans_key, repl_key), what readers filter on; repl_key is unique by its
-sequence (CACHE 1, NO CYCLE; ``check`` and ``status`` flag a sequence altered or reset).
-
-**DDL.** The event triggers ``{p}ddl_end`` and ``{p}ddl_drop`` write CREATE/ALTER/DROP
-records of this prefix's watched tables only (several prefixes coexist); ALTER regenerates
-the capture function for the new shape and bumps ``version``; TRUNCATE does not change the
-version. Installing needs a superuser (event triggers).
-
-**Origin.** ``set_origin`` sets the transaction-local setting ``syncpoint.<prefix>origin``;
-the triggers write it as ``dbid`` (else the location name).
+"""PostgreSQL capture: statement triggers with transition tables write ``{p}items``; ticks
+store a snapshot each (``{p}ticks``), and a record's tick is computed when it is read; event
+triggers write DDL records. ``set_origin`` is a transaction-local setting the triggers read.
+How and why: docs/internals.md, "Capture on PostgreSQL".
 """
 
 from __future__ import annotations

@@ -1,37 +1,10 @@
 """SQLite capture: row triggers into ``{prefix}items``, ticks by stamping, DDL by polling.
 
-Commit order. SQLite serializes writers: a write transaction holds the database's write lock
-from its first write to its COMMIT, so ``repl_key`` order (AUTOINCREMENT, never reused) is
-commit order and no transaction is ever half visible. ``tick()`` takes the write lock with
-``BEGIN IMMEDIATE`` (so every earlier writer has committed or rolled back and no new one can
-start), stamps every record with ``context IS NULL`` with the new tick N+1, stores N+1 in
-``{prefix}service_context`` and commits. A record is therefore in tick N+1 exactly when its
-transaction committed after tick N and before tick N+1. ``Tick.guaranteed`` is SQLite's clock
-read right after ``BEGIN IMMEDIATE``: no writer is open then, so every change captured before
-that instant (``captured_at``, the same clock) is in this tick or an earlier one.
-
-trans_key. SQLite exposes no transaction identity to SQL: no txid function, no session
-variable, no commit hook a trigger could use, and a transaction's own uncommitted rows look
-exactly like committed ones to it. So the trigger cannot tell "first write of a new
-transaction" from "next write of the same one". What it can know exactly is the tick that
-will stamp the record: ``trans_key = service_context.context + 1`` read by the trigger. Every
-record of one transaction shares it (a tick cannot run while the transaction is open), and
-transactions separated by a tick get different keys; transactions committed between the same
-two ticks share one key. Since those transactions are serialized and readers only ever see
-whole ticks, such a group is indistinguishable, for every reader, from one transaction that
-made all its changes in repl_key order.
-
-Content. See ``encode.py``: REAL and BLOB values are captured in an exact raw form and given
-their final form (shortest float text, base64) by ``tick()`` before anyone can read them.
-
-DDL. See ``ddl.py``; every tick polls for DDL first. ADD COLUMN, RENAME COLUMN, RENAME
-TABLE and table rebuilds never make an application's write fail. One limit is SQLite's own:
-``ALTER TABLE ... DROP COLUMN`` re-checks every trigger of the schema and refuses to drop a
-column a trigger names (``error in trigger ... after drop column: no such column``), and a
-trigger cannot name a table's columns any other way (no dynamic row access, no DDL in
-triggers). Run such a migration with ``syncpoint migrate`` (``run_ddl()``: drops this
-prefix's triggers, runs the DDL, polls and regenerates, all in one ``BEGIN IMMEDIATE``
-transaction, so no write falls between).
+Writers are serialized, so ``repl_key`` order is commit order; ``tick()`` takes the write
+lock (``BEGIN IMMEDIATE``), polls DDL, stamps the unstamped records with the new tick and
+commits. ``trans_key`` is the tick that will stamp the record. A migration that drops a
+column runs through ``run_ddl`` (SQLite refuses to drop a column a trigger names). Why:
+docs/internals.md, "Capture on SQLite".
 """
 
 from __future__ import annotations

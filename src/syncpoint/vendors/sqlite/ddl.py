@@ -1,26 +1,9 @@
 """DDL detection for SQLite (no event triggers): ``{prefix}cols_view`` (the catalog now) is
-compared with ``{prefix}cols_snapshot`` (what capture last saw), inside one ``BEGIN
-IMMEDIATE`` transaction, so the DDL records sit in the stream exactly between the row changes
-made before and after the change.
-
-- table gone (dropped, or renamed: SQLite moves the triggers with it): a DROP record; the
-  moved triggers are removed (writes to the renamed table are no longer refused);
-- table back after a DROP: a CREATE record, then an INSERT record for each row it already
-  holds (those rows were written while no trigger existed);
-- columns differ: an ALTER record with the old and the new shape; triggers regenerated.
-  Writes between the ALTER and the poll went through the triggers of the old shape (an
-  application's write never fails for it): after ADD COLUMN without the new columns, after
-  RENAME COLUMN (which SQLite applies to trigger bodies too) under the old names; both are
-  consistent with their place in the stream, before the ALTER record. The rows those records
-  touched are then captured again, as they are now and in full, as UPDATE records after the
-  ALTER record (``_recapture``). Every tick polls first in its own transaction, so no tick
-  ever stamps such records without the ALTER record and the full rows after them;
-- triggers missing while the table exists (rebuilt with CREATE/INSERT/DROP/RENAME, or a
-  trigger dropped by hand): changes may have gone uncaptured, so a TRUNCATE record and the
-  table's current rows are written: the stream again describes the table exactly.
-
-Each event adds one to the table's shape ``version``; records carry the version they were
-captured under.
+compared with ``{prefix}cols_snapshot`` (what capture last saw) inside one ``BEGIN
+IMMEDIATE`` transaction, so the DDL records sit in the stream exactly between the row
+changes made before and after the change. DROP, CREATE, ALTER (rows touched meanwhile are
+captured again after it) and missing triggers (a TRUNCATE record and the current rows):
+docs/internals.md, "Capture on SQLite".
 """
 
 from __future__ import annotations

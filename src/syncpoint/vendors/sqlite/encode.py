@@ -1,33 +1,11 @@
 """Row encoding for SQLite capture: the SQL expressions the triggers use, and the Python step
 that gives REAL and BLOB values their final form when a tick makes records readable.
 
-SQLite's core SQL cannot render every value the way the content contract asks (SPEC §4,
-``vendors/base.py``), and the triggers must run in any application's SQLite, so they may
-only use built-in functions:
-
-- ``json_object`` prints REAL values with 15 significant digits (not exact) and infinities
-  as the invalid token ``Inf``; SQLite 3.40's ``printf`` is not correctly rounded either
-  (measured: ``%!.17g`` fails to round-trip for ~0.3% of doubles, and ``%!.18g`` comes
-  within 0.91 of half an ulp), and its text-to-REAL cast is not correctly rounded, so no
-  in-SQL round-trip check can be trusted.
-- there is no base64 function; an in-SQL encoder costs about 2 µs per byte.
-
-So the trigger writes a *raw form* that is exact and cheap: a finite REAL ``x`` becomes the
-JSON array ``[m, k]`` with integers such that ``x == m * 2**-k`` exactly (``|x|`` times an
-exact power of two looked up by magnitude in ``{prefix}pow2`` is an integer below 2**53, and
-multiplying by a power of two never rounds); ±Infinity become the strings ``"Infinity"`` and
-``"-Infinity"``; a BLOB becomes its hex text. The record's ``fix`` column holds one letter per
-encoded column (``substr(typeof(v), 1, 1)``; content and old content separated by ``|``) and
-is set only when a REAL or BLOB is present. ``tick()`` (Python, inside the tick transaction)
-rewrites those records to the contract's form (shortest exact float text, base64) before
-stamping them, so every reader (``changes``, ``changes_query``, Spark) only ever sees final
-content.
-
-Other storage classes are written as the database holds them: INTEGER as a JSON number, TEXT
-as a JSON string (also in an INTEGER column: SQLite is dynamically typed; a column declared
-``JSON`` too, so that its JSON ``null`` stays apart from SQL NULL), NULL as null. NaN cannot
-be captured because SQLite stores it as NULL; ``-0.0`` loses its sign (no core function
-can see it, and REAL columns store it as 0 anyway).
+Triggers write an exact, cheap *raw form* (a REAL as ``[m, k]`` with ``x == m * 2**-k``, a
+BLOB as hex; the record's ``fix`` column says which columns); ``tick()`` rewrites those
+records to shortest float text and base64 before stamping them, so readers only ever see
+final content. Why (SQLite's own float printing is not exact): docs/internals.md, "Capture
+on SQLite".
 """
 
 from __future__ import annotations
