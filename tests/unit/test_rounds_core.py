@@ -1,5 +1,5 @@
-"""The pure rules of rounds: type mapping, DDL classification and policy, foreign-key
-order, stream identity, sync point reuse, the purge bound, and the failpoint sweep list."""
+"""The pure rules of rounds: DDL classification and policy, foreign-key order, stream
+identity, sync point reuse, the purge bound, and the failpoint sweep list."""
 
 from __future__ import annotations
 
@@ -8,75 +8,10 @@ import json
 import pytest
 
 from syncpoint import failpoints
-from syncpoint.core import ddl, fkorder, positions, types
+from syncpoint.core import ddl, fkorder, positions
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.errors import StreamIdentityError
-
-
-@pytest.mark.parametrize(
-    ("vendor", "declared", "pg", "my", "sl"),
-    [
-        ("postgres", "numeric(12,2)", "numeric(12,2)", "decimal(12,2)", "TEXT"),
-        ("postgres", "numeric", "numeric", "decimal(65,30)", "TEXT"),
-        ("postgres", "numeric(80,40)", "numeric(80,40)", "decimal(65,30)", "TEXT"),
-        (
-            "postgres",
-            "timestamp(3) with time zone",
-            "timestamp(3) with time zone",
-            "datetime(3)",
-            "TEXT",
-        ),
-        ("postgres", "bytea", "bytea", "longblob", "BLOB"),
-        ("postgres", "character varying(20)", "character varying(20)", "varchar(20)", "TEXT"),
-        ("postgres", "double precision", "double precision", "double", "REAL"),
-        ("postgres", "boolean", "boolean", "tinyint(1)", "BOOLEAN"),
-        ("postgres", "jsonb", "jsonb", "longtext", "TEXT"),
-        ("postgres", "interval", "interval", "longtext", "TEXT"),
-        ("mariadb", "bigint(20) unsigned", "numeric(20,0)", "bigint(20) unsigned", "TEXT"),
-        ("mariadb", "int(10) unsigned", "bigint", "int(10) unsigned", "INTEGER"),
-        ("mariadb", "tinyint(1)", "boolean", "tinyint(1)", "BOOLEAN"),
-        ("mariadb", "decimal(65,30)", "numeric(65,30)", "decimal(65,30)", "TEXT"),
-        ("mariadb", "datetime(6)", "timestamp(6)", "datetime(6)", "TEXT"),
-        ("mariadb", "timestamp(6)", "timestamp(6) with time zone", "timestamp(6)", "TEXT"),
-        ("mariadb", "enum('a','B')", "text", "enum('a','B')", "TEXT"),
-        ("mariadb", "longblob", "bytea", "longblob", "BLOB"),
-        ("sqlite", "INTEGER", "bigint", "bigint", "INTEGER"),
-        ("sqlite", "NUMERIC", "numeric", "decimal(65,30)", "NUMERIC"),
-        ("sqlite", "", "text", "longtext", ""),
-        ("sqlite", "VARCHAR(10)", "text", "longtext", "VARCHAR(10)"),
-    ],
-)
-def test_every_vendor_pair_gets_a_type_that_holds_every_value(
-    vendor: str, declared: str, pg: str, my: str, sl: str
-) -> None:
-    t = types.parse(vendor, declared)
-    assert types.render("postgres", t) == pg
-    assert types.render("mariadb", t) == my
-    assert types.render("sqlite", t) == sl
-
-
-def test_a_text_key_at_mariadb_needs_a_length() -> None:
-    assert types.render("mariadb", types.parse("postgres", "text"), key=True) == "varchar(255)"
-
-
-@pytest.mark.parametrize(
-    ("old", "new", "widens"),
-    [
-        ("integer", "bigint", True),
-        ("bigint", "integer", False),
-        ("numeric(10,2)", "numeric(12,2)", True),
-        ("numeric(10,2)", "numeric(10,3)", False),
-        ("numeric(10,2)", "numeric", True),
-        ("character varying(10)", "text", True),
-        ("text", "character varying(10)", False),
-        ("timestamp(3) without time zone", "timestamp(6) without time zone", True),
-        ("timestamp without time zone", "timestamp with time zone", False),
-        ("real", "double precision", True),
-        ("integer", "text", False),
-    ],
-)
-def test_widening(old: str, new: str, widens: bool) -> None:
-    assert types.widens(types.parse("postgres", old), types.parse("postgres", new)) is widens
+from syncpoint.vendors.postgres.types import parse as pg_type
 
 
 def shape(*cols: tuple[str, str, bool, int | None]) -> str:
@@ -107,18 +42,16 @@ BASE = (("id", "integer", False, 1), ("name", "text", True, None))
 def test_ddl_is_classified(
     new: tuple[tuple[str, str, bool, int | None], ...], kind: str, summary: str
 ) -> None:
-    change = ddl.classify("postgres", "ALTER", shape(*new), shape(*BASE))
+    change = ddl.classify(pg_type, "ALTER", shape(*new), shape(*BASE))
     assert change.kind == kind
     assert summary in change.summary
 
 
 def test_the_policy_decides_only_what_is_not_additive() -> None:
-    add = ddl.classify("postgres", "ALTER", shape(*BASE, ("x", "text", True, None)), shape(*BASE))
-    drop = ddl.classify("postgres", "ALTER", shape(BASE[0]), shape(*BASE))
-    key = ddl.classify(
-        "postgres", "ALTER", shape(BASE[0], ("name", "text", False, 2)), shape(*BASE)
-    )
-    trunc = ddl.classify("postgres", "TRUNCATE", None, None)
+    add = ddl.classify(pg_type, "ALTER", shape(*BASE, ("x", "text", True, None)), shape(*BASE))
+    drop = ddl.classify(pg_type, "ALTER", shape(BASE[0]), shape(*BASE))
+    key = ddl.classify(pg_type, "ALTER", shape(BASE[0], ("name", "text", False, 2)), shape(*BASE))
+    trunc = ddl.classify(pg_type, "TRUNCATE", None, None)
     assert [ddl.decide(add, p) for p in ("stop", "apply", "ignore")] == ["apply"] * 3
     assert [ddl.decide(drop, p) for p in ("stop", "apply", "ignore")] == ["stop", "apply", "ignore"]
     assert ddl.decide(key, "apply") == "stop"  # a key change cannot be replayed

@@ -7,6 +7,7 @@ docs/internals.md, "Schema changes".
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,10 +55,14 @@ def _cols(text: str | None) -> list[Col] | None:
     ]
 
 
+Parse = Callable[[str], types.NType]
+
+
 def classify(
-    vendor: str, action: str, content: str | None, oldcontent: str | None, repl_key: int = 0
+    parse: Parse, action: str, content: str | None, oldcontent: str | None, repl_key: int = 0
 ) -> DdlChange:
-    """Classify one DDL record of a table captured at a ``vendor`` location."""
+    """Classify one DDL record; ``parse`` reads the capture location's declared types (its
+    vendor's ``types.parse``)."""
     new, old = _cols(content), _cols(oldcontent)
     if action == "TRUNCATE":
         return DdlChange(action, DESTRUCTIVE, "TRUNCATE", repl_key, empties=True)
@@ -67,10 +72,10 @@ def classify(
         return DdlChange(action, ADDITIVE, "CREATE TABLE", repl_key, new_columns=tuple(new or ()))
     if action != "ALTER" or new is None or old is None:
         return DdlChange(action, AMBIGUOUS, f"{action} without a readable shape", repl_key)
-    return _alter(vendor, old, new, repl_key)
+    return _alter(parse, old, new, repl_key)
 
 
-def _alter(vendor: str, old: list[Col], new: list[Col], repl_key: int) -> DdlChange:
+def _alter(parse: Parse, old: list[Col], new: list[Col], repl_key: int) -> DdlChange:
     old_by = {c.name: c for c in old}
     new_by = {c.name: c for c in new}
     dropped = [c for c in old if c.name not in new_by]
@@ -98,7 +103,7 @@ def _alter(vendor: str, old: list[Col], new: list[Col], repl_key: int) -> DdlCha
         parts.append(f"RENAME COLUMN {d.name} TO {a.name}")
         kind = _worse(kind, DESTRUCTIVE)
     for o, n in retyped:
-        widen = types.widens(types.parse(vendor, o.type), types.parse(vendor, n.type))
+        widen = types.widens(parse(o.type), parse(n.type))
         parts.append(f"ALTER COLUMN {n.name} TYPE {o.type} -> {n.type}")
         if not widen:
             kind = _worse(kind, DESTRUCTIVE)

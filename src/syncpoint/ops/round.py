@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.config import ChannelConfig, TableConfig, TableName
-from syncpoint.core import cdr, ddl, fkorder, positions, types
+from syncpoint.core import cdr, ddl, fkorder, positions
 from syncpoint.core.positions import SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
+from syncpoint.core.types import NType
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
 from syncpoint.vendors import capture_for, module, vendor_of
 from syncpoint.vendors.base import Capture
@@ -206,7 +207,7 @@ class GroupRound:
     def _decide_ddl(self, src: Source, ws: list[TableWindow]) -> list[Stop]:
         """Decide the DDL of each window; cap all windows of the location before the first
         event the policy stops on (repeated: a lower cap may hide or reveal events)."""
-        vendor = src.capture.vendor
+        parse = module(src.capture.vendor, "types").parse
         stops: dict[str, Stop] = {}
         while True:
             cap: int | None = None
@@ -219,7 +220,7 @@ class GroupRound:
                     content, old = (
                         cdr.strip_bookkeeping(_text(x), self.cfg.prefix) for x in (content, old)
                     )
-                    change = ddl.classify(vendor, action, content, old, rk)
+                    change = ddl.classify(parse, action, content, old, rk)
                     decision = ddl.decide(change, w.policy)
                     if decision == ddl.STOP:
                         tick = self._tick_of(src, w, rk)
@@ -428,14 +429,15 @@ class GroupRound:
         except WorkFailed:
             log.warning("could not record the stop at %s", self.integrate)
 
-    def _source_types(self, src: Source, w: TableWindow) -> dict[str, types.NType]:
+    def _source_types(self, src: Source, w: TableWindow) -> dict[str, NType]:
         shape = self._shape(src, w.source)
-        out: dict[str, types.NType] = {}
+        parse = module(src.capture.vendor, "types").parse
+        out: dict[str, NType] = {}
         for change in w.ddl:
             for c in change.new_columns + change.dropped:
-                out[c.name] = types.parse(src.capture.vendor, c.type)
+                out[c.name] = parse(c.type)
         for c in shape.columns if shape else ():
-            out[c.name] = types.parse(src.capture.vendor, c.type)
+            out[c.name] = parse(c.type)
         return out
 
     def _ensure_target(self, src: Source, w: TableWindow) -> Any:
@@ -449,14 +451,10 @@ class GroupRound:
                 location=src.name,
                 table=w.table,
             )
+        parse = module(src.capture.vendor, "types").parse
+        render = module(self.target.vendor, "types").render
         cols = [
-            (
-                c.name,
-                types.render(
-                    self.target.vendor, types.parse(src.capture.vendor, c.type), key=c.name in w.key
-                ),
-                c.name in w.key,
-            )
+            (c.name, render(parse(c.type), key=c.name in w.key), c.name in w.key)
             for c in source.columns
         ]
         try:

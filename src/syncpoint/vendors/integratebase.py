@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 from syncpoint import failpoints
 from syncpoint.config import TableName
-from syncpoint.core import types
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
+from syncpoint.core.types import NType
 from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
 from syncpoint.vendors import module, sqlfiles
 
@@ -76,7 +76,7 @@ class ApplyColumn:
     name: str
     type: str
     keys: tuple[str, ...]
-    source: types.NType | None
+    source: NType | None
     pk: bool = False
 
 
@@ -109,6 +109,7 @@ class Integrate:
         self.url = url
         self.prefix = prefix
         self.dialect = module(self.vendor, "dialect")
+        self.types = module(self.vendor, "types")
         self.idents = {
             "positions": f"{prefix}stream_positions",
             "sync_points": f"{prefix}sync_points",
@@ -332,10 +333,11 @@ class Integrate:
         idempotent: a replay after a crash finds it done)."""
         t = self.qualified(table.ref)
         have = {c.name for c in table.columns}
+        parse, render = module(src_vendor, "types").parse, self.types.render
         self.begin(conn)
         for c in change.added:
             if c.name not in have:
-                typ = types.render(self.vendor, types.parse(src_vendor, c.type))
+                typ = render(parse(c.type))
                 self.run(conn, "add_column", target=t, column=c.name, type=typ)
         for old, new in change.renamed:
             if old.name in have and new.name not in have:
@@ -345,7 +347,7 @@ class Integrate:
                 self.run(conn, "drop_column", target=t, column=c.name)
         for _old, new in change.retyped:
             if new.name in have and self.alters_types:
-                typ = types.render(self.vendor, types.parse(src_vendor, new.type))
+                typ = render(parse(new.type))
                 self.run(conn, "alter_type", target=t, column=new.name, type=typ)
         self.commit(conn)
 
@@ -585,7 +587,7 @@ def _notes(table: TargetTable, key: Sequence[str], vendor: str) -> list[str]:
 def apply_table(
     target: TargetTable,
     key: Sequence[str],
-    source: dict[str, types.NType] | None,
+    source: dict[str, NType] | None,
     renames: dict[str, str] | None = None,
 ) -> ApplyTable:
     """The columns a round writes: every target column the change records can carry

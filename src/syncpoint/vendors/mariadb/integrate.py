@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
-from syncpoint.core import types
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import (
@@ -23,6 +22,7 @@ from syncpoint.vendors.integratebase import (
     TargetColumn,
 )
 from syncpoint.vendors.integratebase import TargetTable as TargetTable
+from syncpoint.vendors.mariadb.types import parse
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
 
@@ -73,7 +73,7 @@ class MariadbIntegrate(Integrate):
 
     # -- values ------------------------------------------------------------------------
     def _value(self, col: ApplyColumn, p: Params) -> str:
-        target = types.parse("mariadb", col.type)
+        target = parse(col.type)
         src_json = col.source is not None and col.source.kind == "json"
 
         def pick(as_json: bool = False) -> str:

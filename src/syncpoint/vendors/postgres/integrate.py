@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
-from syncpoint.core import types
 from syncpoint.core.rounds import TableWindow
 from syncpoint.vendors.integratebase import (
     ApplyColumn,
@@ -28,6 +27,7 @@ from syncpoint.vendors.integratebase import (
     TargetColumn,
 )
 from syncpoint.vendors.integratebase import TargetTable as TargetTable
+from syncpoint.vendors.postgres.types import parse
 
 
 class PostgresIntegrate(Integrate):
@@ -70,7 +70,7 @@ class PostgresIntegrate(Integrate):
 
     # -- values ------------------------------------------------------------------------
     def _value(self, col: ApplyColumn, p: Params) -> str:
-        target = types.parse("postgres", col.type)
+        target = parse(col.type)
         src_json = col.source is not None and col.source.kind == "json"
 
         def pick(as_json: bool) -> str:

@@ -25,11 +25,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from syncpoint.config import TableName
-from syncpoint.core import types
 from syncpoint.core.rounds import TableWindow
+from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, TargetColumn
 from syncpoint.vendors.integratebase import TargetTable as TargetTable
+from syncpoint.vendors.sqlite.types import affinity
 
 CHUNK = 5000
 
@@ -53,21 +54,7 @@ def dumps(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
-def affinity(declared: str) -> str:
-    """SQLite's affinity rules (https://www.sqlite.org/datatype3.html §3.1)."""
-    t = declared.upper()
-    if "INT" in t:
-        return "INTEGER"
-    if any(w in t for w in ("CHAR", "CLOB", "TEXT")):
-        return "TEXT"
-    if "BLOB" in t or not t:
-        return "BLOB"
-    if any(w in t for w in ("REAL", "FLOA", "DOUB")):
-        return "REAL"
-    return "NUMERIC"
-
-
-def convert(v: Any, aff: str, source: types.NType | None, column: str) -> Any:
+def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
     """A decoded JSON value as the value to bind for a column of affinity ``aff``."""
     if v is None:
         return None

@@ -1,0 +1,113 @@
+"""MariaDB types: a column's ``COLUMN_TYPE`` read into the neutral ``NType``; and the type a
+target column created here gets for a source column. The choices: docs/internals.md,
+"Types between vendors"."""
+
+from __future__ import annotations
+
+from syncpoint.core.types import NType
+from syncpoint.vendors.typetext import args, base, normal
+
+NAME = "mariadb"
+_INT = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
+_TEXT_LIMITS = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": None}
+_BLOB_LIMITS = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": None}
+
+
+def parse(declared: str) -> NType:
+    """The neutral type of ``declared`` as MariaDB's catalog writes it."""
+    t = normal(declared)
+    a, b = args(t), base(t)
+    unsigned = " unsigned" in t
+
+    def mk(kind: str, **kw: object) -> NType:
+        return NType(kind, source_vendor=NAME, declared=declared.strip(), **kw)  # type: ignore[arg-type]
+
+    if b in ("tinyint",) and a == [1] and not unsigned:
+        return mk("bool")
+    if b in ("bool", "boolean"):
+        return mk("bool")
+    if b in _INT:
+        return mk("int", bits=_INT[b], unsigned=unsigned)
+    if b in ("decimal", "numeric", "dec", "fixed"):
+        return mk(
+            "decimal",
+            precision=a[0] if a else 10,
+            scale=a[1] if len(a) > 1 else 0,
+            unsigned=unsigned,
+        )
+    if b == "float":
+        return mk("float", bits=32)
+    if b in ("double", "double precision", "real"):
+        return mk("float", bits=64)
+    if b in ("varchar", "char"):
+        return mk("text", length=a[0] if a else 1, fixed=b == "char")
+    if b in ("tinytext", "text", "mediumtext", "longtext", "varchar2"):
+        return mk("text", length=_TEXT_LIMITS.get(b))
+    if b in ("binary", "varbinary"):
+        return mk("binary", length=a[0] if a else 1, fixed=b == "binary")
+    if b in _BLOB_LIMITS:
+        return mk("binary", length=_BLOB_LIMITS[b])
+    if b == "date":
+        return mk("date")
+    frac = a[0] if a else 0
+    if b == "time":
+        return mk("time", precision=frac)
+    if b == "datetime":
+        return mk("timestamp", precision=frac)
+    if b == "timestamp":
+        # MariaDB TIMESTAMP is stored in UTC and shown in the session's zone: an instant.
+        return mk("timestamp", precision=frac, tz=True)
+    if b == "year":
+        return mk("int", bits=16)
+    if b == "json":
+        return mk("json")
+    if b == "uuid":
+        return mk("uuid")
+    return mk("other")
+
+
+def render(t: NType, *, key: bool = False) -> str:
+    """The type of a target column created here for a source column of type ``t`` (``key``:
+    part of the primary key, so text and binary need a length; a MariaDB source keeps its
+    declared type)."""
+    if t.source_vendor == NAME and t.declared:
+        return t.declared
+    k = t.kind
+    u = " unsigned" if t.unsigned else ""
+    if k == "int":
+        return {8: "tinyint", 16: "smallint", 24: "mediumint", 32: "int"}.get(
+            t.bits or 64, "bigint"
+        ) + u
+    if k == "decimal":
+        if t.precision is None or t.precision > 65 or (t.scale or 0) > 30:
+            return "decimal(65,30)"
+        return f"decimal({t.precision},{t.scale or 0})" + u
+    if k == "float":
+        return "float" if t.bits == 32 else "double"
+    if k == "bool":
+        return "tinyint(1)"
+    if k == "text":
+        if key and (t.length is None or t.length > 255):
+            return "varchar(255)"
+        if t.length is not None and t.length <= 16383:
+            return f"char({t.length})" if t.fixed and t.length <= 255 else f"varchar({t.length})"
+        return "longtext"
+    if k == "binary":
+        if key and (t.length is None or t.length > 255):
+            return "varbinary(255)"
+        if t.length is not None and t.length <= 65535:
+            return (
+                f"binary({t.length})" if t.fixed and t.length <= 255 else f"varbinary({t.length})"
+            )
+        return "longblob"
+    if k == "date":
+        return "date"
+    if k == "time" and not t.tz:
+        return f"time({t.fraction})"
+    if k == "timestamp":
+        return f"datetime({t.fraction})"
+    if k == "json":
+        return "longtext"
+    if k == "uuid":
+        return "char(36)"
+    return "varchar(255)" if key else "longtext"

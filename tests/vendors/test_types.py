@@ -1,0 +1,80 @@
+"""Types as vendor data: each vendor's ``types.py`` reads its catalog's types into the
+neutral model and renders the type of a created target column so that it holds every value
+of the source's; ``widens`` says which source type changes lose nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from syncpoint.core import types
+from syncpoint.vendors.mariadb import types as mariadb
+from syncpoint.vendors.postgres import types as postgres
+from syncpoint.vendors.sqlite import types as sqlite
+
+TYPES = {"postgres": postgres, "mariadb": mariadb, "sqlite": sqlite}
+
+
+@pytest.mark.parametrize(
+    ("vendor", "declared", "pg", "my", "sl"),
+    [
+        ("postgres", "numeric(12,2)", "numeric(12,2)", "decimal(12,2)", "TEXT"),
+        ("postgres", "numeric", "numeric", "decimal(65,30)", "TEXT"),
+        ("postgres", "numeric(80,40)", "numeric(80,40)", "decimal(65,30)", "TEXT"),
+        (
+            "postgres",
+            "timestamp(3) with time zone",
+            "timestamp(3) with time zone",
+            "datetime(3)",
+            "TEXT",
+        ),
+        ("postgres", "bytea", "bytea", "longblob", "BLOB"),
+        ("postgres", "character varying(20)", "character varying(20)", "varchar(20)", "TEXT"),
+        ("postgres", "double precision", "double precision", "double", "REAL"),
+        ("postgres", "boolean", "boolean", "tinyint(1)", "BOOLEAN"),
+        ("postgres", "jsonb", "jsonb", "longtext", "TEXT"),
+        ("postgres", "interval", "interval", "longtext", "TEXT"),
+        ("mariadb", "bigint(20) unsigned", "numeric(20,0)", "bigint(20) unsigned", "TEXT"),
+        ("mariadb", "int(10) unsigned", "bigint", "int(10) unsigned", "INTEGER"),
+        ("mariadb", "tinyint(1)", "boolean", "tinyint(1)", "BOOLEAN"),
+        ("mariadb", "decimal(65,30)", "numeric(65,30)", "decimal(65,30)", "TEXT"),
+        ("mariadb", "datetime(6)", "timestamp(6)", "datetime(6)", "TEXT"),
+        ("mariadb", "timestamp(6)", "timestamp(6) with time zone", "timestamp(6)", "TEXT"),
+        ("mariadb", "enum('a','B')", "text", "enum('a','B')", "TEXT"),
+        ("mariadb", "longblob", "bytea", "longblob", "BLOB"),
+        ("sqlite", "INTEGER", "bigint", "bigint", "INTEGER"),
+        ("sqlite", "NUMERIC", "numeric", "decimal(65,30)", "NUMERIC"),
+        ("sqlite", "", "text", "longtext", ""),
+        ("sqlite", "VARCHAR(10)", "text", "longtext", "VARCHAR(10)"),
+    ],
+)
+def test_every_vendor_pair_gets_a_type_that_holds_every_value(
+    vendor: str, declared: str, pg: str, my: str, sl: str
+) -> None:
+    t = TYPES[vendor].parse(declared)
+    assert postgres.render(t) == pg
+    assert mariadb.render(t) == my
+    assert sqlite.render(t) == sl
+
+
+def test_a_text_key_at_mariadb_needs_a_length() -> None:
+    assert mariadb.render(postgres.parse("text"), key=True) == "varchar(255)"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "widens"),
+    [
+        ("integer", "bigint", True),
+        ("bigint", "integer", False),
+        ("numeric(10,2)", "numeric(12,2)", True),
+        ("numeric(10,2)", "numeric(10,3)", False),
+        ("numeric(10,2)", "numeric", True),
+        ("character varying(10)", "text", True),
+        ("text", "character varying(10)", False),
+        ("timestamp(3) without time zone", "timestamp(6) without time zone", True),
+        ("timestamp without time zone", "timestamp with time zone", False),
+        ("real", "double precision", True),
+        ("integer", "text", False),
+    ],
+)
+def test_widening(old: str, new: str, widens: bool) -> None:
+    assert types.widens(postgres.parse(old), postgres.parse(new)) is widens
