@@ -78,3 +78,45 @@ def test_a_text_key_at_mariadb_needs_a_length() -> None:
 )
 def test_widening(old: str, new: str, widens: bool) -> None:
     assert types.widens(postgres.parse(old), postgres.parse(new)) is widens
+
+
+@pytest.mark.parametrize(
+    ("vendor", "declared", "kind", "figures"),
+    [
+        ("postgres", "numeric(12,2)", "decimal", (12, 2)),
+        ("mariadb", "decimal(10,0)", "decimal", (10, 0)),
+        ("postgres", "character varying(20)", "text", (20,)),
+        ("mariadb", "varchar(50)", "text", (50,)),
+        ("mariadb", "tinyint(1)", "bool", ()),
+        ("postgres", "boolean", "bool", ()),
+        ("mariadb", "int(11)", "int", (32,)),
+        ("postgres", "bigint", "int", (64,)),
+        ("postgres", "interval", "interval", ()),
+        ("postgres", "timestamp with time zone", "timestamp", (6, True)),
+        ("postgres", "timestamp(6) without time zone", "timestamp", (6, False)),
+        ("mariadb", "datetime(6)", "timestamp", (6, False)),
+        ("postgres", "date", "date", ()),
+        ("postgres", "time", "time", (6, False)),
+        ("postgres", "double precision", "float", (64,)),
+        ("postgres", "bytea", "binary", ()),
+        ("mariadb", "longblob", "binary", ()),
+        ("postgres", "jsonb", "json", ()),
+        ("postgres", "uuid", "uuid", ()),
+        ("mariadb", "longtext", "text", ()),
+        ("sqlite", "", "other", ()),
+    ],
+)
+def test_declared_types_are_read_by_their_vendor(
+    vendor: str, declared: str, kind: str, figures: tuple[object, ...]
+) -> None:
+    """The catalog spellings transport tables and rounds both read (one mapping for both)."""
+    t = TYPES[vendor].parse(declared)
+    assert t.kind == kind
+    if kind == "decimal":
+        assert (t.precision, t.scale) == figures
+    elif kind == "text" and figures:
+        assert (t.length,) == figures
+    elif kind in ("int", "float") and figures:
+        assert (t.bits,) == figures
+    elif kind in ("time", "timestamp"):
+        assert (t.fraction, t.tz) == figures

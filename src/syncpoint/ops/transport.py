@@ -13,7 +13,6 @@ plain drivers, streamed, not Spark: why in docs/internals.md, "Transport tables"
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -28,33 +27,6 @@ if TYPE_CHECKING:
     from syncpoint.ops.channel import Channel
 
 BATCH = 5000
-
-# Declared type (lower case) -> the family of values it holds, for copies between vendors.
-_FAMILIES = [
-    (r"^(bool|tinyint\(1\))", "bool"),
-    (r"^interval", "text"),
-    (r"^(big|small|medium|tiny)?int|^integer|^serial|^bigserial", "int"),
-    (r"^(numeric|decimal|number)", "decimal"),
-    (r"^(real|double|float)", "float"),
-    (r"^(timestamp.* with time zone|timestamptz)", "timestamptz"),
-    (r"^(timestamp|datetime)", "timestamp"),
-    (r"^date$", "date"),
-    (r"^time", "time"),
-    (r"^(bytea|(tiny|medium|long)?blob|(var)?binary)", "bytes"),
-    (r"^jsonb?$", "json"),
-    (r"^uuid$", "uuid"),
-    (r"^(character varying|varchar|nvarchar|character|char|nchar)", "varchar"),
-]
-
-
-def family(declared: str) -> tuple[str, tuple[int, ...]]:
-    """``numeric(12,2)`` -> ``("decimal", (12, 2))``; anything unknown is text."""
-    t = declared.strip().lower()
-    args = tuple(int(n) for n in re.findall(r"\d+", t.split("(", 1)[1])) if "(" in t else ()
-    for pattern, fam in _FAMILIES:
-        if re.search(pattern, t):
-            return fam, args
-    return "text", ()
 
 
 @contextmanager
@@ -76,7 +48,8 @@ class _Side:
         self.url, self.location = url, location
         self.vendor = vendor_of(url)
         self.dialect = module(self.vendor, "dialect")
-        self.io = module(self.vendor, "gate")
+        self.types = module(self.vendor, "types")
+        self.io = module(self.vendor, "transport")
 
     def ref(self, t: TableName) -> TableName:
         """The table's name here: vendors without schemas keep only the table name."""
@@ -88,23 +61,23 @@ class _Side:
 
     def sql(self, name: str, **raw: str) -> str:
         return sqlfiles.render(
-            sqlfiles.load(self.vendor, f"gate/{name}.sql"), self.dialect.quote, raw=raw
+            sqlfiles.load(self.vendor, f"transport/{name}.sql"), self.dialect.quote, raw=raw
         )
 
     def columns(self, conn: Any, t: TableName) -> list[Column]:
         params = (t.schema_, t.name)
         with self.dialect.translated(self.location, str(t)):
             cur = conn.cursor()
-            cur.execute(self.sql("transport_columns"), params)
+            cur.execute(self.sql("columns"), params)
             rows = cur.fetchall()
             conn.commit()
         return [Column(r[0], str(r[1] or "").lower(), bool(r[2]), r[3]) for r in rows]
 
 
 def _definitions(src: _Side, dst: _Side, cols: list[Column]) -> str:
-    """Column definitions at ``dst``: the same declared types between one vendor, mapped by
-    value family between vendors (then without a primary key: create the table beforehand
-    to have one)."""
+    """Column definitions at ``dst``: the same declared types between one vendor, the types a
+    round would create between vendors (then without a primary key: create the table
+    beforehand to have one)."""
     q = dst.dialect.quote
     if src.vendor == dst.vendor:
         defs = [
@@ -115,7 +88,7 @@ def _definitions(src: _Side, dst: _Side, cols: list[Column]) -> str:
         if key:
             defs.append("PRIMARY KEY (" + ", ".join(q(k) for k in key) + ")")
         return ", ".join(defs)
-    return ", ".join(f"{q(c.name)} {dst.io.transport_type(*family(c.type))}" for c in cols)
+    return ", ".join(f"{q(c.name)} {dst.types.render(src.types.parse(c.type))}" for c in cols)
 
 
 def _copy(src: _Side, dst: _Side, table: TableName) -> int:
@@ -135,9 +108,7 @@ def _copy(src: _Side, dst: _Side, table: TableName) -> int:
         with dst.dialect.translated(dst.location, str(there)):
             if not target_cols:
                 dconn.cursor().execute(
-                    dst.sql(
-                        "transport_create", table=name, definitions=_definitions(src, dst, cols)
-                    )
+                    dst.sql("create", table=name, definitions=_definitions(src, dst, cols))
                 )
                 dconn.commit()
                 target_cols = {c.name: c for c in dst.columns(dconn, there)}
@@ -149,25 +120,25 @@ def _copy(src: _Side, dst: _Side, table: TableName) -> int:
                 location=dst.location,
                 table=str(there),
             )
-        fams = [family(target_cols[c.name].type)[0] for c in cols]
+        column_types = [dst.types.parse(target_cols[c.name].type) for c in cols]
         names = ", ".join(src.dialect.quote(c.name) for c in cols)
-        select = src.sql("transport_select", columns=names, table=src.qualified(table))
+        select = src.sql("select", columns=names, table=src.qualified(table))
         insert = dst.sql(
-            "transport_insert",
+            "insert",
             table=name,
             columns=", ".join(dst.dialect.quote(c.name) for c in cols),
-            params=", ".join([dst.io.PARAM] * len(cols)),
+            params=", ".join([dst.dialect.PARAM] * len(cols)),
         )
         count = 0
         with dst.dialect.translated(dst.location, str(there)):
             dst.io.begin_write(dconn)
             dcur = dconn.cursor()
-            dcur.execute(dst.sql("transport_delete", table=name))
+            dcur.execute(dst.sql("delete", table=name))
             with src.dialect.translated(src.location, str(table)):
                 scur = src.io.stream(sconn, select)
                 while batch := scur.fetchmany(BATCH):
                     rows = [
-                        tuple(dst.io.adapt(v, f) for v, f in zip(r, fams, strict=True))
+                        tuple(dst.io.adapt(v, t) for v, t in zip(r, column_types, strict=True))
                         for r in batch
                     ]
                     dcur.executemany(insert, rows)

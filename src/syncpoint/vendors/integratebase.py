@@ -102,7 +102,6 @@ class Integrate:
     """Control tables, target catalog and the apply transaction at one location."""
 
     vendor: ClassVar[str]
-    param: ClassVar[str] = "%s"
 
     def __init__(self, location: str, url: str, prefix: str):
         self.location = location

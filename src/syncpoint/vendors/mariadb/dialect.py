@@ -24,6 +24,7 @@ JDBC_JAR = "/usr/share/java/mariadb-java-client.jar"
 # Spark may read and write this database over several JDBC connections at once.
 JDBC_PARALLEL = True
 HAS_SCHEMAS = False  # a MariaDB "schema" is the database itself
+PARAM = "%s"  # the driver's placeholder for a bound value
 
 # Lost connection, server gone, deadlock, lock wait timeout, too many connections.
 _TRANSIENT = {1040, 1053, 1205, 1213, 2003, 2006, 2013, 2055}

@@ -24,6 +24,7 @@ JDBC_JAR = "/usr/share/java/postgresql.jar"
 # Spark may read and write this database over several JDBC connections at once.
 JDBC_PARALLEL = True
 HAS_SCHEMAS = True
+PARAM = "%s"  # the driver's placeholder for a bound value
 DEFAULT_SCHEMA = "public"
 
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,

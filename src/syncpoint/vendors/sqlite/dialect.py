@@ -17,6 +17,7 @@ JDBC_JAR = "/usr/share/java/sqlite-jdbc.jar"
 # One writer per database file: parallel JDBC partitions only queue on its lock.
 JDBC_PARALLEL = False
 HAS_SCHEMAS = False
+PARAM = "?"  # the driver's placeholder for a bound value
 BUSY_TIMEOUT_S = 30.0
 
 # The refinements of LocationError callers test for (``errors.py``), by result code (the
