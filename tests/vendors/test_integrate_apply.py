@@ -235,5 +235,5 @@ def test_describe_gives_every_key_column_in_key_order(any_db: Any, integ: Integr
     finally:
         conn.close()
     assert shape is not None
-    assert shape.key == ("b", "a")
+    assert shape.primary_key == ("b", "a")
     assert shape.unique_on(["a", "b"]) and not shape.unique_on(["b"])

@@ -12,17 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.core import types
+from syncpoint.core.model import Column
 
 ADDITIVE, DESTRUCTIVE, AMBIGUOUS = "additive", "destructive", "ambiguous"
 APPLY, STOP, IGNORE = "apply", "stop", "ignore"
-
-
-@dataclass(frozen=True)
-class Col:
-    name: str
-    type: str
-    nullable: bool
-    pk: int | None
 
 
 @dataclass(frozen=True)
@@ -33,24 +26,24 @@ class DdlChange:
     kind: str
     summary: str
     repl_key: int = 0
-    added: tuple[Col, ...] = ()
-    dropped: tuple[Col, ...] = ()
-    renamed: tuple[tuple[Col, Col], ...] = ()
-    retyped: tuple[tuple[Col, Col], ...] = ()
-    new_columns: tuple[Col, ...] = ()
+    added: tuple[Column, ...] = ()
+    dropped: tuple[Column, ...] = ()
+    renamed: tuple[tuple[Column, Column], ...] = ()
+    retyped: tuple[tuple[Column, Column], ...] = ()
+    new_columns: tuple[Column, ...] = ()
     empties: bool = False  # TRUNCATE / DROP TABLE
     key_changed: bool = False
     notes: tuple[str, ...] = field(default=())
 
 
-def _cols(text: str | None) -> list[Col] | None:
+def _cols(text: str | None) -> list[Column] | None:
     if not text:
         return None
     data: Any = json.loads(text)
     if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
         return None
     return [
-        Col(str(c["name"]), str(c.get("type") or ""), bool(c.get("nullable", True)), c.get("pk"))
+        Column(str(c["name"]), str(c.get("type") or ""), bool(c.get("nullable", True)), c.get("pk"))
         for c in data["columns"]
     ]
 
@@ -75,12 +68,12 @@ def classify(
     return _alter(parse, old, new, repl_key)
 
 
-def _alter(parse: Parse, old: list[Col], new: list[Col], repl_key: int) -> DdlChange:
+def _alter(parse: Parse, old: list[Column], new: list[Column], repl_key: int) -> DdlChange:
     old_by = {c.name: c for c in old}
     new_by = {c.name: c for c in new}
     dropped = [c for c in old if c.name not in new_by]
     added = [c for c in new if c.name not in old_by]
-    renamed: list[tuple[Col, Col]] = []
+    renamed: list[tuple[Column, Column]] = []
     if len(dropped) == 1 and len(added) == 1:
         d, a = dropped[0], added[0]
         if d.type.lower() == a.type.lower() and old.index(d) == new.index(a):

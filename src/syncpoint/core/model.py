@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
+
+from syncpoint.config import TableName
 
 ROW_ACTIONS = ("INSERT", "UPDATE", "DELETE")
 DDL_ACTIONS = ("CREATE", "ALTER", "DROP", "TRUNCATE")
@@ -22,8 +25,10 @@ def loads(text: str | None) -> Any:
 
 @dataclass(frozen=True)
 class Column:
+    """A column as a catalog (or a DDL record) describes it."""
+
     name: str
-    type: str  # the vendor's declared type, as its catalog spells it (lower case)
+    type: str  # the vendor's declared type, as its catalog spells it
     nullable: bool = True
     pk: int | None = None  # 1-based position in the primary key, None when not part of it
 
@@ -33,11 +38,13 @@ class Column:
 
 @dataclass(frozen=True)
 class TableShape:
-    """What the catalog says of a table: its columns in order and its key."""
+    """What a catalog says of a table, at a capture or an integrate location: its name, its
+    columns in order, its primary key and, where they were read, the unique indexes an
+    upsert can use (``(name, columns)``, the primary key's included)."""
 
-    schema: str | None
-    name: str
+    ref: TableName
     columns: tuple[Column, ...]
+    uniques: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def primary_key(self) -> tuple[str, ...]:
@@ -46,6 +53,16 @@ class TableShape:
 
     def column(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
+
+    def unique_on(self, key: Sequence[str]) -> bool:
+        """Whether a unique index (or the primary key) has exactly the columns ``key``."""
+        return set(key) == set(self.primary_key) or any(
+            set(cols) == set(key) for _, cols in self.uniques
+        )
+
+    def other_uniques(self, key: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+        """Unique indexes on other columns than exactly ``key``."""
+        return [(n, cols) for n, cols in self.uniques if set(cols) != set(key)]
 
 
 @dataclass(frozen=True)

@@ -17,46 +17,12 @@ from typing import Any, ClassVar
 from syncpoint import failpoints
 from syncpoint.config import TableName
 from syncpoint.core.ddl import DdlChange
+from syncpoint.core.model import TableShape
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
 from syncpoint.vendors import module, sqlfiles
-
-
-@dataclass(frozen=True)
-class TargetColumn:
-    name: str
-    type: str  # as the target's catalog writes it
-    nullable: bool = True
-    pk: int | None = None
-
-
-@dataclass(frozen=True)
-class TargetTable:
-    ref: TableName
-    columns: tuple[TargetColumn, ...]
-    # unique indexes an upsert can use (name, columns), the primary key's included
-    uniques: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    @property
-    def key(self) -> tuple[str, ...]:
-        return tuple(c.name for c in sorted((c for c in self.columns if c.pk), key=_pk))
-
-    def unique_on(self, key: Sequence[str]) -> bool:
-        """Whether a unique index (or the primary key) has exactly the columns ``key``."""
-        return set(key) == set(self.key) or any(set(cols) == set(key) for _, cols in self.uniques)
-
-    def other_uniques(self, key: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
-        """Unique indexes on other columns than exactly ``key``."""
-        return [(n, cols) for n, cols in self.uniques if set(cols) != set(key)]
-
-    def column(self, name: str) -> TargetColumn | None:
-        return next((c for c in self.columns if c.name == name), None)
-
-
-def _pk(c: TargetColumn) -> int:
-    return c.pk or 0
 
 
 class Params(dict[str, Any]):
@@ -82,7 +48,7 @@ class ApplyColumn:
 
 @dataclass(frozen=True)
 class ApplyTable:
-    target: TargetTable
+    target: TableShape
     columns: tuple[ApplyColumn, ...]
     key: tuple[str, ...]
 
@@ -280,10 +246,10 @@ class Integrate:
         """The target table's name at this vendor (schemas where it has them)."""
         raise NotImplementedError
 
-    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+    def describe(self, conn: Any, target: TableName) -> TableShape | None:
         raise NotImplementedError
 
-    def with_uniques(self, conn: Any, table: TargetTable | None, *params: Any) -> Any:
+    def with_uniques(self, conn: Any, table: TableShape | None, *params: Any) -> Any:
         """``table`` with its unique indexes (``unique_indexes.sql`` with ``params``); the
         caller ends the read as its vendor needs."""
         if table is None:
@@ -296,12 +262,13 @@ class Integrate:
                 skip.add(str(name))  # an expression: no upsert can use it
             found.setdefault(str(name), []).append(str(col))
         uniques = tuple((n, tuple(c)) for n, c in found.items() if n not in skip)
-        if table.key and not any(set(c) == set(table.key) for _, c in uniques):
-            uniques = (("PRIMARY KEY", table.key), *uniques)  # SQLite's rowid key
-        return TargetTable(table.ref, table.columns, uniques)
+        key = table.primary_key
+        if key and not any(set(c) == set(key) for _, c in uniques):
+            uniques = (("PRIMARY KEY", key), *uniques)  # SQLite's rowid key
+        return TableShape(table.ref, table.columns, uniques)
 
     def apply_notes(
-        self, ref: TableName, table: TargetTable | None, key: Sequence[str]
+        self, ref: TableName, table: TableShape | None, key: Sequence[str]
     ) -> list[str]:
         """What ``validate`` says about applying to the target ``ref`` by ``key``."""
         if table is None:
@@ -327,7 +294,7 @@ class Integrate:
         self.run(conn, "create_table", target=self.qualified(target), columns=defs, key=keys)
         self.commit(conn)
 
-    def apply_ddl(self, conn: Any, table: TargetTable, change: DdlChange, src_vendor: str) -> None:
+    def apply_ddl(self, conn: Any, table: TableShape, change: DdlChange, src_vendor: str) -> None:
         """Apply one schema change to the target before a round's rows (own transaction;
         idempotent: a replay after a crash finds it done)."""
         t = self.qualified(table.ref)
@@ -342,7 +309,7 @@ class Integrate:
             if old.name in have and new.name not in have:
                 self.run(conn, "rename_column", target=t, column=new.name, old=old.name)
         for c in change.dropped:
-            if c.name in have and c.name not in table.key:
+            if c.name in have and c.name not in table.primary_key:
                 self.run(conn, "drop_column", target=t, column=c.name)
         for _old, new in change.retyped:
             if new.name in have and self.alters_types:
@@ -559,7 +526,7 @@ def integrate_for(location: str, url: str, prefix: str) -> Integrate:
     return cls(location, url, prefix)  # type: ignore[no-any-return]
 
 
-def _notes(table: TargetTable, key: Sequence[str], vendor: str) -> list[str]:
+def _notes(table: TableShape, key: Sequence[str], vendor: str) -> list[str]:
     keys = ", ".join(key)
     out: list[str] = []
     if not table.unique_on(key):
@@ -584,7 +551,7 @@ def _notes(table: TargetTable, key: Sequence[str], vendor: str) -> list[str]:
 
 
 def apply_table(
-    target: TargetTable,
+    target: TableShape,
     key: Sequence[str],
     source: dict[str, NType] | None,
     renames: dict[str, str] | None = None,

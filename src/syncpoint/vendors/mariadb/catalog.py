@@ -77,7 +77,7 @@ def info(row: tuple[Any, ...]) -> ColumnInfo:
 def shape(schema: str, table: str, cols: list[ColumnInfo]) -> TableShape | None:
     if not cols:
         return None
-    return TableShape(schema, table, tuple(c.column() for c in cols))
+    return TableShape(TableName(schema=schema, name=table), tuple(c.column() for c in cols))
 
 
 @dataclass(frozen=True)

@@ -12,16 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
+from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import LocationError
-from syncpoint.vendors.integratebase import (
-    ApplyColumn,
-    ApplyTable,
-    Integrate,
-    Params,
-    TargetColumn,
-)
-from syncpoint.vendors.integratebase import TargetTable as TargetTable
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb.types import parse
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
@@ -46,16 +40,16 @@ class MariadbIntegrate(Integrate):
             return target
         return TableName(name=target.name)
 
-    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+    def describe(self, conn: Any, target: TableName) -> TableShape | None:
         cur = self.run(conn, "columns", (target.schema_, target.name), table=str(target))
         rows = cur.fetchall()
         self.end_read(conn)
         if not rows:
             return None
         cols = tuple(
-            TargetColumn(str(n), str(t), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
+            Column(str(n), str(t), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
         )
-        table = self.with_uniques(conn, TargetTable(target, cols), target.schema_, target.name)
+        table = self.with_uniques(conn, TableShape(target, cols), target.schema_, target.name)
         self.end_read(conn)
         return table
 

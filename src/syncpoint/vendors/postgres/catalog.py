@@ -56,7 +56,7 @@ def describe(conn: Any, objs: Objects, table: TableName) -> tuple[str, TableShap
     cols = tuple(
         Column(name=r[1], type=r[2], nullable=bool(r[3]), pk=r[4]) for r in rows if r[1] is not None
     )
-    return rows[0][0], TableShape(schema=schema_of(table), name=table.name, columns=cols)
+    return rows[0][0], TableShape(TableName(schema=schema_of(table), name=table.name), cols)
 
 
 def check_location(conn: Any, objs: Objects, location: str) -> list[str]:

@@ -18,15 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
+from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
-from syncpoint.vendors.integratebase import (
-    ApplyColumn,
-    ApplyTable,
-    Integrate,
-    Params,
-    TargetColumn,
-)
-from syncpoint.vendors.integratebase import TargetTable as TargetTable
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.postgres.types import parse
 
 
@@ -44,14 +38,14 @@ class PostgresIntegrate(Integrate):
     def _regclass_text(self, t: TableName) -> str:
         return self.qualified(t)
 
-    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+    def describe(self, conn: Any, target: TableName) -> TableShape | None:
         cur = self.run(conn, "columns", (self._regclass_text(target),), table=str(target))
         rows = cur.fetchall()
         self.end_read(conn)
         if not rows:
             return None
-        cols = tuple(TargetColumn(n, t, bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows)
-        table = self.with_uniques(conn, TargetTable(target, cols), self._regclass_text(target))
+        cols = tuple(Column(n, t, bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows)
+        table = self.with_uniques(conn, TableShape(target, cols), self._regclass_text(target))
         self.end_read(conn)
         return table
 

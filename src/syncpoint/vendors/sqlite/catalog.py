@@ -48,7 +48,7 @@ def describe(conn: Any, ref: TableName) -> TableShape | None:
     k = kind(conn, ref.name)
     if k is None or k[0] != "table":
         return None
-    return TableShape(schema=SCHEMA, name=ref.name, columns=columns(conn, ref.name))
+    return TableShape(TableName(schema=SCHEMA, name=ref.name), columns(conn, ref.name))
 
 
 def uniques(

@@ -25,11 +25,11 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from syncpoint.config import TableName
+from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
-from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, TargetColumn
-from syncpoint.vendors.integratebase import TargetTable as TargetTable
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate
 from syncpoint.vendors.sqlite.types import affinity
 
 CHUNK = 5000
@@ -96,15 +96,14 @@ class SqliteIntegrate(Integrate):
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         return TableName(name=target.name)
 
-    def describe(self, conn: Any, target: TableName) -> TargetTable | None:
+    def describe(self, conn: Any, target: TableName) -> TableShape | None:
         rows = self.run(conn, "columns", (target.name,), table=str(target)).fetchall()
         if not rows:
             return None
         cols = tuple(
-            TargetColumn(str(n), str(t or ""), bool(nl), int(pk) if pk else None)
-            for n, t, nl, pk in rows
+            Column(str(n), str(t or ""), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
         )
-        return self.with_uniques(conn, TargetTable(target, cols), target.name)
+        return self.with_uniques(conn, TableShape(target, cols), target.name)
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
