@@ -1,4 +1,4 @@
-"""Concurrency (SPEC §6.1, §6.2): eight writer processes for 30 s (transactions that stay
+"""Concurrency (SPEC §6.1, §6.2): eight writer processes for 15 s (transactions that stay
 open for seconds, that roll back, rows that refer to each other across tables) while
 ``syncpoint run --follow`` applies; a checker samples the target (foreign keys enforced)
 for orphan rows meanwhile. At the end the target equals the source row for row, the
@@ -76,7 +76,7 @@ def test_eight_writers_while_run_follow_applies(pair: Any, tmp_path: Path) -> No
     checker = Checker(dst)
     checker.start()
     try:
-        for w in rk.run_writers(src.vendor, src.url, 8, 30):
+        for w in rk.run_writers(src.vendor, src.url, 8, 15):
             w.join()
         ok, why = converge(src, dst)
         assert ok, why
@@ -107,7 +107,7 @@ def test_two_followers_with_one_application_name(pair: Any, tmp_path: Path) -> N
         for i in range(2)
     ]
     try:
-        for w in rk.run_writers(src.vendor, src.url, 4, 20):
+        for w in rk.run_writers(src.vendor, src.url, 4, 10):
             w.join()
         if all(f.poll() is not None for f in followers):  # both gave way: one more round
             assert rk.syncpoint(cfg, "run", "--once").returncode == 0

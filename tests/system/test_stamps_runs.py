@@ -139,15 +139,16 @@ def missing_before_stamp(src: Any, loc: str, cen: Any) -> list[int]:
 
 
 @pytest.mark.parametrize("step", ["before_commit", "after_commit", "after_stamps"])
-def test_killed_around_the_stamp_update(tmp_path: Path, step: str) -> None:
+def test_killed_around_the_stamp_update(tmp_path: Path, step: str, spark: Any) -> None:
     gens = [make_pg(), make_pg()]
     src, cen = (next(g) for g in gens)
     try:
         src.execute(DDL["postgres"])
         cfg = config(tmp_path / "sp.yaml", {"a": src}, cen)
-        assert rk.syncpoint(cfg, "install").returncode == 0
+        ch = Channel.from_file(cfg)
+        ch.install()  # only the killed run needs a process of its own
         src.execute("INSERT INTO t SELECT g, 'first' FROM generate_series(1, 50) g")
-        assert rk.syncpoint(cfg, "run", "--once").returncode == 0
+        ch.run(once=True, spark=spark)
         first = stin(cen)["leader_cap_begin"]
         src.execute("INSERT INTO t SELECT g, 'second' FROM generate_series(51, 120) g")
 
@@ -163,7 +164,7 @@ def test_killed_around_the_stamp_update(tmp_path: Path, step: str) -> None:
         else:
             assert applied == 120 and after_kill > first
 
-        assert rk.syncpoint(cfg, "run", "--once").returncode == 0
+        ch.run(once=True, spark=spark)
         assert cen.query("SELECT count(*) FROM t") == [(120,)]
         assert stin(cen)["leader_cap_begin"] >= after_kill
         assert missing_before_stamp(src, "a", cen) == []
