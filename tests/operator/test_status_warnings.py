@@ -111,8 +111,8 @@ def test_an_unreachable_location_is_a_warning_and_the_schema_holds(tmp_path: Pat
     cfg.write_text(
         "channel: shop\n"
         "locations:\n"
-        "  src: {url: 'postgresql://nobody@127.0.0.1:1/none', capture: true}\n"
-        f"  cen: {{url: 'sqlite:///{tmp_path}/cen.db', integrate: true}}\n"
+        "  src: {url: 'postgresql://nobody@127.0.0.1:1/none', capture: true, integrate: true}\n"
+        f"  cen: {{url: 'sqlite:///{tmp_path}/cen.db', capture: true, integrate: true}}\n"
         "tables: [{name: public.t}]\n",
         encoding="utf-8",
     )
@@ -120,5 +120,12 @@ def test_an_unreachable_location_is_a_warning_and_the_schema_holds(tmp_path: Pat
     validate(doc)
     assert ("unreachable", None) in kinds(doc)
     assert all(w["kind"] in KINDS for w in doc["warnings"])
+    # src fails every part of its status (capture, integrate, stamps, gates, conflicts...)
+    # for one reason: said once, not once per part
+    said = [w["location"] for w in doc["warnings"] if w["kind"] == "unreachable"]
+    assert "src" in said and said.count("src") == 1, doc["warnings"]
+    text = rk.syncpoint(cfg, "status")
+    lines = text.stdout.splitlines()
+    assert sum(ln.startswith("src: ") and "cannot connect" in ln for ln in lines) == 1, lines
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**json.loads(json.dumps(doc, default=str)), "warnings": [{}]}, SCHEMA)

@@ -13,10 +13,21 @@ from rich.table import Table
 
 from syncpoint.cli.common import channel, emit_json, err, handled, out
 
+_said: set[str] = set()  # locations whose error was printed: one line each is enough
+
+
+def _error(loc: str, what: str, st: Any) -> bool:
+    """Print ``st``'s error for ``loc`` (once per location); whether there was one."""
+    if not (isinstance(st, dict) and "error" in st):
+        return False
+    if loc not in _said:
+        _said.add(loc)
+        out.print(f"{loc}: {what}{st['error']}", style="red", markup=False)
+    return True
+
 
 def _capture_table(name: str, st: dict[str, Any]) -> None:
-    if "error" in st:
-        out.print(f"[red]{name}: {st['error']}[/]")
+    if _error(name, "", st):
         return
     if not st["installed"]:
         out.print(f"{name}: capture not installed")
@@ -69,12 +80,13 @@ def register(app: typer.Typer) -> None:
             emit_json(data)
             _exit_if_unreachable(data)
             return
+        _said.clear()
         for name, st in data["capture"].items():
             _capture_table(name, st)
         if "integrate" in data:
             from syncpoint.cli import status_integrate
 
-            status_integrate.show(data["integrate"])
+            status_integrate.show(data["integrate"], _error)
             _stamps(data["receive_stamps"])
             _snapshots(data["snapshots"])
         _conflicts(data.get("conflicts") or {})
@@ -95,8 +107,7 @@ def _exit_if_unreachable(data: dict[str, Any]) -> None:
 
 def _conflicts(data: dict[str, Any]) -> None:
     for loc, st in data.items():
-        if "error" in st:
-            out.print(f"[red]{loc}: conflicts: {escape(st['error'])}[/]", markup=True)
+        if _error(loc, "conflicts: ", st):
             continue
         for table, t in st["tables"].items():
             last = t["latest"]
@@ -112,8 +123,7 @@ def _stamps(data: dict[str, Any]) -> None:
         if st is None:
             out.print(f"{integ}: no receive stamps yet (no run has completed here)")
             continue
-        if "error" in st:
-            out.print(f"[red]{integ}: receive stamps: {st['error']}[/]")
+        if _error(integ, "receive stamps: ", st):
             continue
         row = st["stamps"] or {}
         out.print(
@@ -135,8 +145,7 @@ def _stamps(data: dict[str, Any]) -> None:
 
 def _gates(data: dict[str, Any]) -> None:
     for loc, gates in data.items():
-        if isinstance(gates, dict) and "error" in gates:
-            out.print(f"[red]{loc}: gates: {gates['error']}[/]")
+        if _error(loc, "gates: ", gates):
             continue
         for g in gates:
             holder = g.get("holder") or {}
@@ -149,7 +158,7 @@ def _gates(data: dict[str, Any]) -> None:
 def _snapshots(data: dict[str, Any]) -> None:
     for integ, rows in data.items():
         if isinstance(rows, dict):
-            out.print(f"{integ}: snapshots: {rows.get('error')}", markup=False)
+            _error(integ, "snapshots: ", rows)
             continue
         for r in rows:
             rate = f", {r['rows_per_second']} rows/s" if r["rows_per_second"] else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.table import Table
@@ -9,10 +10,10 @@ from rich.table import Table
 from syncpoint.cli.common import out
 
 
-def show(data: dict[str, Any]) -> None:
+def show(data: dict[str, Any], error: Callable[[str, str, Any], bool]) -> None:
+    """``error(location, what, part)`` prints a part's error once per location."""
     for integ, st in data.items():
-        if "error" in st:
-            out.print(f"[red]{integ}: {st['error']}[/]")
+        if error(integ, "", st):
             continue
         out.print(f"{integ}: integrate, application {st['application']}")
         t = Table(

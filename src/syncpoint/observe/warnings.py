@@ -47,7 +47,21 @@ def status_warnings(data: dict[str, Any], limits: WarningsConfig) -> list[dict[s
         for loc, st in (data.get(section) or {}).items():
             if isinstance(st, dict) and "error" in st:
                 found.append(_w("unreachable", loc, None, f"{loc}: {section}: {st['error']}"))
-    return found
+    return _one_unreachable_per_location(found)
+
+
+def _one_unreachable_per_location(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A location that cannot be read fails every part of the status for the same reason:
+    the operator needs that said once."""
+    seen: set[str] = set()
+    out = []
+    for w in found:
+        if w["kind"] == "unreachable":
+            if w["location"] in seen:
+                continue
+            seen.add(w["location"])
+        out.append(w)
+    return out
 
 
 def _capture(capture: dict[str, Any], limits: WarningsConfig) -> list[dict[str, Any]]:
