@@ -47,8 +47,18 @@ docs: $(STAMP)
 	$(BIN)/python -m syncpoint.cli.docgen docs/commands.md
 	$(BIN)/mkdocs build --strict --site-dir site
 
+# PgQ's C trigger is what the capture bench measures against (Debian's package for the
+# PostgreSQL 15 server the tests use)
+BENCH_DEBS := postgresql-15-pgq3
+
 bench: deps
-	$(BIN)/python bench/capture_insert_pg.py --modes none,capture,rowtrigger
+	@missing=""; \
+	for p in $(BENCH_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	$(BIN)/python bench/capture_insert_pg.py --modes none,capture,rowtrigger,pgq
 	$(BIN)/python bench/apply_pg.py
 
 clean:

@@ -15,10 +15,12 @@ rotating order) so that the load of a shared machine and cluster falls on all of
 alike; the figures are medians over the runs, the ratios medians of a mode against
 medians of none. ``rowtrigger`` (optional) is a
 plain plpgsql ``row_to_json`` row trigger, the design syncpoint's statement triggers were
-measured against. Nothing is hard-coded: every figure printed is measured by this run.
+measured against; ``pgq`` (optional) is PgQ's C trigger ``pgq.logutriga`` as Londiste
+installs it (needs Debian's ``postgresql-15-pgq3``). Nothing is hard-coded: every figure
+printed is measured by this run.
 
     .venv/bin/python bench/capture_insert_pg.py [--runs 3] [--w1-rows 300000] [--w2 20000]
-        [--modes none,capture,rowtrigger] [--url postgresql://postgres@127.0.0.1:5432/postgres]
+        [--modes none,capture,rowtrigger,pgq] [--url postgresql://postgres@127.0.0.1:5432/postgres]
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ END $$;
 CREATE TRIGGER orders_capture AFTER INSERT OR UPDATE OR DELETE ON orders
     FOR EACH ROW EXECUTE FUNCTION orders_capture();
 """
+# PgQ's C trigger (Debian's postgresql-15-pgq3), as Londiste installs it on a table
+PGQ_TRIGGER = """
+CREATE EXTENSION pgq;
+SELECT pgq.create_queue('bench');
+CREATE TRIGGER orders_pgq AFTER INSERT OR UPDATE OR DELETE ON orders
+    FOR EACH ROW EXECUTE FUNCTION pgq.logutriga('bench');
+"""
 STEPS = ("copy", "update", "delete", "w1", "w2")
 CPU = tuple(s + "_cpu" for s in STEPS)
 W1_SQL = {
@@ -90,6 +99,8 @@ def setup(admin: str, mode: str) -> None:
         c.execute(ORDERS)
         if mode == "rowtrigger":
             c.execute(ROW_TRIGGER)
+        if mode == "pgq":
+            c.execute(PGQ_TRIGGER)
     if mode == "capture":
         cap = PostgresCapture("bench", db_url(admin, mode), "repl_")
         conn = cap.connect()
@@ -171,6 +182,10 @@ def run_once(admin: str, modes: list[str], rows: str, w2: int) -> dict[str, dict
             elif m == "rowtrigger":
                 out[m]["records"] = b.conn.execute(
                     "SELECT count(*) FROM orders_changes"
+                ).fetchone()[0]
+            elif m == "pgq":
+                out[m]["records"] = b.conn.execute(
+                    "SELECT count(*) FROM pgq.event_template"
                 ).fetchone()[0]
     finally:
         for b in backends.values():
