@@ -21,7 +21,8 @@ from syncpoint.config import TableName, parse_table_name
 from syncpoint.core.model import Column
 from syncpoint.errors import ConfigError, GateBusy, WorkFailed
 from syncpoint.ops.gate import gate
-from syncpoint.vendors import connect, module, sqlfiles, vendor_of
+from syncpoint.vendors import connect, module, vendor_of
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 if TYPE_CHECKING:
     from syncpoint.ops.channel import Channel
@@ -50,6 +51,7 @@ class _Side:
         self.dialect = module(self.vendor, "dialect")
         self.types = module(self.vendor, "types")
         self.io = module(self.vendor, "transport")
+        self.files = SqlFiles(self.vendor, "transport", location=location)
 
     def ref(self, t: TableName) -> TableName:
         """The table's name here: vendors without schemas keep only the table name."""
@@ -60,9 +62,7 @@ class _Side:
         return ".".join(self.dialect.quote(p) for p in parts)
 
     def sql(self, name: str, **raw: str) -> str:
-        return sqlfiles.render(
-            sqlfiles.load(self.vendor, f"transport/{name}.sql"), self.dialect.quote, raw=raw
-        )
+        return self.files.one(name, raw=raw)
 
     def columns(self, conn: Any, t: TableName) -> list[Column]:
         params = (t.schema_, t.name)

@@ -31,7 +31,7 @@ from syncpoint.errors import (
     RowLockTimeout,
     TransientError,
 )
-from syncpoint.vendors import sqlfiles
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 TABLE = "load_state"
 _ENSURE_ATTEMPTS = 8
@@ -48,6 +48,7 @@ class GateStore(ABC):
         self.prefix = prefix
         self.location = location
         self.table = prefix + TABLE
+        self.sql = SqlFiles(self.vendor, "gate", {"table": self.table}, location=location)
         self.conn: Any = None
 
     # -- connection --------------------------------------------------------------------
@@ -72,15 +73,11 @@ class GateStore(ABC):
         with self.dialect.translated(self.location, table or self.table):
             yield
 
-    def _sql(self, name: str, raw: dict[str, str] | None = None) -> str:
-        text = sqlfiles.load(self.vendor, f"gate/{name}.sql")
-        return sqlfiles.render(text, self.dialect.quote, idents={"table": self.table}, raw=raw)
-
     def _exec(
         self, name: str, params: tuple[Any, ...] = (), raw: dict[str, str] | None = None
     ) -> Any:
         cur = self.conn.cursor()
-        cur.execute(self._sql(name, raw), params)
+        cur.execute(self.sql.one(name, raw=raw), params)
         return cur
 
     def commit(self) -> None:

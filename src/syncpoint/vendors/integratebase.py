@@ -22,7 +22,8 @@ from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
-from syncpoint.vendors import module, sqlfiles
+from syncpoint.vendors import module
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 class Params(dict[str, Any]):
@@ -84,6 +85,11 @@ class Integrate:
             "tmp": f"{prefix}apply_keys",
             "snapshots": f"{prefix}snapshots",
         }
+        # comment lines go: statements are also fragments of others, and Spark's JDBC
+        # reader wraps them in its own SQL
+        self.sql = SqlFiles(
+            self.vendor, "integrate", self.idents, comments=False, location=location
+        )
 
     # -- SQL files -------------------------------------------------------------------
     def q(self, name: str) -> str:
@@ -92,23 +98,16 @@ class Integrate:
     def qualified(self, t: TableName) -> str:
         return f"{self.q(t.schema_)}.{self.q(t.name)}" if t.schema_ else self.q(t.name)
 
+    def _tokens(self, raw: dict[str, str]) -> dict[str, Any]:
+        # ``column`` and ``old`` name a column (quoted); every other token is a fragment
+        idents = {k: raw.pop(k) for k in [k for k in raw if k in ("column", "old")]}
+        return {"idents": idents, "raw": raw}
+
     def statements(self, name: str, **raw: str) -> list[str]:
-        text = sqlfiles.load(self.vendor, f"integrate/{name}.sql")
-        idents = dict(self.idents)
-        for k in [k for k in raw if k in ("column", "old")]:
-            idents[k] = raw.pop(k)
-        # comment lines go: statements are also fragments of others, and Spark's JDBC
-        # reader wraps them in its own SQL
-        text = "\n".join(
-            ln
-            for ln in text.splitlines()
-            if ln.strip() == "---" or not ln.lstrip().startswith("--")
-        )
-        return sqlfiles.statements(sqlfiles.render(text, self.dialect.quote, idents, raw))
+        return self.sql.statements(name, **self._tokens(raw))
 
     def one(self, name: str, **raw: str) -> str:
-        (stmt,) = self.statements(name, **raw)
-        return stmt
+        return self.sql.one(name, **self._tokens(raw))
 
     def run(
         self,
@@ -118,12 +117,7 @@ class Integrate:
         table: str | None = None,
         **raw: str,
     ) -> Any:
-        cur = conn.cursor()
-        bound = params if isinstance(params, dict) else tuple(params)
-        with self.dialect.translated(self.location, table):
-            for stmt in self.statements(name, **raw):
-                cur.execute(stmt, bound) if params else cur.execute(stmt)
-        return cur
+        return self.sql.run(conn, name, params, table=table, **self._tokens(raw))
 
     # -- connections and transactions --------------------------------------------------
     def connect(self) -> Any:

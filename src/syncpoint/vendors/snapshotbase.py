@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from syncpoint.config import TableName
-from syncpoint.vendors import module, sqlfiles
+from syncpoint.vendors import module
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,7 @@ def row_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSour
 
 def sql(vendor: str, name: str, **raw: str) -> str:
     """``sql/snapshot/<name>.sql`` with its ``$raw{}`` fragments (already quoted text)."""
-    text = sqlfiles.load(vendor, f"snapshot/{name}.sql")
-    text = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("--"))
-    quote = module(vendor, "dialect").quote
-    (stmt,) = sqlfiles.statements(sqlfiles.render(text, quote, {}, raw))
-    return stmt
+    return SqlFiles(vendor, "snapshot", comments=False).one(name, raw=raw)
 
 
 def verify_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:

@@ -12,7 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from syncpoint.core import stamps
-from syncpoint.vendors import module, sqlfiles
+from syncpoint.vendors import module
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 class StampStore:
@@ -25,28 +26,21 @@ class StampStore:
             "stin": f"{prefix}stin_{channel}_{integrate_loc}",
             "detail": f"{prefix}stin_detail",
         }
+        self.sql = SqlFiles(vendor, "stamps", self.idents)
 
     @property
     def table_name(self) -> str:
         return self.idents["stin"]
 
-    def _statements(self, name: str) -> list[str]:
-        text = sqlfiles.load(self.vendor, f"stamps/{name}.sql")
-        return sqlfiles.statements(sqlfiles.render(text, self.dialect.quote, self.idents))
-
-    def _one(self, name: str) -> str:
-        (stmt,) = self._statements(name)
-        return stmt
-
     def ensure(self, conn: Any) -> None:
         cur = conn.cursor()
-        for stmt in self._statements("create"):
+        for stmt in self.sql.statements("create"):
             cur.execute(stmt)
         conn.commit()  # a no-op where the driver autocommitted the DDL (SQLite here)
 
     def read(self, conn: Any) -> dict[str, tuple[datetime | None, int | None]]:
         cur = conn.cursor()
-        cur.execute(self._one("read"), (self.channel, self.integrate_loc))
+        cur.execute(self.sql.one("read"), (self.channel, self.integrate_loc))
         return {loc: (self.dialect.py_time(t), ctx) for loc, t, ctx in cur.fetchall()}
 
     def current(self, conn: Any, locations: list[str]) -> stamps.ReceiveStamps:
@@ -62,7 +56,7 @@ class StampStore:
         """Move stamps to ``candidates`` (location -> (time or None, sync point context)) and
         rewrite the leader/trailer row; all inside the caller's open transaction."""
         cur = conn.cursor()
-        cur.execute(self._one("lock"), (self.channel, self.integrate_loc))
+        cur.execute(self.sql.one("lock"), (self.channel, self.integrate_loc))
         have = self.read(conn)
         previous = {loc: have.get(loc, (None, None))[0] for loc in locations}
         new = stamps.advance(previous, {k: v[0] for k, v in candidates.items()})
@@ -72,9 +66,9 @@ class StampStore:
                 continue
             t = new.get(loc)
             ctx = candidates[loc][1] if moved else have.get(loc, (None, None))[1]
-            cur.execute(self._one("delete_location"), (self.channel, self.integrate_loc, loc))
+            cur.execute(self.sql.one("delete_location"), (self.channel, self.integrate_loc, loc))
             cur.execute(
-                self._one("insert_location"),
+                self.sql.one("insert_location"),
                 (
                     self.channel,
                     self.integrate_loc,
@@ -85,10 +79,10 @@ class StampStore:
                 ),
             )
         result = stamps.leader_trailer(new)
-        cur.execute(self._one("clear"))
+        cur.execute(self.sql.one("clear"))
         lead, trail = result.leader, result.trailer
         cur.execute(
-            self._one("insert"),
+            self.sql.one("insert"),
             (
                 lead.location if lead else None,
                 self.dialect.db_time(lead.cap_begin) if lead else None,
@@ -130,7 +124,7 @@ class StampStore:
     def row(self, conn: Any) -> dict[str, Any] | None:
         """The leader/trailer row as stored (for status and tests)."""
         cur = conn.cursor()
-        cur.execute(self._one("select"))
+        cur.execute(self.sql.one("select"))
         r = cur.fetchone()
         if r is None:
             return None

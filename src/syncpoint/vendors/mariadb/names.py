@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from syncpoint.errors import ConfigError
-from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.mariadb import dialect
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 VENDOR = "mariadb"
 _PLAIN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -48,6 +49,11 @@ class Names:
         """Every object of the prefix, by role (``items`` -> ``repl_items``)."""
         roles = (*TABLES, "cols_view", "trans_key")
         return {r: self.obj(r) for r in roles}
+
+    @cached_property
+    def sql(self) -> SqlFiles:
+        """The vendor's SQL files with this prefix's names filled in."""
+        return SqlFiles(VENDOR, idents=self.idents, raw={"var": self.var}, literal=_compared)
 
     @property
     def var(self) -> str:
@@ -85,15 +91,8 @@ def render(
     literals: dict[str, str] | None = None,
 ) -> str:
     """The text of ``sql/<relpath>`` with the prefix's object names and the given tokens."""
-    return sqlfiles.render(
-        sqlfiles.load(VENDOR, relpath),
-        dialect.quote,
-        idents={**names.idents, **(idents or {})},
-        raw={"var": names.var, **(raw or {})},
-        literals=literals,
-        literal=_compared,
-    )
+    return names.sql.text(relpath, idents=idents, raw=raw, literals=literals)
 
 
 def statements(relpath: str, names: Names, **kw: Any) -> list[str]:
-    return sqlfiles.statements(render(relpath, names, **kw))
+    return names.sql.statements(relpath, **kw)

@@ -14,17 +14,17 @@ from collections.abc import Callable
 from typing import Any
 
 from syncpoint.config import TableConfig
-from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.mariadb import catalog, dialect, triggers
 from syncpoint.vendors.mariadb.names import VENDOR, Names, render, statements
 from syncpoint.vendors.mariadb.state import Site, run, watched
 from syncpoint.vendors.mariadb.watch import save_snapshot, settle
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 def base_statements(site: Site) -> list[str]:
     """The statements creating the prefix's tables, function and view, in order."""
     out: list[str] = []
-    for rel in sqlfiles.listing(VENDOR, "install"):
+    for rel in SqlFiles(VENDOR).listing("install"):
         out += statements(
             rel,
             site.names,

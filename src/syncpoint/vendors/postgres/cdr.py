@@ -21,10 +21,10 @@ from typing import Any
 from syncpoint.config import TableName
 from syncpoint.core.cdr import DEFAULT_GROUP
 from syncpoint.core.rounds import TableWindow
-from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.integratebase import ApplyTable
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.integrate import PostgresIntegrate
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 C = ' COLLATE "C"'
 
@@ -64,15 +64,8 @@ class PostgresCdr:
         return str(dialect.quote(name))
 
     def _stmts(self, name: str, raw: dict[str, str] | None = None, **lits: str) -> list[str]:
-        text = sqlfiles.load(self.vendor, f"cdr/{name}.sql")
-        text = "\n".join(
-            ln
-            for ln in text.splitlines()
-            if ln.strip() == "---" or not ln.lstrip().startswith("--")
-        )
-        return sqlfiles.statements(
-            sqlfiles.render(text, dialect.quote, self.idents, raw, lits, dialect.literal)
-        )
+        sql = SqlFiles(self.vendor, "cdr", self.idents, comments=False)
+        return sql.statements(name, raw=raw, literals=lits)
 
     def _run(self, conn: Any, name: str, params: dict[str, Any] | None = None, **kw: Any) -> Any:
         cur = conn.cursor()

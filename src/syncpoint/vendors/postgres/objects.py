@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 VENDOR = "postgres"
 
@@ -89,28 +89,17 @@ class Objects:
             **extra,
         }
 
+    @cached_property
+    def sql(self) -> SqlFiles:
+        return SqlFiles(VENDOR, idents=self.idents)
+
     def render(self, relpath: str, raw: dict[str, str] | None = None, **lits: str) -> list[str]:
         """The statements of ``sql/<relpath>`` with this prefix's names filled in."""
-        text = sqlfiles.render(
-            sqlfiles.load(VENDOR, relpath),
-            dialect.quote,
-            idents=self.idents,
-            raw=raw,
-            literals=self.literals(**lits),
-            literal=dialect.literal,
-        )
-        return sqlfiles.statements(text)
+        return self.sql.statements(relpath, raw=raw, literals=self.literals(**lits))
 
     def one(self, relpath: str, raw: dict[str, str] | None = None, **lits: str) -> str:
-        stmts = self.render(relpath, raw, **lits)
-        if len(stmts) != 1:
-            raise ValueError(f"{relpath} holds {len(stmts)} statements, one expected")
-        return stmts[0]
+        return self.sql.one(relpath, raw=raw, literals=self.literals(**lits))
 
     def folder(self, folder: str, **lits: str) -> list[str]:
         """Every statement of the files of ``sql/<folder>``, in file-name order."""
-        return [
-            stmt
-            for rel in sqlfiles.listing(VENDOR, folder)
-            for stmt in self.render(rel, None, **lits)
-        ]
+        return [stmt for rel in self.sql.listing(folder) for stmt in self.render(rel, None, **lits)]

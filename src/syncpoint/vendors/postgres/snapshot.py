@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from syncpoint.config import TableName
-from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.snapshotbase import RowSource
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 AS_TEXT = ("real", "double precision", "json", "jsonb")
 SESSION_INIT = (
@@ -30,7 +30,7 @@ def qualified(t: TableName) -> str:
 
 def row_source(conn: Any, table: TableName) -> RowSource:
     cur = conn.cursor()
-    cur.execute(sqlfiles.load("postgres", "snapshot/columns.sql"), (qualified(table),))
+    cur.execute(SqlFiles("postgres", "snapshot").one("columns"), (qualified(table),))
     cols = cur.fetchall()
     conn.rollback()
     parts, projected = [], False

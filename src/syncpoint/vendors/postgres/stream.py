@@ -58,9 +58,8 @@ def query(objs: Objects, table: TableName, after: int, upto: int, *, bound: bool
         "schema": "%(schema)s" if bound else dialect.literal(schema_of(table)),
         "extra": ", i.db_catalog, i.guid" if bound else "",
     }
-    text = objs.one("queries/changes.sql", raw)
     # no comment lines: callers wrap the text in other SQL, possibly on one line
-    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("--"))
+    return objs.sql.one("queries/changes.sql", raw=raw, comments=False)
 
 
 def changes(

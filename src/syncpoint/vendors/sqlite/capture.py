@@ -15,7 +15,6 @@ from typing import Any
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
 from syncpoint.errors import LocationError, NotInstalled, UsageError
-from syncpoint.vendors import sqlfiles
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.sqlite import catalog, ddl, dialect, encode, objects
 from syncpoint.vendors.sqlite.names import Names
@@ -242,13 +241,10 @@ class SqliteCapture(Capture):
         return [ChangeRecord.from_row(r, _time(r[9])) for r in rows]
 
     def changes_query(self, table: TableName, after: int, upto: int) -> str:
-        return sqlfiles.render(
-            sqlfiles.load("sqlite", "queries/changes_query.sql"),
-            dialect.quote,
-            idents=self.names.idents(),
+        return self.ctx.files.text(
+            "queries/changes_query.sql",
             raw={"after": str(int(after)), "upto": str(int(upto))},
             literals={"table": table.name},
-            literal=dialect.literal,
         ).strip()
 
     def poll_ddl(self, conn: Any) -> int:

@@ -8,15 +8,16 @@ from typing import Any
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import Column, TableShape
-from syncpoint.vendors import sqlfiles
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 SCHEMA = "main"
 # Names SQLite accepts for the rowid, in the order tried when a column shadows one.
 ROWID_ALIASES = ("rowid", "_rowid_", "oid")
+_QUERIES = SqlFiles("sqlite", "queries")
 
 
 def query(conn: Any, name: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    return [tuple(r) for r in conn.execute(sqlfiles.load("sqlite", f"queries/{name}.sql"), params)]
+    return [tuple(r) for r in conn.execute(_QUERIES.one(name), params)]
 
 
 def scalar(conn: Any, name: str, params: tuple[Any, ...] = ()) -> Any:

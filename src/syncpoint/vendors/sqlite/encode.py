@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 
-from syncpoint.vendors.sqlite.sqltext import fragment
+from syncpoint.vendors.sqlite.names import FRAGMENTS
 
 # json_object takes at most SQLITE_MAX_FUNCTION_ARG (127 on older builds) arguments.
 PAIRS_PER_CALL = 60
@@ -38,7 +38,9 @@ def real_expr(v: str, pow2_table: str) -> str:
     """SQL for a REAL value ``v``: ``'Infinity'``, ``'-Infinity'`` or ``json_array(m, k)``
     with ``v == m * 2**-k`` exactly (``pow2_table``: the table's name, unquoted)."""
     sign = f"(CASE WHEN {v} < 0 THEN -1 ELSE 1 END)"
-    exact = fragment("trigger/real_general.sql", {"pow2": pow2_table}, {"v": v, "sign": sign})
+    exact = FRAGMENTS.text(
+        "trigger/real_general.sql", idents={"pow2": pow2_table}, raw={"v": v, "sign": sign}
+    ).strip()
     # zero has no binary exponent (and -0.0 compares equal to it: its sign is lost)
     return (
         f"CASE WHEN {v} = 0 THEN json_array(0, 0) WHEN {v} = 1e999 THEN 'Infinity' "

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from syncpoint.vendors.sqlfiles import SqlFiles
+
+# Fragments of SQL that end up inside every trigger body: without their comment lines.
+FRAGMENTS = SqlFiles("sqlite", comments=False)
+
 # after insert/update/delete; before insert/update (rows INSERT/UPDATE OR REPLACE removes).
 TRIGGER_KINDS = ("ai", "au", "ad", "bi", "bu")
 

@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from syncpoint.config import TableConfig
 from syncpoint.errors import ConfigError
-from syncpoint.vendors import sqlfiles
-from syncpoint.vendors.sqlite import catalog, dialect, encode, triggers
-from syncpoint.vendors.sqlite.names import OBJECTS, Names
-from syncpoint.vendors.sqlite.sqltext import fragment
+from syncpoint.vendors.sqlfiles import SqlFiles
+from syncpoint.vendors.sqlite import catalog, encode, triggers
+from syncpoint.vendors.sqlite.names import FRAGMENTS, OBJECTS, Names
 from syncpoint.vendors.sqlite.triggers import Watch
+
+_QUERIES = SqlFiles("sqlite", "queries")
 
 
 @dataclass
@@ -34,15 +36,15 @@ class Ctx:
     execute: bool = True
     ran: list[str] | None = None
 
-    def sql(self, path: str, **raw: str) -> str:
-        return sqlfiles.render(
-            sqlfiles.load("sqlite", path),
-            dialect.quote,
-            idents=self.names.idents(),
-            raw=raw,
-            literals={"items": self.names.of("items")},
-            literal=dialect.literal,
+    @cached_property
+    def files(self) -> SqlFiles:
+        """This prefix's SQL files (its names filled in)."""
+        return SqlFiles(
+            "sqlite", idents=self.names.idents(), literals={"items": self.names.of("items")}
         )
+
+    def sql(self, path: str, **raw: str) -> str:
+        return self.files.text(path, raw=raw)
 
     def run(self, conn: Any, path: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in conn.execute(self.sql(path), params)]
@@ -66,7 +68,7 @@ def create_objects(conn: Any, ctx: Ctx) -> int:
     for kind, key, path in OBJECTS:
         if (kind, ctx.names.of(key)) in have:
             continue
-        for stmt in sqlfiles.statements(ctx.sql(path)):
+        for stmt in ctx.files.statements(path):
             ctx.ddl(conn, stmt)
             n += 1
     if ctx.execute:
@@ -77,7 +79,7 @@ def create_objects(conn: Any, ctx: Ctx) -> int:
 
 def drop(kind: str, name: str) -> str:
     """``DROP TRIGGER|TABLE|VIEW IF EXISTS name``."""
-    return fragment(f"uninstall/drop_{kind}.sql", {"name": name})
+    return FRAGMENTS.text(f"uninstall/drop_{kind}.sql", idents={"name": name}).strip()
 
 
 def drop_triggers(conn: Any, names: Names) -> None:
@@ -103,7 +105,7 @@ def drop_objects(conn: Any, names: Names) -> None:
     for stmt in drop_statements(conn, names):
         conn.execute(stmt)
     if any(n == "sqlite_sequence" for _, n, _, _ in catalog.listing(conn, include_internal=True)):
-        conn.execute(sqlfiles.load("sqlite", "queries/forget_sequence.sql"), (names.of("items"),))
+        conn.execute(_QUERIES.one("forget_sequence"), (names.of("items"),))
 
 
 def table_problems(conn: Any, names: Names, t: TableConfig) -> list[str]:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from syncpoint.core.types import NType
-from syncpoint.vendors import sqlfiles
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 def adapt(value: Any, t: NType) -> Any:
@@ -40,4 +40,4 @@ def stream(conn: Any, sql: str) -> Any:
 
 def begin_write(conn: Any) -> None:
     """Take the write lock first (the connection is in driver autocommit)."""
-    conn.execute(sqlfiles.load("sqlite", "transport/begin.sql"))
+    conn.execute(SqlFiles("sqlite", "transport").one("begin"))

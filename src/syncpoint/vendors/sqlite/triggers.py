@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 from syncpoint.core.model import Column
 from syncpoint.vendors.sqlite import dialect, encode
-from syncpoint.vendors.sqlite.names import Names
-from syncpoint.vendors.sqlite.sqltext import fragment
+from syncpoint.vendors.sqlite.names import FRAGMENTS, Names
 
 ROW = "sp_row"  # alias of the watched table inside BEFORE triggers and resync reads
 
@@ -50,7 +49,8 @@ class Watch:
 def render(path: str, names: Names, idents: dict[str, str] | None = None, **kw: str) -> str:
     lits = {k[4:]: v for k, v in kw.items() if k.startswith("lit_")}
     raw = {k: v for k, v in kw.items() if not k.startswith("lit_")}
-    return fragment(path, {**names.idents(), **(idents or {})}, raw, lits)
+    idents = {**names.idents(), **(idents or {})}
+    return FRAGMENTS.text(path, idents=idents, raw=raw, literals=lits).strip()
 
 
 def row_exprs(w: Watch, names: Names, alias: str, in_trigger: bool) -> tuple[str, str]:
