@@ -26,7 +26,7 @@ MAX_PARTITIONS = 4
 FETCHSIZE = 10_000
 SCHEMA = (
     "repl_key BIGINT, db_action STRING, content STRING, oldcontent STRING, "
-    "sp_key STRING, sp_old_key STRING"
+    "dbid STRING, sp_key STRING, sp_old_key STRING"
 )
 
 

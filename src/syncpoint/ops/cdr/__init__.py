@@ -14,17 +14,17 @@ from typing import Any
 
 from syncpoint.errors import WorkFailed
 
-SUPPORTED = ("postgres",)
+SUPPORTED = ("postgres", "mariadb", "sqlite")
+_CLASS = {"postgres": "PostgresCdr", "mariadb": "MariadbCdr", "sqlite": "SqliteCdr"}
 
 
 def support(integ: Any) -> Any:
-    """The vendor's CDR helper for an ``Integrate`` (None where the vendor has none yet)."""
-    if integ.vendor != "postgres":
+    """The vendor's CDR site (``vendors/<v>/cdr.py``) for an ``Integrate``, or None."""
+    if integ.vendor not in _CLASS:
         return None
-    from syncpoint.vendors.postgres.cdr import PostgresCdr
-    from syncpoint.vendors.postgres.objects import Objects
+    from syncpoint.vendors import module
 
-    return PostgresCdr(integ, Objects(integ.prefix).origin_setting)
+    return getattr(module(integ.vendor, "cdr"), _CLASS[integ.vendor])(integ)
 
 
 def settings(integ: Any, conn: Any) -> dict[str, Any]:

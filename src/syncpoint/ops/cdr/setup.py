@@ -18,6 +18,7 @@ from syncpoint.core import cdr
 from syncpoint.errors import ConfigError
 from syncpoint.ops import cdr as ops
 from syncpoint.vendors import capture_for, vendor_of
+from syncpoint.vendors.cdrbase import CdrTable
 from syncpoint.vendors.integratebase import integrate_for
 
 _PLAIN = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
@@ -117,8 +118,6 @@ def _setting(
     resolution: str | None,
     groups: dict[str, list[str]] | None,
 ) -> Any:
-    from syncpoint.vendors.postgres.cdr import CdrTable
-
     conf = (
         cfg.conflicts.get(t.ref.short) or cfg.conflicts.get(t.name) or cfg.conflicts.get(str(t.ref))
     )

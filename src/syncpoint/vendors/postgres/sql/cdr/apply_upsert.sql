@@ -1,58 +1,23 @@
--- Incoming inserts and updates of a table under conflict resolution (core/cdr.py has the
--- rules as a table). x: the window's staged rows, [row, before] parsed, values converted.
--- 1. Record the conflicts: a group both sides changed since the version the change was
---    made from, a change of an older incarnation, a change meeting a tombstone of its own
---    or a newer incarnation.
-WITH s AS MATERIALIZED (
-    SELECT st.repl_key, (st.content::jsonb)->0 AS c, (st.content::jsonb)->1 AS b
-    FROM $raw{staging} st
-    WHERE st.round_id = %(round_id)s AND st.tbl = %(tbl)s AND st.action = $raw{action}
-), x AS MATERIALIZED (SELECT s.repl_key, s.c, s.b, $raw{values} FROM s)
-INSERT INTO $raw{conflicts} (table_name, key, column_group, local_row, local_version,
-                             remote_row, remote_version, resolution, winner)
-SELECT %(table)s, $raw{key_text}, g.grp, row_to_json(t)::text, g.l, x.c::text, g.r,
-       %(rule)s, CASE WHEN g.r COLLATE "C" $raw{op} g.l COLLATE "C" THEN 'remote' ELSE 'local' END
-FROM x JOIN $raw{target} t ON $raw{match}
-CROSS JOIN LATERAL (VALUES $raw{groups_values}) AS g(grp, l, r, b)
-WHERE $raw{kv_r} = t.$raw{kv} AND g.r IS DISTINCT FROM g.l AND g.l IS DISTINCT FROM g.b
-  AND g.r IS DISTINCT FROM g.b
+-- 1. The conflicts, before anything changes: per group changed on both sides since the
+--    version the change was made from; a change of an older incarnation; a change meeting
+--    a tombstone of its own or a newer incarnation.
+INSERT INTO ${conflicts} (table_name, key, column_group, local_row, local_version,
+                          remote_row, remote_version, resolution, winner)
+$raw{group_conflicts}
 UNION ALL
-SELECT %(table)s, $raw{key_text}, '*', row_to_json(t)::text, t.$raw{kv}::text, x.c::text,
-       $raw{kv_r}::text, %(rule)s, 'local'
-FROM x JOIN $raw{target} t ON $raw{match}
-WHERE $raw{kv_r} < t.$raw{kv}
+SELECT %(table)s, d.sp_k, '*', $raw{local_row}, $raw{lkv_text}, d.sp_c, $raw{rkv_text},
+       %(rule)s, 'local'
+  FROM ${d} d JOIN $raw{target} t ON $raw{match}
+ WHERE d.sp_hl = 1 AND $raw{rkv} < d.sp_lkv
 UNION ALL
-SELECT %(table)s, $raw{key_text}, '*', NULL, tb.version, x.c::text, $raw{newest_r}, %(rule)s,
-       CASE WHEN tb.kv = $raw{kv_r} AND $raw{newest_r} $raw{op} tb.version COLLATE "C"
-            THEN 'remote' ELSE 'local' END
-FROM x JOIN LATERAL (SELECT tb.kv, tb.version FROM $raw{tombstones} tb
-                     WHERE tb.table_name = %(table)s AND tb.key = $raw{key_text}
-                     ORDER BY tb.kv DESC LIMIT 1) tb ON true
-WHERE tb.kv >= $raw{kv_r} AND NOT EXISTS (SELECT 1 FROM $raw{target} t WHERE $raw{match})
+SELECT %(table)s, d.sp_k, '*', NULL, d.sp_tv, d.sp_c, $raw{newest_r}, %(rule)s,
+       CASE WHEN d.sp_ins = 1 THEN 'remote' ELSE 'local' END
+  FROM ${d} d
+ WHERE d.sp_hl = 0 AND d.sp_tkv >= $raw{rkv}
 ---
--- 2. Rows that exist: each group takes the incoming values where the rule says so; a
---    newer incarnation takes everything.
-WITH s AS MATERIALIZED (
-    SELECT st.repl_key, (st.content::jsonb)->0 AS c, (st.content::jsonb)->1 AS b
-    FROM $raw{staging} st
-    WHERE st.round_id = %(round_id)s AND st.tbl = %(tbl)s AND st.action = $raw{action}
-), x AS MATERIALIZED (SELECT s.repl_key, s.c, s.b, $raw{values} FROM s)
-UPDATE $raw{target} t SET $raw{sets}
-FROM x WHERE $raw{match} AND $raw{kv_r} >= t.$raw{kv}
+-- 2. Rows that exist: the groups taken (a newer incarnation takes all of them).
+UPDATE $raw{target} t SET $raw{sets} FROM ${d} d WHERE $raw{match} AND d.sp_upd = 1
 ---
--- 3. Keys without a row: inserted unless a tombstone of the same incarnation wins by the
---    rule or one of a newer incarnation exists.
-WITH s AS MATERIALIZED (
-    SELECT st.repl_key, (st.content::jsonb)->0 AS c, (st.content::jsonb)->1 AS b
-    FROM $raw{staging} st
-    WHERE st.round_id = %(round_id)s AND st.tbl = %(tbl)s AND st.action = $raw{action}
-), x AS MATERIALIZED (SELECT s.repl_key, s.c, s.b, $raw{values} FROM s)
+-- 3. Keys without a row, in position order.
 INSERT INTO $raw{target} ($raw{columns})
-SELECT $raw{column_values}
-FROM x LEFT JOIN LATERAL (SELECT tb.kv, tb.version FROM $raw{tombstones} tb
-                          WHERE tb.table_name = %(table)s AND tb.key = $raw{key_text}
-                          ORDER BY tb.kv DESC LIMIT 1) tb ON true
-WHERE NOT EXISTS (SELECT 1 FROM $raw{target} t WHERE $raw{match})
-  AND (tb.kv IS NULL OR tb.kv < $raw{kv_r}
-       OR (tb.kv = $raw{kv_r} AND $raw{newest_r} $raw{op} tb.version COLLATE "C"))
-ORDER BY x.repl_key
+SELECT $raw{d_values} FROM ${d} d WHERE d.sp_ins = 1 ORDER BY d.sp_rk

@@ -6,7 +6,7 @@
 SELECT r.repl_key, r.db_action,
        json_build_array(r.content::json, r.sp_before::json, r.sp_dv)::text AS content,
        json_build_array(r.oldcontent::json, r.sp_before::json, r.sp_dv)::text AS oldcontent,
-       r.sp_key, r.sp_old_key
+       r.dbid, r.sp_key, r.sp_old_key
 FROM (
     SELECT g.*,
            first_value(CASE WHEN g.db_action = 'INSERT' THEN NULL ELSE g.oldcontent END)

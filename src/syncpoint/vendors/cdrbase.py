@@ -1,0 +1,519 @@
+"""Conflict resolution at a site, shared by the vendors (``vendors/<v>/cdr.py``): the
+bookkeeping tables, the read of a table's change records with the versions they were made
+from, and the apply step that decides each incoming change in SQL inside the round's
+transaction. ``core/cdr.py`` holds the rules this SQL follows, as a table.
+
+Bookkeeping on a table under conflict resolution: ``{p}cdr_kv`` (key version) and one
+version column per column group (``{p}cdr_v`` for the default group, ``{p}cdr_v_<group>``),
+each ``time|location`` text with the time in UTC and microseconds
+(``2026-01-02T03:04:05.123456|paris``), so that byte order is the order of ``(time,
+location)`` on every vendor: a tie on the time is broken by the location name, the same
+way at every site. Keys are compared as the JSON array text of their values, made by the
+site's own JSON function from typed values (the triggers' and the apply's alike).
+
+The apply, per window and action (``apply_upsert`` / ``apply_delete``), works on a
+temporary table ``{p}cdr_d`` of the window's incoming rows, converted to the target's
+column types (``sp_v<i>``), with their before versions (``sp_b<j>``), the local row's key
+version and versions (``sp_lkv``, ``sp_l<j>``) and the key's newest tombstone
+(``sp_tkv``, ``sp_tv``). The decisions are columns of it (``sp_f<j>`` take group j,
+``sp_upd``, ``sp_ins``, ``sp_del``, ``sp_tomb``), computed by plain UPDATEs before
+anything is written: each statement after that reads decisions, never the rows it
+changes, so no vendor's order of evaluation matters. Conflicts are recorded before the
+target changes. Vendors differ only in SQL syntax (their ``sql/cdr/*.sql``) and in the
+dialect data of their ``CdrSite`` subclass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from syncpoint.config import TableName
+from syncpoint.core.cdr import DEFAULT_GROUP, RESOLUTIONS
+from syncpoint.core.rounds import TableWindow
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
+from syncpoint.vendors.sqlfiles import SqlFiles
+
+
+@dataclass(frozen=True)
+class CdrTable:
+    """A table's settings as stored at the site (``{p}cdr``)."""
+
+    table: str
+    resolution: str
+    groups: dict[str, list[str]]  # named groups only
+    key: list[str]
+
+
+def column_names(prefix: str, groups: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The key version column and the version column of each group (default first)."""
+    vs = {DEFAULT_GROUP: f"{prefix}cdr_v"}
+    vs.update({g: f"{prefix}cdr_v_{g}" for g in groups})
+    return f"{prefix}cdr_kv", vs
+
+
+def members(setting: CdrTable, columns: Sequence[str]) -> dict[str, list[str]]:
+    """The data columns of each group (default first); the key is in no group."""
+    grouped = {c for cols in setting.groups.values() for c in cols}
+    out = {DEFAULT_GROUP: [c for c in columns if c not in grouped and c not in setting.key]}
+    out.update(setting.groups)
+    return out
+
+
+def canonical_key(text: str) -> str:
+    """A key's JSON text as one form for every vendor (spacing differs: ``[1, "a"]`` and
+    ``[1,"a"]``), to compare tombstones between sites."""
+    try:
+        return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+# The temporary table's own columns: (name, kind); kinds map to each vendor's types.
+_META_FIXED = (
+    ("sp_rk", "int"),
+    ("sp_c", "text"),
+    ("sp_dv", "version"),
+    ("sp_hb", "int"),
+    ("sp_hl", "int"),
+    ("sp_lkv", "int"),
+    ("sp_tkv", "int"),
+    ("sp_tv", "version"),
+    ("sp_k", "key"),
+    ("sp_upd", "int"),
+    ("sp_ins", "int"),
+    ("sp_del", "int"),
+    ("sp_tomb", "int"),
+)
+
+
+class CdrSite:
+    """Conflict bookkeeping and resolution at one site of one vendor."""
+
+    vendor: ClassVar[str]
+    # dialect data (each vendor's subclass sets what differs)
+    PARAM: ClassVar[str] = "%({})s"  # a named bound parameter
+    COLLATE: ClassVar[str] = ""  # appended to a version so that it compares byte by byte
+    TYPES: ClassVar[dict[str, str]] = {}  # int, text, version, key -> SQL type
+    SET_PREFIX: ClassVar[str] = ""  # how an UPDATE's SET names a column of the updated table
+    TRANSACTIONAL_DDL: ClassVar[bool] = True  # cdr add/remove in one transaction per site
+
+    def __init__(self, integ: Integrate):
+        self.integ = integ
+        self.prefix = integ.prefix
+        self.dialect = integ.dialect
+        p = self.prefix
+        self.idents = {
+            "cdr": f"{p}cdr",
+            "tombstones": f"{p}tombstones",
+            "conflicts": f"{p}conflicts",
+            "d": f"{p}cdr_d",
+            "staging": integ.idents["staging"],
+        }
+
+    # -- dialect: expressions ---------------------------------------------------------------
+    def q(self, name: str) -> str:
+        return str(self.dialect.quote(name))
+
+    def lit(self, value: str) -> str:
+        return str(self.dialect.literal(value))
+
+    def same(self, a: str, b: str) -> str:
+        """``a`` equals ``b``, NULL equal to NULL."""
+        return f"{a} IS NOT DISTINCT FROM {b}"
+
+    def newer(self, a: str, b: str, rule: str) -> str:
+        """``a`` wins over ``b`` under ``rule`` (versions; neither is NULL)."""
+        op = ">" if rule == "latest" else "<"
+        return f"{a}{self.COLLATE} {op} {b}{self.COLLATE}"
+
+    def greatest(self, exprs: Sequence[str]) -> str:
+        if len(exprs) == 1:
+            return exprs[0]
+        return "GREATEST(" + ", ".join(f"{e}{self.COLLATE}" for e in exprs) + ")"
+
+    def key_json(self, exprs: Sequence[str]) -> str:
+        raise NotImplementedError
+
+    def row_json(self, alias: str, columns: Sequence[str]) -> str:
+        """A row of the target as JSON text (what ``{p}conflicts`` keeps of the local row)."""
+        raise NotImplementedError
+
+    def as_text(self, expr: str) -> str:
+        return f"CAST({expr} AS {self.TYPES['text']})"
+
+    # -- SQL files ----------------------------------------------------------------------------
+    def sql(self, name: str, raw: dict[str, str] | None = None, **lits: str) -> list[str]:
+        files = SqlFiles(self.vendor, "cdr", self.idents, literal=self.lit, comments=False)
+        return files.statements(name, raw=raw or {}, literals=lits)
+
+    def run(
+        self,
+        conn: Any,
+        name: str,
+        params: dict[str, Any] | None = None,
+        raw: dict[str, str] | None = None,
+        table: str | None = None,
+        **lits: str,
+    ) -> Any:
+        cur = conn.cursor()
+        with self.dialect.translated(self.integ.location, table):
+            for s in self.sql(name, raw, **lits):
+                if params and self._uses_params(s):
+                    cur.execute(s, params)
+                else:
+                    cur.execute(s)
+        return cur
+
+    def _uses_params(self, stmt: str) -> bool:
+        return "%(" in stmt
+
+    # -- settings -------------------------------------------------------------------------------
+    def has_tables(self, conn: Any) -> bool:
+        raise NotImplementedError
+
+    def settings(self, conn: Any) -> dict[str, CdrTable]:
+        if not self.has_tables(conn):
+            return {}
+        rows = self.run(conn, "settings").fetchall()
+        return {t: CdrTable(t, r, json.loads(g), json.loads(k)) for t, r, g, k in rows}
+
+    def set_resolution(self, conn: Any, table: str, resolution: str) -> None:
+        if resolution not in RESOLUTIONS:
+            raise ValueError(resolution)
+        self.run(conn, "set_resolution", {"table": table, "resolution": resolution})
+
+    def conflicts(self, conn: Any) -> dict[str, dict[str, Any]]:
+        """Per table: how many conflicts were decided here, and the latest."""
+        if not self.has_tables(conn):
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        for table, n, key, group, winner, rule, at in self.run(conn, "conflict_counts"):
+            if table not in out:
+                out[table] = {
+                    "count": int(n),
+                    "latest": {
+                        "key": key,
+                        "column_group": group,
+                        "winner": winner,
+                        "resolution": rule,
+                        "decided_at": self.integ.dialect_time(at),
+                    },
+                }
+        return out
+
+    def tombstones(self, conn: Any) -> list[tuple[str, str, int, Any]]:
+        """Every tombstone here with the local time it was written."""
+        return [
+            (t, k, int(kv), self.integ.dialect_time(at))
+            for t, k, kv, at in self.run(conn, "tombstones").fetchall()
+        ]
+
+    def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
+        (stmt,) = self.sql("tombstone_purge")
+        cur = conn.cursor()
+        with self.dialect.translated(self.integ.location):
+            for table, key, kv in keys:
+                cur.execute(stmt, {"table": table, "key": key, "kv": kv})
+
+    # -- add / remove (vendor) ----------------------------------------------------------------
+    def add_statements(
+        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> list[str]:
+        raise NotImplementedError
+
+    def add(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        raise NotImplementedError
+
+    def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
+        raise NotImplementedError
+
+    def setting_params(self, table: str, setting: CdrTable) -> dict[str, Any]:
+        return {
+            "table": table,
+            "resolution": setting.resolution,
+            "groups": json.dumps(setting.groups),
+            "key": json.dumps(setting.key),
+        }
+
+    # -- read at the source -------------------------------------------------------------------
+    def read_query(self, plain: str, table: str) -> str:
+        """The plain read of a window (``Integrate.read_query``) with content and oldcontent
+        each made ``[row, before, delete version]`` (see ``sql/cdr/read.sql``)."""
+        (stmt,) = self.sql("read", {"read": plain}, table=table, kv=f"{self.prefix}cdr_kv")
+        return stmt
+
+    # -- apply at the target ------------------------------------------------------------------
+    def upsert(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, setting: CdrTable
+    ) -> None:
+        self._apply(conn, round_id, w, t, setting, "U")
+
+    def delete(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, setting: CdrTable
+    ) -> None:
+        self._apply(conn, round_id, w, t, setting, "D")
+
+    def _apply(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, s: CdrTable, action: str
+    ) -> None:
+        plan = ApplyPlan(self, t, s)
+        table = str(t.target.ref)
+        params = {"round_id": round_id, "tbl": w.tbl, "action": action}
+        params.update({"table": w.table, "rule": s.resolution})
+        self.run(conn, "d_create", raw=plan.create(), table=table)
+        self.fill(conn, plan, params)
+        self.run(conn, "d_local", params, raw=plan.local(), table=table)
+        if action == "U":
+            self.run(conn, "d_tombstone", params, table=table)
+            self.run(conn, "decide_upsert", raw=plan.decide_upsert(), table=table)
+            self.run(conn, "apply_upsert", params, raw=plan.apply_upsert(), table=table)
+        else:
+            self.run(conn, "decide_delete", raw=plan.decide_delete(), table=table)
+            self.run(conn, "apply_delete", params, raw=plan.apply_delete(), table=table)
+        self.after_write(conn, t)
+        self.run(conn, "d_drop", table=table)
+
+    def fill(self, conn: Any, plan: ApplyPlan, params: dict[str, Any]) -> None:
+        """Put the window's staged rows of one action into ``{p}cdr_d``, converted."""
+        p = Params(params)
+        raw = plan.fill(p)
+        self.run(conn, "d_fill", dict(p), raw=raw, table=str(plan.t.target.ref))
+
+    def after_write(self, conn: Any, t: ApplyTable) -> None:
+        """What the vendor checks after statements that convert values (MariaDB: warnings)."""
+
+    def value(self, col: ApplyColumn, p: Params) -> str:
+        """SQL converting a staged row's value of ``col`` (``Integrate._value``)."""
+        return str(self.integ._value(col, p))  # type: ignore[attr-defined]  # noqa: SLF001
+
+    def before_version(self, version_col: str, p: Params) -> str:
+        """SQL: the before row's version of a group (NULL when there is no before row)."""
+        raise NotImplementedError
+
+
+class ApplyPlan:
+    """The SQL fragments of one window's apply under conflict resolution."""
+
+    def __init__(self, site: CdrSite, t: ApplyTable, s: CdrTable):
+        self.site, self.t, self.s = site, t, s
+        prefix = site.prefix
+        self.kv, self.vs = column_names(prefix, list(s.groups))
+        cols = list(t.columns)
+        have = {c.name for c in cols}
+        byname = {c.name: c for c in t.target.columns}
+        for name in [self.kv, *self.vs.values()]:
+            if name not in have and name in byname:
+                # the records carry them even when the source's shape was read before cdr add
+                cols.append(ApplyColumn(name, byname[name].type, (name,), None))
+        self.cols = cols
+        self.idx = {c.name: i for i, c in enumerate(cols)}
+        self.groups = list(self.vs)  # default first
+        grouped = {c: g for g, cs in s.groups.items() for c in cs}
+        version_group = {v: g for g, v in self.vs.items()}
+
+        def group(col: str) -> str | None:
+            if col in t.key or col == self.kv:
+                return None
+            if col in version_group:
+                return version_group[col]
+            return grouped.get(col, DEFAULT_GROUP)
+
+        self.group_of = {c.name: group(c.name) for c in cols}
+
+    # -- names --------------------------------------------------------------------------------
+    def v(self, col: str, alias: str = "d") -> str:
+        return f"{alias}.sp_v{self.idx[col]}"
+
+    def rkv(self, alias: str = "d") -> str:
+        return self.v(self.kv, alias)
+
+    def rver(self, j: int, alias: str = "d") -> str:
+        return self.v(self.vs[self.groups[j]], alias)
+
+    def match(self) -> str:
+        q = self.site.q
+        return " AND ".join(f"t.{q(k)} = {self.v(k)}" for k in self.t.key)
+
+    def _set(self, name: str) -> str:
+        return f"{self.site.SET_PREFIX}{name}"
+
+    def newest_r(self) -> str:
+        return self.site.greatest([self.rver(j) for j in range(len(self.groups))])
+
+    def newest_l(self) -> str:
+        return self.site.greatest([f"d.sp_l{j}" for j in range(len(self.groups))])
+
+    # -- the temporary table ------------------------------------------------------------------
+    def meta(self) -> list[tuple[str, str]]:
+        out = list(_META_FIXED)
+        for j in range(len(self.groups)):
+            out += [(f"sp_b{j}", "version"), (f"sp_l{j}", "version"), (f"sp_f{j}", "int")]
+        return out
+
+    def create(self) -> dict[str, str]:
+        q, types = self.site.q, self.site.TYPES
+        meta = self.meta()
+        return {
+            "target": self.site.integ.qualified(self.t.target.ref),
+            "typed": ", ".join(f"t.{q(c.name)} AS sp_v{i}" for i, c in enumerate(self.cols)),
+            "meta_select": ", ".join(f"CAST(NULL AS {types[k]}) AS {n}" for n, k in meta),
+            "meta_defs": ", ".join(f"{n} {types[k]} NULL" for n, k in meta),
+        }
+
+    def fill(self, p: Params) -> dict[str, str]:
+        site = self.site
+        values = []
+        for c in self.cols:
+            expr = site.value(c, p)
+            if c.name == self.kv:
+                expr = f"COALESCE({expr}, 1)"
+            elif c.name in self.vs.values():
+                expr = f"COALESCE({expr}, '')"
+            values.append(expr)
+        return {
+            "columns": ", ".join(
+                [f"sp_b{j}" for j in range(len(self.groups))]
+                + [f"sp_v{i}" for i in range(len(self.cols))]
+            ),
+            "values": ", ".join(
+                [site.before_version(self.vs[g], p) for g in self.groups] + values
+            ),
+        }
+
+    def local(self) -> dict[str, str]:
+        q, s = self.site.q, self._set
+        sets = [f"{s('sp_hl')} = 1", f"{s('sp_lkv')} = t.{q(self.kv)}"]
+        sets += [f"{s(f'sp_l{j}')} = t.{q(self.vs[g])}" for j, g in enumerate(self.groups)]
+        return {
+            "target": self.site.integ.qualified(self.t.target.ref),
+            "match": self.match(),
+            "sets": ", ".join(sets),
+            "key_json": self.site.key_json([self.v(k) for k in self.t.key]),
+        }
+
+    # -- decisions ----------------------------------------------------------------------------
+    def decide_upsert(self) -> dict[str, str]:
+        site, rule = self.site, self.s.resolution
+        rkv = self.rkv()
+        takes = []
+        for j in range(len(self.groups)):
+            r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
+            changed_here = f"NOT ({site.same(r, mine)})"
+            ours_is_base = site.same(mine, b)
+            theirs_wins = f"(NOT ({site.same(r, b)}) AND {site.newer(r, mine, rule)})"
+            takes.append(
+                f"{self._set(f'sp_f{j}')} = CASE WHEN d.sp_hl = 1 AND ({rkv} > d.sp_lkv OR "
+                f"({rkv} = d.sp_lkv AND {changed_here} AND ({ours_is_base} OR {theirs_wins})))"
+                " THEN 1 ELSE 0 END"
+            )
+        anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
+        ins = (
+            f"d.sp_hl = 0 AND (d.sp_tkv IS NULL OR d.sp_tkv < {rkv} OR (d.sp_tkv = {rkv} AND "
+            f"{site.newer(self.newest_r(), 'd.sp_tv', rule)}))"
+        )
+        return {
+            "takes": ", ".join(takes),
+            "flags": (
+                f"{self._set('sp_upd')} = CASE WHEN d.sp_hl = 1 AND ({anyf}) THEN 1 ELSE 0 END, "
+                f"{self._set('sp_ins')} = CASE WHEN {ins} THEN 1 ELSE 0 END"
+            ),
+        }
+
+    def changed(self) -> str:
+        """The local row changed since the version the incoming change was made from."""
+        site = self.site
+        return (
+            "("
+            + " OR ".join(
+                f"NOT ({site.same(f'd.sp_l{j}', f'd.sp_b{j}')})" for j in range(len(self.groups))
+            )
+            + ")"
+        )
+
+    def decide_delete(self) -> dict[str, str]:
+        rule, rkv = self.s.resolution, self.rkv()
+        wins = self.site.newer("COALESCE(d.sp_dv, '')", self.newest_l(), rule)
+        delete = (
+            f"d.sp_hl = 1 AND (d.sp_lkv < {rkv} OR (d.sp_lkv = {rkv} AND "
+            f"(NOT {self.changed()} OR {wins})))"
+        )
+        return {
+            "delete": f"{self._set('sp_del')} = CASE WHEN {delete} THEN 1 ELSE 0 END",
+            "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
+            "THEN 1 ELSE 0 END",
+        }
+
+    # -- writes -------------------------------------------------------------------------------
+    def _common(self) -> dict[str, str]:
+        site = self.site
+        target_cols = [c.name for c in self.t.target.columns]
+        return {
+            "target": site.integ.qualified(self.t.target.ref),
+            "match": self.match(),
+            "local_row": site.row_json("t", target_cols),
+            "rkv": self.rkv(),
+            "rkv_text": site.as_text(self.rkv()),
+            "lkv_text": site.as_text("d.sp_lkv"),
+            "newest_r": self.newest_r(),
+            "newest_l": self.newest_l(),
+        }
+
+    def apply_upsert(self) -> dict[str, str]:
+        site, q = self.site, self.site.q
+        raw = self._common()
+        per_group = []
+        for j, g in enumerate(self.groups):
+            r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
+            per_group += site.sql(
+                "group_conflicts",
+                {
+                    **raw,
+                    "group": site.lit(g),
+                    "local": mine,
+                    "remote": r,
+                    "taken": f"d.sp_f{j}",
+                    "both": f"NOT ({site.same(r, mine)}) AND NOT ({site.same(mine, b)}) "
+                    f"AND NOT ({site.same(r, b)})",
+                },
+            )
+        raw["group_conflicts"] = "\nUNION ALL\n".join(per_group)
+        sets = []
+        for c in self.cols:
+            if c.name in self.t.key:
+                continue
+            col = q(c.name)
+            if c.name == self.kv:
+                value = f"CASE WHEN {self.rkv()} > t.{col} THEN {self.rkv()} ELSE t.{col} END"
+            else:
+                j = self.groups.index(self.group_of[c.name] or DEFAULT_GROUP)
+                value = f"CASE WHEN d.sp_f{j} = 1 THEN {self.v(c.name)} ELSE t.{col} END"
+            sets.append(f"{self._target_set(col)} = {value}")
+        raw["sets"] = ", ".join(sets) or f"{self._target_set(q(self.kv))} = t.{q(self.kv)}"
+        raw["columns"] = ", ".join(q(c.name) for c in self.cols)
+        raw["d_values"] = ", ".join(f"d.sp_v{i}" for i in range(len(self.cols)))
+        return raw
+
+    def _target_set(self, col: str) -> str:
+        return f"t.{col}" if self.site.SET_PREFIX else col
+
+    def apply_delete(self) -> dict[str, str]:
+        raw = self._common()
+        raw["changed"] = self.changed()
+        op = ">" if self.s.resolution == "latest" else "<"
+        raw["op"] = op
+        return raw
+
+
+def quote_all(quote: Callable[[str], str], names: Sequence[str]) -> str:
+    return ", ".join(quote(n) for n in names)

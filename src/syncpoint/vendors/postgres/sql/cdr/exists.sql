@@ -1,1 +1,0 @@
-SELECT to_regclass(%(name)s) IS NOT NULL
