@@ -386,9 +386,7 @@ class ApplyPlan:
                 [f"sp_b{j}" for j in range(len(self.groups))]
                 + [f"sp_v{i}" for i in range(len(self.cols))]
             ),
-            "values": ", ".join(
-                [site.before_version(self.vs[g], p) for g in self.groups] + values
-            ),
+            "values": ", ".join([site.before_version(self.vs[g], p) for g in self.groups] + values),
         }
 
     def local(self) -> dict[str, str]:

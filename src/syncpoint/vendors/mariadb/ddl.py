@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from syncpoint.core.cdr import bookkeeping_prefix
 from syncpoint.vendors.mariadb import catalog, triggers
 from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import render
@@ -101,7 +102,11 @@ def _one(
         _event(cur, site, w, "DROP", [], old, "DROPPED", None)
         return 1
     written = 0
-    altered = shape_of(cols) != old
+    # conflict bookkeeping columns (cdr add/remove) are syncpoint's, not a schema change
+    mark = bookkeeping_prefix(site.names.prefix)
+    altered = [c for c in shape_of(cols) if not c[0].startswith(mark)] != [
+        c for c in old if not c[0].startswith(mark)
+    ]
     if altered:
         _event(cur, site, w, "ALTER", shape_of(cols), old, "OK", previous)
         save_snapshot(cur, site, w, cols)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from syncpoint.core.cdr import bookkeeping_prefix
 from syncpoint.vendors.sqlite import catalog, encode, triggers
 from syncpoint.vendors.sqlite.objects import Ctx, sync_triggers, watch_of, watched, write_snapshot
 
@@ -31,18 +32,27 @@ def _shape(cols: list[ColRow] | None) -> str | None:
     )
 
 
-def _by_table(rows: list[tuple[Any, ...]]) -> dict[str, list[ColRow]]:
+def _by_table(rows: list[tuple[Any, ...]], ignore: str | None = None) -> dict[str, list[ColRow]]:
+    """Columns per table; ``ignore``: a name prefix of columns left out (conflict
+    bookkeeping, which cdr add and remove put and take away: no schema change)."""
     out: dict[str, list[ColRow]] = {}
     for r in rows:
-        out.setdefault(r[0], []).append(tuple(r[1:]))
+        if ignore is None or not str(r[2]).startswith(ignore):
+            out.setdefault(r[0], []).append(tuple(r[1:]))
     return out
+
+
+def _compared(conn: Any, ctx: Ctx) -> tuple[dict[str, list[ColRow]], dict[str, list[ColRow]]]:
+    """The watched tables' columns now and as last seen, as the DDL poll compares them."""
+    mark = bookkeeping_prefix(ctx.names.prefix)
+    now = _by_table(ctx.run(conn, "queries/cols_now.sql"), mark)
+    return now, _by_table(ctx.run(conn, "queries/cols_snapshot.sql"), mark)
 
 
 def pending(conn: Any, ctx: Ctx) -> bool:
     """Whether a poll would find something: a watched table's columns differ from the
     snapshot, or it is gone or back."""
-    now = _by_table(ctx.run(conn, "queries/cols_now.sql"))
-    snap = _by_table(ctx.run(conn, "queries/cols_snapshot.sql"))
+    now, snap = _compared(conn, ctx)
     for row in watched(conn, ctx):
         t = row["tablename"]
         gone = catalog.kind(conn, t) is None
@@ -54,8 +64,7 @@ def pending(conn: Any, ctx: Ctx) -> bool:
 def poll(conn: Any, ctx: Ctx, triggers_expected_missing: bool = False) -> int:
     """Write the DDL records of every difference and regenerate triggers; return how many
     records were written. Runs in the caller's transaction."""
-    now = _by_table(ctx.run(conn, "queries/cols_now.sql"))
-    snap = _by_table(ctx.run(conn, "queries/cols_snapshot.sql"))
+    now, snap = _compared(conn, ctx)
     ours = {n: tbl for t, n, tbl, _ in catalog.listing(conn) if t == "trigger"}
     written = 0
     for row in watched(conn, ctx):

@@ -1,0 +1,176 @@
+"""Conflict resolution at a MariaDB site (``vendors/cdrbase.py`` has the design): the
+bookkeeping ``cdr add`` puts on a table and the dialect of the apply.
+
+BEFORE INSERT and BEFORE UPDATE triggers stamp the key version and the versions on local
+writes (the origin variable ``@{p}origin`` is NULL) and leave replicated writes as they
+came; an AFTER DELETE trigger writes the tombstone of a local delete. Version columns are
+``utf8mb4_bin``, so they compare byte by byte. DDL commits by itself here: ``cdr add`` and
+``cdr remove`` are idempotent steps (``IF [NOT] EXISTS``), and a failed ``cdr add`` is
+taken back by ``cdr remove``. Capture names a table's columns in its triggers, so both
+render the table's capture triggers again right after the ALTER (capture's DDL polling
+ignores the bookkeeping columns: they are no schema change to replicate).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, ClassVar
+
+from syncpoint.config import TableName
+from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
+from syncpoint.vendors.integratebase import Params
+from syncpoint.vendors.mariadb import catalog, dialect, triggers
+from syncpoint.vendors.mariadb.integrate import json_path
+from syncpoint.vendors.mariadb.names import Names
+from syncpoint.vendors.mariadb.state import watched
+
+VERSION = "VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+# the time of the write (SYSDATE: not the statement's start, nor a SET timestamp), in UTC
+NOW = (
+    "CONCAT(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), "
+    "SYSDATE(6)) MICROSECOND, '%Y-%m-%dT%H:%i:%s.%f'), '|', {location})"
+)
+
+
+class MariadbCdr(CdrSite):
+    vendor = "mariadb"
+    TYPES: ClassVar[dict[str, str]] = {
+        "int": "BIGINT",
+        "text": "LONGTEXT",
+        "version": VERSION,
+        "key": "VARCHAR(400) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+    }
+    SET_PREFIX = "d."
+    TRANSACTIONAL_DDL = False
+
+    def __init__(self, integ: Any):
+        super().__init__(integ)
+        self.names = Names(integ.prefix)
+
+    def same(self, a: str, b: str) -> str:
+        return f"{a} <=> {b}"
+
+    def as_text(self, expr: str) -> str:
+        return f"CAST({expr} AS CHAR)"
+
+    def key_json(self, exprs: list[str]) -> str:  # type: ignore[override]
+        return "JSON_ARRAY(" + ", ".join(exprs) + ")"
+
+    def row_json(self, alias: str, columns: Any) -> str:
+        pairs = ", ".join(f"{self.lit(c)}, {alias}.{self.q(c)}" for c in columns)
+        return f"JSON_OBJECT({pairs})"
+
+    def has_tables(self, conn: Any) -> bool:
+        cur = conn.cursor()
+        cur.execute(
+            "SELECT COUNT(*) FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s",
+            (self.idents["cdr"],),
+        )
+        found = bool(cur.fetchone()[0])
+        conn.rollback()
+        return found
+
+    def before_version(self, version_col: str, p: Params) -> str:
+        return (
+            f"IF(JSON_TYPE(s.b) = 'OBJECT', "
+            f"COALESCE(JSON_VALUE(s.b, {p.bind(json_path(version_col))}), ''), NULL)"
+        )
+
+    def read_query(self, plain: str, table: str) -> str:
+        (stmt,) = self.sql(
+            "read", {"read": plain}, table=table, kv=json_path(f"{self.prefix}cdr_kv")
+        )
+        return stmt
+
+    def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:
+        super().fill(conn, plan, params)
+        self.integ._warnings(conn, plan.t.target.ref)  # type: ignore[attr-defined]  # noqa: SLF001
+
+    # -- add / remove -------------------------------------------------------------------------
+    def _names(self, t: TableName) -> dict[str, str]:
+        h = hashlib.sha1(str(t).encode()).hexdigest()[:10]
+        return {
+            "target": self.integ.qualified(t),
+            "trg_bi": self.q(f"{self.prefix}cdr_{h}_bi"),
+            "trg_bu": self.q(f"{self.prefix}cdr_{h}_bu"),
+            "trg_ad": self.q(f"{self.prefix}cdr_{h}_ad"),
+        }
+
+    def add_statements(
+        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> list[str]:
+        q = self.q
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        cols = members(setting, columns)
+        add = [f"ADD COLUMN IF NOT EXISTS {q(kv)} BIGINT NOT NULL DEFAULT 1"] + [
+            f"ADD COLUMN IF NOT EXISTS {q(v)} {VERSION} NOT NULL DEFAULT ''" for v in vs.values()
+        ]
+        changed = []
+        for g, v in vs.items():
+            if cols[g]:
+                same = " AND ".join(f"NEW.{q(c)} <=> OLD.{q(c)}" for c in cols[g])
+                changed.append(
+                    f"IF NOT ({same}) THEN SET NEW.{q(v)} = v; "
+                    f"ELSE SET NEW.{q(v)} = OLD.{q(v)}; END IF;"
+                )
+            else:
+                changed.append(f"SET NEW.{q(v)} = OLD.{q(v)};")
+        raw = dict(self._names(ref))
+        raw.update(
+            add_columns=", ".join(add),
+            kv=q(kv),
+            origin=self.names.origin_var,
+            now=NOW.format(location=self.lit(location)),
+            stamp_all=" ".join(f"SET NEW.{q(v)} = v;" for v in vs.values()),
+            stamp_changed=" ".join(changed),
+            new_key=self.key_json([f"NEW.{q(k)}" for k in setting.key]),
+            old_key=self.key_json([f"OLD.{q(k)}" for k in setting.key]),
+            table=self.lit(table),
+        )
+        return self.sql("create") + self.sql("add", raw)
+
+    def add(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        """Bookkeeping tables, columns, triggers and the settings row; the table's capture
+        triggers rendered again with the new columns (DDL commits as it goes)."""
+        cur = conn.cursor()
+        params = self.setting_params(table, setting)
+        with dialect.translated(self.integ.location, table):
+            for s in self.add_statements(table, ref, setting, columns, location):
+                cur.execute(s, params) if "%(" in s else cur.execute(s)
+            self._capture_triggers(conn, ref, location)
+
+    def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        raw = dict(self._names(ref))
+        raw["drop_columns"] = ", ".join(
+            f"DROP COLUMN IF EXISTS {self.q(c)}" for c in [kv, *vs.values()]
+        )
+        self.run(conn, "remove", {"table": table}, raw, table)
+        with dialect.translated(self.integ.location, table):
+            self._capture_triggers(conn, ref, self.integ.location)
+        if not self.run(conn, "settings").fetchall():
+            self.run(conn, "drop_tables")
+
+    def _capture_triggers(self, conn: Any, ref: TableName, location: str) -> None:
+        """The capture triggers of the table, rendered for its columns now, at the shape
+        version capture knows (the bookkeeping columns change no version)."""
+        cur = conn.cursor()
+        db = ref.schema_ or catalog.database(cur)
+        for w in watched(cur, self.names):
+            if w.schema != db or w.table != ref.name or w.status == "DROPPED":
+                continue
+            cols = catalog.columns(cur, w.schema, w.table)
+            spec = triggers.Spec(
+                w.schema, w.table, w.actions or "IUD", w.version, w.debug, location
+            )
+            triggers.apply(cur, self.names, spec, cols)
+        conn.commit()

@@ -1,0 +1,24 @@
+-- 1. The conflicts, before anything changes: per group changed on both sides since the
+--    version the change was made from; a change of an older incarnation; a change meeting
+--    a tombstone of its own or a newer incarnation.
+INSERT INTO ${conflicts} (table_name, `key`, column_group, local_row, local_version,
+                          remote_row, remote_version, resolution, winner)
+$raw{group_conflicts}
+UNION ALL
+SELECT %(table)s, d.sp_k, '*', $raw{local_row}, $raw{lkv_text}, d.sp_c, $raw{rkv_text},
+       %(rule)s, 'local'
+  FROM ${d} d JOIN $raw{target} t ON $raw{match}
+ WHERE d.sp_hl = 1 AND $raw{rkv} < d.sp_lkv
+UNION ALL
+SELECT %(table)s, d.sp_k, '*', NULL, d.sp_tv, d.sp_c, $raw{newest_r}, %(rule)s,
+       CASE WHEN d.sp_ins = 1 THEN 'remote' ELSE 'local' END
+  FROM ${d} d
+ WHERE d.sp_hl = 0 AND d.sp_tkv >= $raw{rkv}
+---
+-- 2. Rows that exist: the groups taken (a newer incarnation takes all of them). Each
+--    column's new value reads only the decisions and its own old value.
+UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE d.sp_upd = 1
+---
+-- 3. Keys without a row, in position order.
+INSERT INTO $raw{target} ($raw{columns})
+SELECT $raw{d_values} FROM ${d} d WHERE d.sp_ins = 1 ORDER BY d.sp_rk

@@ -1,0 +1,1 @@
+UPDATE ${cdr} SET resolution = %(resolution)s WHERE table_name = %(table)s

@@ -1,0 +1,210 @@
+"""Conflict resolution at a SQLite site (``vendors/cdrbase.py`` has the design): the
+bookkeeping ``cdr add`` puts on a table and the dialect of the apply.
+
+SQLite triggers cannot change the row being written, so AFTER INSERT and AFTER UPDATE
+triggers stamp the key version and the versions with an UPDATE of the row (only when a
+column of some group changed, so the stamp does not stamp itself), on local writes: the
+origin table ``{p}origin`` is empty. An AFTER DELETE trigger writes the tombstone. Capture
+then records the application's write and the stamp as two records, and the stamp's must
+come second: SQLite fires the most recently created trigger first, so ``cdr add`` and
+``cdr remove`` create capture's triggers again after their own (``objects.sync_triggers``),
+in the same transaction as the ALTERs (capture's DDL polling ignores the bookkeeping
+columns). The apply converts values in Python, as the plain apply does, and decides in SQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, ClassVar
+
+from syncpoint.config import TableName
+from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
+from syncpoint.vendors.integratebase import Params
+from syncpoint.vendors.sqlite import dialect, objects
+from syncpoint.vendors.sqlite.integrate import decode, dumps
+from syncpoint.vendors.sqlite.names import Names
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000|' || {location}"
+_NAMED = re.compile(r"(?<![\w:]):[a-z_]+")
+
+
+class SqliteCdr(CdrSite):
+    vendor = "sqlite"
+    PARAM = ":{}"
+    TYPES: ClassVar[dict[str, str]] = {
+        "int": "INTEGER",
+        "text": "TEXT",
+        "version": "TEXT",
+        "key": "TEXT",
+    }
+
+    def __init__(self, integ: Any):
+        super().__init__(integ)
+        self.names = Names(integ.prefix)
+        self.idents["origin"] = self.names.of("origin")
+
+    def same(self, a: str, b: str) -> str:
+        return f"{a} IS {b}"
+
+    def greatest(self, exprs: Any) -> str:
+        return exprs[0] if len(exprs) == 1 else "max(" + ", ".join(exprs) + ")"
+
+    def key_json(self, exprs: list[str]) -> str:  # type: ignore[override]
+        return "json_array(" + ", ".join(exprs) + ")"
+
+    def row_json(self, alias: str, columns: Any) -> str:
+        def value(c: str) -> str:
+            v = f"{alias}.{self.q(c)}"
+            return f"CASE WHEN typeof({v}) = 'blob' THEN hex({v}) ELSE {v} END"
+
+        return "json_object(" + ", ".join(f"{self.lit(c)}, {value(c)}" for c in columns) + ")"
+
+    def _uses_params(self, stmt: str) -> bool:
+        return bool(_NAMED.search(stmt))
+
+    def has_tables(self, conn: Any) -> bool:
+        row = conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+            (self.idents["cdr"],),
+        ).fetchone()
+        return bool(row[0])
+
+    def before_version(self, version_col: str, p: Params) -> str:
+        raise NotImplementedError("SQLite converts staged rows in Python")
+
+    def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        super().purge_tombstones(conn, keys)
+        conn.execute("COMMIT")
+
+    # -- apply ----------------------------------------------------------------------------------
+    def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:
+        """The staged rows, each value converted as the plain apply converts it."""
+        integ = self.integ
+        names = [f"sp_b{j}" for j in range(len(plan.groups))]
+        names += [f"sp_v{i}" for i in range(len(plan.cols))]
+        (stmt,) = self.sql(
+            "d_fill",
+            {"columns": ", ".join(names), "marks": ", ".join("?" for _ in names)},
+        )
+        ref = plan.t.target.ref
+        rows = []
+        for rk, content in self.run(conn, "staged", params).fetchall():
+            row, before, dv = (decode(content) + [None, None, None])[:3]
+            row = row if isinstance(row, dict) else {}
+            bs = [
+                (str(before.get(plan.vs[g]) or "") if isinstance(before, dict) else None)
+                for g in plan.groups
+            ]
+            values = integ._bind(row, tuple(plan.cols), ref)  # type: ignore[attr-defined]  # noqa: SLF001
+            for i, c in enumerate(plan.cols):
+                if values[i] is None and c.name == plan.kv:
+                    values[i] = 1
+                elif values[i] is None and c.name in plan.vs.values():
+                    values[i] = ""
+            hb = 1 if isinstance(before, dict) else 0
+            rows.append([int(rk), dumps(row), None if dv is None else str(dv), hb, *bs, *values])
+        with self.dialect.translated(self.integ.location, str(ref)):
+            conn.executemany(stmt, rows)
+
+    # -- add / remove -------------------------------------------------------------------------
+    def _names(self, t: TableName) -> dict[str, str]:
+        h = hashlib.sha1(str(t).encode()).hexdigest()[:10]
+        return {
+            "target": self.integ.qualified(t),
+            "trg_ai": self.q(f"{self.prefix}cdr_{h}_ai"),
+            "trg_au": self.q(f"{self.prefix}cdr_{h}_au"),
+            "trg_ad": self.q(f"{self.prefix}cdr_{h}_ad"),
+        }
+
+    def add_statements(
+        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> list[str]:
+        q = self.q
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        cols = members(setting, columns)
+        now = NOW.format(location=self.lit(location))
+        names = self._names(ref)
+        out = self.sql("create")
+        add = [(kv, "INTEGER NOT NULL DEFAULT 1")]
+        add += [(v, "TEXT NOT NULL DEFAULT ''") for v in vs.values()]
+        for c, typ in add:
+            out += self.sql("add_column", {"target": names["target"], "column": q(c), "type": typ})
+        changed = []
+        for g, v in vs.items():
+            if cols[g]:
+                diff = " OR ".join(f"NEW.{q(c)} IS NOT OLD.{q(c)}" for c in cols[g])
+                changed.append(f"{q(v)} = CASE WHEN {diff} THEN {now} ELSE OLD.{q(v)} END")
+            else:
+                changed.append(f"{q(v)} = OLD.{q(v)}")
+        data = [c for g in vs for c in cols[g]]
+        raw = dict(names)
+        raw.update(
+            kv=q(kv),
+            table=self.lit(table),
+            now=now,
+            stamp_all=", ".join(f"{q(v)} = {now}" for v in vs.values()),
+            stamp_changed=", ".join(changed),
+            any_changed=" OR ".join(f"NEW.{q(c)} IS NOT OLD.{q(c)}" for c in data) or "0",
+            new_key=self.key_json([f"NEW.{q(k)}" for k in setting.key]),
+            old_key=self.key_json([f"OLD.{q(k)}" for k in setting.key]),
+            new_match=" AND ".join(f"{q(k)} IS NEW.{q(k)}" for k in setting.key),
+        )
+        return out + self.sql("add", raw)
+
+    def _ctx(self) -> objects.Ctx:
+        from syncpoint.vendors.sqlite.capture import SqliteCapture
+
+        return SqliteCapture(self.integ.location, self.integ.url, self.prefix).ctx
+
+    def add(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        """Everything in one transaction, capture's triggers created again last."""
+        params = self.setting_params(table, setting)
+        with dialect.translated(self.integ.location, table):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for s in self.add_statements(table, ref, setting, columns, location):
+                    conn.execute(s, params) if self._uses_params(s) else conn.execute(s)
+                self._capture_triggers(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        names = self._names(ref)
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({self.lit(ref.name)})")}
+        with dialect.translated(self.integ.location, table):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.run(conn, "remove", {"table": table}, names, table)
+                # SQLite refuses to drop a column a trigger names: capture's go first
+                objects.drop_triggers(conn, self.names)
+                for c in [kv, *vs.values()]:
+                    if c in have:
+                        self.run(
+                            conn,
+                            "drop_column",
+                            raw={"target": names["target"], "column": self.q(c)},
+                        )
+                self._capture_triggers(conn)
+                if not self.run(conn, "settings").fetchall():
+                    self.run(conn, "drop_tables")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _capture_triggers(self, conn: Any) -> None:
+        objects.drop_triggers(conn, self.names)
+        objects.sync_triggers(conn, self._ctx())

@@ -1,0 +1,20 @@
+-- 1. The conflicts: the local row is a newer incarnation, or it changed since the version
+--    the delete was made from.
+INSERT INTO ${conflicts} (table_name, key, column_group, local_row, local_version,
+                          remote_row, remote_version, resolution, winner)
+SELECT :table, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv, :rule,
+       CASE WHEN d.sp_del = 1 THEN 'remote' ELSE 'local' END
+  FROM ${d} AS d JOIN $raw{target} AS t ON $raw{match}
+ WHERE d.sp_lkv > $raw{rkv} OR (d.sp_lkv = $raw{rkv} AND $raw{changed})
+---
+-- 2. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
+--    every site ends with the same one.
+INSERT INTO ${tombstones} AS tb (table_name, key, kv, version)
+SELECT :table, d.sp_k, $raw{rkv}, coalesce(d.sp_dv, '') FROM ${d} AS d WHERE d.sp_tomb = 1
+ON CONFLICT (table_name, key, kv) DO UPDATE
+   SET version = CASE WHEN excluded.version $raw{op} tb.version THEN excluded.version
+                      ELSE tb.version END
+---
+-- 3. The deletes that take effect.
+DELETE FROM $raw{target} AS t
+ WHERE EXISTS (SELECT 1 FROM ${d} AS d WHERE d.sp_del = 1 AND $raw{match})

@@ -1,0 +1,34 @@
+-- The conflict bookkeeping of a location (made by cdr add, kept until the last cdr remove):
+-- the tables under conflict resolution, their deleted keys, the conflicts decided here.
+CREATE TABLE IF NOT EXISTS ${cdr} (
+    table_name  TEXT NOT NULL PRIMARY KEY,
+    resolution  TEXT NOT NULL,
+    groups      TEXT NOT NULL,
+    key         TEXT NOT NULL
+)
+---
+-- A deleted key per incarnation: the key version it had and the delete's version
+-- (time|location), so a late update of that incarnation is resolved against the delete;
+-- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps).
+CREATE TABLE IF NOT EXISTS ${tombstones} (
+    table_name  TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    kv          INTEGER NOT NULL,
+    version     TEXT NOT NULL,
+    deleted_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')),
+    PRIMARY KEY (table_name, key, kv)
+)
+---
+CREATE TABLE IF NOT EXISTS ${conflicts} (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_name      TEXT NOT NULL,
+    key             TEXT NOT NULL,
+    column_group    TEXT NOT NULL,
+    local_row       TEXT,
+    local_version   TEXT,
+    remote_row      TEXT,
+    remote_version  TEXT,
+    resolution      TEXT NOT NULL,
+    winner          TEXT NOT NULL,
+    decided_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now'))
+)

@@ -1,0 +1,6 @@
+-- The incoming rows of one window and action, converted to the target's types (sp_v<i>),
+-- with what the decisions need (vendors/cdrbase.py names the columns).
+DROP TABLE IF EXISTS temp.${d}
+---
+CREATE TEMP TABLE ${d} AS
+SELECT $raw{meta_select}, $raw{typed} FROM $raw{target} AS t WHERE 0

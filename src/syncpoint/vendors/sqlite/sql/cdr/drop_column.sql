@@ -1,0 +1,1 @@
+ALTER TABLE $raw{target} DROP COLUMN $raw{column}

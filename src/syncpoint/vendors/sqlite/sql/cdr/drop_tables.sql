@@ -1,0 +1,6 @@
+-- The bookkeeping tables, once no table of the location is under conflict resolution.
+DROP TABLE IF EXISTS ${conflicts}
+---
+DROP TABLE IF EXISTS ${tombstones}
+---
+DROP TABLE IF EXISTS ${cdr}

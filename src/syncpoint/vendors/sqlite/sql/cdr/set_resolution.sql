@@ -1,0 +1,1 @@
+UPDATE ${cdr} SET resolution = :resolution WHERE table_name = :table

@@ -1,0 +1,1 @@
+DELETE FROM ${tombstones} WHERE table_name = :table AND key = :key AND kv = :kv
