@@ -275,7 +275,7 @@ def test_the_conflicts_section_is_checked_before_any_connection() -> None:
     assert any("resolution" in p for p in _cfg({"orders": {"resolution": "newest"}}))
 
 
-def test_cdr_add_refuses_vendors_without_bookkeeping_and_touches_nothing(tmp_path: Any) -> None:
+def test_cdr_add_at_sites_not_installed_is_refused_and_makes_no_file(tmp_path: Any) -> None:
     from syncpoint import config
     from syncpoint.errors import ConfigError
     from syncpoint.ops.cdr import setup
@@ -289,6 +289,6 @@ def test_cdr_add_refuses_vendors_without_bookkeeping_and_touches_nothing(tmp_pat
         "tables": [{"name": "orders"}],
     }
     cfg = config.from_dict(data, "f.yaml")
-    with pytest.raises(ConfigError, match="not built for sqlite"):
+    with pytest.raises(ConfigError, match="s1: .* does not exist"):
         setup.add(cfg, "orders", "latest", None)
     assert list(tmp_path.iterdir()) == []

@@ -212,11 +212,16 @@ class Channel:
                 ) from exc
 
     def uninstall(self, keep_positions: bool = False) -> dict[str, str]:
-        """Remove every object of the prefix at every location: capture objects where it
-        captures, control tables (positions, sync points, stops, staging, stamps, gate)
-        wherever they were made; ``keep_positions`` keeps positions, sync points and stamps."""
+        """Remove every object of the prefix at every location: conflict bookkeeping where
+        a table is under conflict resolution, capture objects where it captures, control
+        tables (positions, sync points, stops, staging, stamps, gate) wherever they were
+        made; ``keep_positions`` keeps positions, sync points and stamps."""
+        from syncpoint.ops.cdr.setup import remove_at
+
         done: dict[str, str] = {}
         for name in self._existing_locations():
+            if self.cfg.locations[name].capture and self.cfg.locations[name].integrate:
+                remove_at(self.cfg, name)
             if self.cfg.locations[name].capture:
                 cap = self.capture(name)
                 with self._cap_conn(cap) as conn:

@@ -9,6 +9,7 @@ back, so the channel is never left half under conflict resolution.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from syncpoint.ops import cdr as ops
 from syncpoint.vendors import capture_for, vendor_of
 from syncpoint.vendors.cdrbase import CdrTable
 from syncpoint.vendors.integratebase import integrate_for
+from syncpoint.vendors.sqlite.dialect import path_of
 
 _PLAIN = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
@@ -67,6 +69,9 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
     try:
         for n in sites:
             url = cfg.locations[n].url.get_secret_value()
+            if vendor_of(url) == "sqlite" and not os.path.exists(path_of(url)):
+                problems.append(f"{n}: the SQLite file {path_of(url)} does not exist (install)")
+                continue
             integ = integrate_for(n, url, cfg.prefix)
             helper = ops.support(integ)
             if helper is None:
@@ -175,9 +180,11 @@ def add(
         done: list[Site] = []
         try:
             for s in sites:
+                # where DDL commits by itself, a failure half-way is taken back like a done site
+                done += [] if s.helper.TRANSACTIONAL_DDL else [s]
                 s.helper.add(s.conn, str(t.ref), s.ref, setting, s.columns, s.name)
                 s.conn.commit()
-                done.append(s)
+                done += [s] if s.helper.TRANSACTIONAL_DDL else []
         except BaseException:
             for s in sites:
                 s.conn.rollback()
@@ -247,3 +254,25 @@ def alter(
         }
     finally:
         close(sites)
+
+
+def remove_at(cfg: ChannelConfig, location: str) -> list[str]:
+    """Take every table's conflict bookkeeping away at one location (``uninstall`` does it
+    first: the bookkeeping's triggers must not outlive capture's objects they read)."""
+    from syncpoint.config import parse_table_name
+
+    integ = integrate_for(location, cfg.locations[location].url.get_secret_value(), cfg.prefix)
+    helper = ops.support(integ)
+    if helper is None:
+        return []
+    conn = integ.connect()
+    try:
+        found = helper.settings(conn)
+        conn.rollback()
+        for table, setting in found.items():
+            ref = integ.resolve(parse_table_name(table), False, integ.vendor)
+            helper.remove(conn, table, ref, setting)
+            conn.commit()
+        return list(found)
+    finally:
+        conn.close()

@@ -31,7 +31,8 @@ class PostgresCdr(CdrSite):
 
     def __init__(self, integ: Any):
         super().__init__(integ)
-        self.origin_setting = Objects(integ.prefix).origin_setting
+        self.objects = Objects(integ.prefix)
+        self.origin_setting = self.objects.origin_setting
 
     def key_json(self, exprs: list[str]) -> str:  # type: ignore[override]
         return "json_build_array(" + ", ".join(exprs) + ")::text"
@@ -60,6 +61,9 @@ class PostgresCdr(CdrSite):
             "trg_row": self.q(f"{self.prefix}cdr_row"),
             "trg_del": self.q(f"{self.prefix}cdr_del"),
             "tombstones": f"{self.q(dialect.DEFAULT_SCHEMA)}.{self.q(self.idents['tombstones'])}",
+            "make_capture": self.objects.qualified("fn_make"),
+            "capture_tables": self.objects.qualified("tables"),
+            "target_text": self.lit(self.integ.qualified(t)),
         }
 
     def add_statements(

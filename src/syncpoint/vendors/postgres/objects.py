@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from syncpoint.core.cdr import bookkeeping_prefix
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.sqlfiles import SqlFiles
 
@@ -86,6 +87,7 @@ class Objects:
             "seq_q": self.qualified("seq"),
             "debug_q": self.qualified("debug"),
             "origin_guc": self.origin_setting,
+            "cdr_mark": bookkeeping_prefix(self.prefix),
             **extra,
         }
 
