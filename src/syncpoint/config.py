@@ -81,6 +81,9 @@ class LocationConfig(_Model):
     url: SecretStr
     capture: bool = False
     integrate: bool = False
+    # the capture locations an integrate location reads from (default: every other one);
+    # a ring or another topology than the full mesh says it here
+    from_: list[str] | None = Field(default=None, alias="from")
 
     @field_validator("url")
     @classmethod
@@ -289,6 +292,51 @@ class ChannelConfig(_Model):
     def integrate_locations(self) -> dict[str, LocationConfig]:
         return {n: loc for n, loc in self.locations.items() if loc.integrate}
 
+    def sources_of(self, integrate: str) -> list[str]:
+        """The capture locations ``integrate`` reads from: its ``from:`` list, or every
+        capture location but itself."""
+        loc = self.locations[integrate]
+        if loc.from_ is not None:
+            return list(loc.from_)
+        return [n for n in self.capture_locations() if n != integrate]
+
+    def origins_via(
+        self, integrate: str, source: str, table: TableConfig | None = None
+    ) -> list[str]:
+        """The locations whose changes ``integrate`` takes from ``source``'s stream: ``source``
+        itself and those ``source`` forwards because it is their way here (a change first
+        made at ``integrate`` is never among them)."""
+        return [o for o, via in self._last_hops(integrate, table).items() if via == source]
+
+    def _last_hops(self, integrate: str, table: TableConfig | None) -> dict[str, str]:
+        """Origin -> the location ``integrate`` takes its changes from: the last step of the
+        shortest way from the origin, through locations that integrate and capture ``table``
+        (so they pass changes on), the smallest name first among equally short ones."""
+        captures = {
+            n
+            for n in self.capture_locations()
+            if table is None or table.locations is None or n in table.locations
+        }
+        readers = {n: set(self.sources_of(n)) for n in sorted(self.integrate_locations())}
+        out: dict[str, str] = {}
+        for origin in sorted(captures - {integrate}):
+            last: dict[str, str] = {}
+            frontier, seen = [origin], {origin}
+            while frontier and integrate not in last:
+                step = []
+                for x in sorted(frontier):
+                    if x != origin and x not in captures:
+                        continue  # receives the change but does not capture it: no further
+                    for y, reads in readers.items():
+                        if y not in seen and x in reads:
+                            last[y] = x
+                            seen.add(y)
+                            step.append(y)
+                frontier = step
+            if integrate in last:
+                out[origin] = last[integrate]
+        return out
+
     def tables_at(self, location: str) -> list[TableConfig]:
         """The tables captured at ``location``."""
         return [t for t in self.tables if t.locations is None or location in t.locations]
@@ -313,6 +361,20 @@ def cross_problems(cfg: ChannelConfig) -> list[str]:
         for loc in t.locations or []:
             if loc not in cfg.locations or not cfg.locations[loc].capture:
                 problems.append(f"tables: {t.name}: locations: {loc!r} is not a capture location")
+    for name, site in cfg.locations.items():
+        if site.from_ is None:
+            continue
+        if not site.integrate:
+            problems.append(f"locations: {name}: from: is for a location that integrates")
+        if not site.from_:
+            problems.append(f"locations: {name}: from: names no location")
+        for src in site.from_:
+            if src == name:
+                problems.append(f"locations: {name}: from: a location never reads itself")
+            elif src not in cfg.locations or not cfg.locations[src].capture:
+                problems.append(f"locations: {name}: from: {src!r} is not a capture location")
+        if len(set(site.from_)) != len(site.from_):
+            problems.append(f"locations: {name}: from: a location is named twice")
     seen: set[str] = set()
     for t in cfg.tables:
         if str(t.ref) in seen:

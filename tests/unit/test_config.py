@@ -123,3 +123,40 @@ def test_example_file_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     text = resources.files("syncpoint").joinpath("example.yaml").read_text()
     cfg = config.from_dict(yaml.safe_load(text))
     assert cfg.channel == "shop"
+
+
+def _sites(reads: dict[str, list[str] | None], capture_only: tuple[str, ...] = ()) -> dict:
+    locs: dict = {
+        n: {"url": f"sqlite:///tmp/{n}.db", "capture": True, "integrate": True}
+        | ({"from": r} if r is not None else {})
+        for n, r in reads.items()
+    }
+    locs.update({n: {"url": f"sqlite:///tmp/{n}.db", "capture": True} for n in capture_only})
+    return {"channel": "bi", "locations": locs, "tables": [{"name": "t"}]}
+
+
+def test_from_lets_a_site_read_some_locations_and_forwards_the_others() -> None:
+    ring = config.from_dict(_sites({"a": ["c"], "b": ["a"], "c": ["b"]}))
+    assert {(i, s): ring.origins_via(i, s) for i in "abc" for s in ring.sources_of(i)} == {
+        ("a", "c"): ["b", "c"],
+        ("b", "a"): ["a", "c"],
+        ("c", "b"): ["a", "b"],
+    }
+    mesh = config.from_dict(_sites({"a": None, "b": None, "c": None}))
+    assert mesh.sources_of("a") == ["b", "c"] and mesh.origins_via("a", "b") == ["b"]
+    # two equally short ways from a to d: the one through the smaller name, only
+    diamond = config.from_dict(_sites({"a": None, "b": ["a"], "c": ["a"], "d": ["c", "b"]}))
+    assert diamond.origins_via("d", "b") == ["a", "b"] and diamond.origins_via("d", "c") == ["c"]
+    # a location that only captures passes nothing on
+    spoke = config.from_dict(_sites({"b": ["x"], "c": ["b"]}, capture_only=("x",)))
+    assert spoke.origins_via("c", "b") == ["b", "x"]
+
+
+def test_from_names_capture_locations_other_than_itself_once() -> None:
+    data = _sites({"a": ["a", "nope", "b", "b"], "b": None}, capture_only=("x",))
+    data["locations"]["x"]["from"] = ["a"]
+    found = problems(data)
+    assert "f.yaml: locations: a: from: a location never reads itself" in found
+    assert "f.yaml: locations: a: from: 'nope' is not a capture location" in found
+    assert "f.yaml: locations: a: from: a location is named twice" in found
+    assert "f.yaml: locations: x: from: is for a location that integrates" in found

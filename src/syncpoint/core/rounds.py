@@ -36,6 +36,9 @@ class TableWindow:
     empties: bool = False  # TRUNCATE/DROP applied: empty the target, then the rows after
     rows_after: int = 0  # only row records with a larger repl_key are applied
     renames: dict[str, str] = field(default_factory=dict)  # new name -> name before
+    # where the changes read were first made: the location itself, and those it forwards
+    # on the way here (a ring); several ask the apply to mark each row with its own
+    origins: tuple[str, ...] = ()
 
     @property
     def moves(self) -> bool:

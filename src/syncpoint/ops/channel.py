@@ -77,8 +77,9 @@ class Channel:
             try:
                 it = self._integrate(integ)
                 with self.connection(integ) as conn:
-                    for loc, cloc in self.cfg.capture_locations().items():
-                        if loc == integ or loc not in existing or integ not in existing:
+                    for loc in self.cfg.sources_of(integ):
+                        cloc = self.cfg.locations[loc]
+                        if loc not in existing or integ not in existing:
                             continue
                         for t in self.cfg.tables_at(loc):
                             key = tuple(t.key or ()) or self._source_key(keys, loc, t)
@@ -334,7 +335,7 @@ class Channel:
         out: dict[str, Any] = {}
         for integ in self.cfg.integrate_locations():
             url = self.url(integ)
-            sources = [n for n in self.cfg.capture_locations() if n != integ]
+            sources = self.cfg.sources_of(integ)
             store = StampStore(vendor_of(url), self.cfg.prefix, self.cfg.channel, integ)
             if self._new_sqlite_target(integ):
                 out[integ] = None  # no run has made the file yet: no stamps (not created here)

@@ -105,9 +105,7 @@ class GroupRound:
     def locations(self) -> dict[str, list[TableConfig]]:
         out: dict[str, list[TableConfig]] = {}
         names = {str(t.ref) for t in self.tables}
-        for loc in self.cfg.capture_locations():
-            if loc == self.integrate:
-                continue
+        for loc in self.cfg.sources_of(self.integrate):
             here = [t for t in self.cfg.tables_at(loc) if str(t.ref) in names]
             if here:
                 out[loc] = here
@@ -202,6 +200,7 @@ class GroupRound:
             stored=stored,
             stream_id=stream,
             policy=t.ddl_policy,
+            origins=tuple(self.cfg.origins_via(self.integrate, loc, t)),
         )
 
     def _decide_ddl(self, src: Source, ws: list[TableWindow]) -> list[Stop]:
@@ -277,7 +276,7 @@ class GroupRound:
             if not n:
                 continue
             url, props = src.integ.jdbc()
-            read_sql = src.integ.read_query(query, key, w.rows_after, w.location)
+            read_sql = src.integ.read_query(query, key, w.rows_after, w.origins or (w.location,))
             # changes are the row records read: not DDL, not records of changes made elsewhere
             counts[w.tbl] = src.integ.window_count(src.conn, read_sql)
             if w.table in resolved:
@@ -336,6 +335,7 @@ class GroupRound:
             round_id=plan.round_id,
             parallel=module(self.target.vendor, "dialect").JDBC_PARALLEL,
             windows=[w.tbl for w in plan.reading],
+            origins=any(len(w.origins) > 1 for w in plan.reading),
         )
 
     def release(self, data: Any) -> None:
@@ -395,8 +395,8 @@ class GroupRound:
             return
         feeding = [
             loc
-            for loc in self.cfg.capture_locations()
-            if loc != self.integrate and any(str(t.ref) == w.table for t in self.cfg.tables_at(loc))
+            for loc in self.cfg.sources_of(self.integrate)
+            if any(str(t.ref) == w.table for t in self.cfg.tables_at(loc))
         ]
         if len(feeding) < 2:
             return

@@ -264,9 +264,7 @@ def _stamps(cfg: ChannelConfig, integ: str) -> None:
         sps = target.sync_points(conn, app)
         groups = cfg.groups()
         candidates: dict[str, tuple[datetime | None, int]] = {}
-        for loc in cfg.capture_locations():
-            if loc == integ:
-                continue
+        for loc in cfg.sources_of(integ):
             times, ctx, ok = [], 0, True
             for g, tables in groups.items():
                 here = [t for t in cfg.tables_at(loc) if t in tables]
@@ -316,7 +314,11 @@ def purge(cfg: ChannelConfig) -> dict[str, Any]:
         try:
             stream = cap.stream_id(conn)
             conn.rollback()  # purge commits on its own: no transaction may be open
-            required = [f"{i}/{cfg.application}" for i in cfg.integrate_locations() if i != name]
+            required = [
+                f"{i}/{cfg.application}"
+                for i in cfg.integrate_locations()
+                if name in cfg.sources_of(i)
+            ]
             tables = [str(t.ref) for t in cfg.tables_at(name)]
             bound = positions.purge_bound(name, stream, tables, stored, required)
             purged = cap.purge(conn, bound) if bound is not None else 0

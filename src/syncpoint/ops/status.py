@@ -77,9 +77,8 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
         finally:
             if conn is not None:
                 conn.close()
-        for loc, cloc in cfg.capture_locations().items():
-            if loc == integ:
-                continue
+        for loc in cfg.sources_of(integ):
+            cloc = cfg.locations[loc]
             src = sources.get(loc) or _source(loc, cloc.url.get_secret_value(), cfg.prefix)
             sources[loc] = src
             for t in cfg.tables_at(loc):

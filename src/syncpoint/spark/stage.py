@@ -31,10 +31,12 @@ def write_staging(
     round_id: str,
     parallel: bool,
     windows: list[int],
+    origins: bool = False,
 ) -> dict[int, int]:
     """Append the net rows, tagged with application, sync group and round, to ``table``;
     return how many rows of each window the job wrote (observed during the write itself,
-    so the round is read, netted and staged by one Spark job)."""
+    so the round is read, netted and staged by one Spark job). ``origins``: each row's
+    origin is written too (windows carrying changes first made at several locations)."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
@@ -47,6 +49,7 @@ def write_staging(
         "action",
         "content",
         "repl_key",
+        *(["origin"] if origins else []),
     ).observe(obs, *[F.count_if(F.col("tbl") == w).alias(f"w{w}") for w in windows])
     out = out.coalesce(WRITE_PARTITIONS if parallel else 1)
     w = (

@@ -19,7 +19,8 @@ from typing import Any
 
 
 def split_moves(df: Any) -> Any:
-    """Columns out: tbl, key, sub, action ('U' upsert / 'D' delete), content, repl_key."""
+    """Columns out: tbl, key, sub, action ('U' upsert / 'D' delete), content, repl_key,
+    dbid (where the change was first made)."""
     from pyspark.sql import functions as F
 
     a = F.col("db_action")
@@ -45,7 +46,7 @@ def split_moves(df: Any) -> Any:
     ops = F.when(moved, F.array(old, main)).otherwise(F.array(main))
     return (
         df.where(a.isin("INSERT", "UPDATE", "DELETE"))
-        .select("tbl", "repl_key", F.explode(ops).alias("o"))
+        .select("tbl", "repl_key", _dbid(df), F.explode(ops).alias("o"))
         .select(
             "tbl",
             F.col("o.key").alias("key"),
@@ -53,17 +54,24 @@ def split_moves(df: Any) -> Any:
             F.col("o.action").alias("action"),
             F.col("o.content").alias("content"),
             "repl_key",
+            "dbid",
         )
     )
 
 
-def net(ops: Any) -> Any:
-    """Columns out: tbl, action, content, repl_key: one row per (tbl, key)."""
+def _dbid(df: Any) -> Any:
     from pyspark.sql import functions as F
 
-    last = F.max_by(F.struct("action", "content", "repl_key"), F.struct("repl_key", "sub")).alias(
-        "last"
-    )
+    return F.col("dbid") if "dbid" in df.columns else F.lit(None).cast("string").alias("dbid")
+
+
+def net(ops: Any) -> Any:
+    """Columns out: tbl, action, content, repl_key, origin: one row per (tbl, key)."""
+    from pyspark.sql import functions as F
+
+    last = F.max_by(
+        F.struct("action", "content", "repl_key", "dbid"), F.struct("repl_key", "sub")
+    ).alias("last")
     return (
         ops.groupBy("tbl", "key")
         .agg(last)
@@ -72,6 +80,7 @@ def net(ops: Any) -> Any:
             F.col("last.action").alias("action"),
             F.col("last.content").alias("content"),
             F.col("last.repl_key").alias("repl_key"),
+            F.col("last.dbid").alias("origin"),
         )
     )
 

@@ -11,7 +11,7 @@ statements and how a transaction begins.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from syncpoint import failpoints
@@ -142,6 +142,12 @@ class Integrate:
         self.begin(conn)
         self.run(conn, "create")
         self.commit(conn)
+        staging = self.describe(conn, TableName(name=self.idents["staging"]))
+        if staging is not None and staging.column("origin") is None:
+            # made before rows carried their origin (a ring forwards several in one window)
+            self.begin(conn)
+            self.run(conn, "staging_origin")
+            self.commit(conn)
 
     def has_control_tables(self, conn: Any) -> bool:
         """Whether positions, sync points and stops exist here (``status`` reads, never
@@ -337,6 +343,7 @@ class Integrate:
             self._check_staged(conn, plan, staged)
             rank = {name: i for i, name in enumerate(order)}
             ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))
+            parts = {w.tbl: self._by_origin(conn, plan, w) for w in ws if staged.get(w.tbl)}
             for w in ws:
                 if w.tbl not in tables:
                     continue
@@ -349,15 +356,18 @@ class Integrate:
                         table=str(w.target),
                         target=self.qualified(tables[w.tbl].target.ref),
                     )
-                if staged.get(w.tbl):
-                    step = resolve.get(w.tbl, self)
-                    step.upsert(conn, plan.round_id, w, tables[w.tbl])
-            for w in reversed(ws):
-                if w.tbl in tables and staged.get(w.tbl):
+                step = resolve.get(w.tbl, self)
+                for part, origin in parts.get(w.tbl, []):
                     if set_origin:
-                        set_origin(conn, w.location)
+                        set_origin(conn, origin)
+                    step.upsert(conn, plan.round_id, part, tables[w.tbl])
+            for w in reversed(ws):
+                if w.tbl in tables:
                     step = resolve.get(w.tbl, self)
-                    step.delete(conn, plan.round_id, w, tables[w.tbl])
+                    for part, origin in parts.get(w.tbl, []):
+                        if set_origin:
+                            set_origin(conn, origin)
+                        step.delete(conn, plan.round_id, part, tables[w.tbl])
             if set_origin:
                 set_origin(conn, None)
             self.put_stops(conn, plan.application, plan.group, plan.stops)
@@ -371,6 +381,22 @@ class Integrate:
         except BaseException:
             self.rollback(conn)
             raise
+
+    def _by_origin(
+        self, conn: Any, plan: RoundPlan, w: TableWindow
+    ) -> list[tuple[TableWindow, str]]:
+        """The window's staged rows by the location where their changes were first made,
+        each part with its origin (applied marked with it, so it never goes back there).
+        A window of one origin is one part; the rows of several are set apart under
+        window numbers of their own (negative: no window of the round has one)."""
+        if len(w.origins) < 2:
+            return [(w, w.origins[0] if w.origins else w.location)]
+        out = []
+        for i, origin in enumerate(w.origins):
+            part = replace(w, tbl=-(w.tbl * 100 + i + 1))
+            self.run(conn, "staging_split", (part.tbl, plan.round_id, w.tbl, w.location, origin))
+            out.append((part, origin))
+        return out
 
     def _cas(self, conn: Any, plan: RoundPlan) -> None:
         for w in plan.windows:
@@ -472,16 +498,19 @@ class Integrate:
         self.end_read(conn)
         return bool(row[0])
 
-    def read_query(self, query: str, key: Sequence[str], rows_after: int, origin: str) -> str:
+    def read_query(
+        self, query: str, key: Sequence[str], rows_after: int, origins: Sequence[str]
+    ) -> str:
         """The SELECT Spark reads a window with (see ``spark/read.py``): the row records of
-        changes first made at ``origin`` (the capture location read)."""
+        changes first made at one of ``origins`` (the capture location read, and those it
+        forwards to the reader)."""
         return self.one(
             "read",
             query=query,
             key=self.key_sql("q.content", key),
             old_key=self.key_sql("q.oldcontent", key),
             rows_after=str(int(rows_after)),
-            origin=f"AND q.dbid = {self.str_literal(origin)}",
+            origin="AND q.dbid IN (" + ", ".join(self.str_literal(o) for o in origins) + ")",
         )
 
     def key_sql(self, column: str, key: Sequence[str]) -> str:

@@ -41,5 +41,6 @@ CREATE TABLE IF NOT EXISTS ${staging} (
     action            varchar(1) NOT NULL,
     content           longtext,
     repl_key          bigint NOT NULL,
+    origin            varchar(64),
     KEY ${staging_idx} (round_id, tbl, action)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin

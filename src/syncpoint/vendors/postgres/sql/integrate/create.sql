@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS ${staging} (
     tbl               integer NOT NULL,
     action            text NOT NULL,
     content           text,
-    repl_key          bigint NOT NULL
+    repl_key          bigint NOT NULL,
+    origin            text  -- where the change was first made (several in a ring's window)
 )
 ---
 CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action)

@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS ${staging} (
     tbl               INTEGER NOT NULL,
     action            TEXT NOT NULL,
     content           TEXT,
-    repl_key          INTEGER NOT NULL
+    repl_key          INTEGER NOT NULL,
+    origin            TEXT  -- where the change was first made (several in a ring's window)
 )
 ---
 CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action, repl_key)
