@@ -21,7 +21,7 @@ import yaml
 
 from syncpoint.ops.cdr import setup
 from syncpoint.ops.channel import Channel
-from syncpoint.vendors.postgres.objects import Objects
+from syncpoint.vendors.postgres.names import Names
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system.roundkit import norm
 
@@ -131,7 +131,7 @@ def skewed(db: Any, site: str, sql: str) -> None:
     conn = db.connect(autocommit=db.vendor != "postgres")
     cur = conn.cursor()
     if db.vendor == "postgres":
-        cur.execute("SELECT set_config(%s, %s, true)", (Objects("repl_").origin_setting, site))
+        cur.execute("SELECT set_config(%s, %s, true)", (Names("repl_").origin_setting, site))
         cur.execute(sql)
         conn.commit()
     elif db.vendor == "mariadb":

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from syncpoint import vendors
 from syncpoint.errors import (
     DuplicateKey,
     LocationError,
@@ -15,7 +16,6 @@ from syncpoint.errors import (
     MissingObject,
     TransientError,
 )
-from syncpoint.vendors import module
 
 # How a session bounds its lock waits to about a second (the test's own vendor SQL).
 SHORT_LOCK_WAIT = {
@@ -32,7 +32,7 @@ WRITE = {
 
 
 def _run(db: Any, conn: Any, sql: str) -> None:
-    with module(db.vendor, "dialect").translated("here", "t"):
+    with vendors.get(db.vendor).dialect.translated("here", "t"):
         conn.cursor().execute(sql)
 
 

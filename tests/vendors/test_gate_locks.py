@@ -17,21 +17,16 @@ from typing import Any
 import psycopg
 import pytest
 
+from syncpoint import vendors
 from syncpoint.core.gate import Holder, State
 from syncpoint.errors import GateBusy
 from syncpoint.ops.gate import Gate, Turn
-from syncpoint.vendors import module
 
-STORE = {
-    "postgres": "PostgresGateStore",
-    "mariadb": "MariadbGateStore",
-    "sqlite": "SqliteGateStore",
-}
 HOLDER = Holder("test-host", 1, "test holder", "0" * 32)
 
 
 def store_for(db) -> Any:
-    s = getattr(module(db.vendor, "gate"), STORE[db.vendor])(db.url, "repl_")
+    s = vendors.get(db.vendor).GateStore(db.url, "repl_")
     s.connect()
     return s
 
@@ -162,9 +157,9 @@ HOLD = textwrap.dedent(
     """
     import sys, time
     from syncpoint.core.gate import Holder, State
-    from syncpoint.vendors import module
-    vendor, cls, url = sys.argv[1:4]
-    s = getattr(module(vendor, "gate"), cls)(url, "repl_")
+    from syncpoint import vendors
+    vendor, url = sys.argv[1:3]
+    s = vendors.get(vendor).GateStore(url, "repl_")
     s.connect()
     s.lock("g", 30)
     s.set_state("g", State.WAREHOUSE_LOADING, Holder("h", 1, "doomed", "1" * 32))
@@ -177,7 +172,7 @@ HOLD = textwrap.dedent(
 def test_holder_killed_while_holding_the_row_lock_is_released(any_db) -> None:
     Gate(any_db.url, "g").reset("WarehouseLoaded")
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, any_db.vendor, STORE[any_db.vendor], any_db.url],
+        [sys.executable, "-c", HOLD, any_db.vendor, any_db.url],
         stdout=subprocess.PIPE,
         text=True,
     )

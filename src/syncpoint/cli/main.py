@@ -65,13 +65,7 @@ COMMANDS = (
 )
 
 for _name in COMMANDS:
-    try:
-        _mod = importlib.import_module(f"syncpoint.cli.{_name}")
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"syncpoint.cli.{_name}":
-            raise
-        continue
-    _mod.register(app)
+    importlib.import_module(f"syncpoint.cli.{_name}").register(app)
 
 
 def main() -> None:

@@ -12,8 +12,6 @@ from typing import Any
 from syncpoint.config import TableName
 
 ROW_ACTIONS = ("INSERT", "UPDATE", "DELETE")
-DDL_ACTIONS = ("CREATE", "ALTER", "DROP", "TRUNCATE")
-ACTION_LETTER = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
 
 
 def loads(text: str | None) -> Any:

@@ -128,7 +128,7 @@ class Channel:
         problems: dict[str, list[str]] = {}
         for name, loc in self.cfg.locations.items():
             found: list[str] = []
-            if not loc.capture and self._new_sqlite_target(name):
+            if not loc.capture and self._new_file_target(name):
                 problems[name] = found
                 continue
             try:
@@ -143,14 +143,14 @@ class Channel:
             problems[name] = found
         return problems
 
-    def _new_sqlite_target(self, name: str) -> bool:
-        from syncpoint.vendors import vendor_of
-        from syncpoint.vendors.sqlite.dialect import path_of
+    def _new_file_target(self, name: str) -> bool:
+        from syncpoint.vendors import of_url
 
         url = self.url(name)
-        if vendor_of(url) != "sqlite":
+        file = of_url(url).dialect.file_of(url)
+        if file is None:
             return False
-        path = os.path.abspath(path_of(url))
+        path = os.path.abspath(file)
         return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
 
     @contextmanager
@@ -256,14 +256,10 @@ class Channel:
     def _existing_locations(self) -> list[str]:
         """Locations to remove objects from: a SQLite file that does not exist holds none
         (and connecting would create it)."""
-        from syncpoint.vendors import vendor_of
-        from syncpoint.vendors.sqlite.dialect import path_of
+        from syncpoint.vendors import of_url
 
-        return [
-            n
-            for n in self.cfg.locations
-            if vendor_of(self.url(n)) != "sqlite" or os.path.exists(path_of(self.url(n)))
-        ]
+        files = {n: of_url(self.url(n)).dialect.file_of(self.url(n)) for n in self.cfg.locations}
+        return [n for n, f in files.items() if f is None or os.path.exists(f)]
 
     @_changes_nothing
     def capture_status(self) -> dict[str, Any]:
@@ -337,7 +333,7 @@ class Channel:
             url = self.url(integ)
             sources = self.cfg.sources_of(integ)
             store = StampStore(vendor_of(url), self.cfg.prefix, self.cfg.channel, integ)
-            if self._new_sqlite_target(integ):
+            if self._new_file_target(integ):
                 out[integ] = None  # no run has made the file yet: no stamps (not created here)
                 continue
             try:
@@ -392,7 +388,7 @@ class Channel:
 
         out: dict[str, Any] = {}
         for integ in self.cfg.integrate_locations():
-            if self._new_sqlite_target(integ):
+            if self._new_file_target(integ):
                 out[integ] = []  # no run has made the file yet (not created here)
                 continue
             try:
@@ -408,7 +404,7 @@ class Channel:
 
         out = gate_states(self.cfg)
         # a SQLite file no run has made yet holds no gate (and is not created to look)
-        return {n: [] if self._new_sqlite_target(n) else v for n, v in out.items()}
+        return {n: [] if self._new_file_target(n) else v for n, v in out.items()}
 
 
 def _status_dict(st: Any) -> dict[str, Any]:

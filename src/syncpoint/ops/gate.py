@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from syncpoint import failpoints
+from syncpoint import failpoints, vendors
 from syncpoint.config import ChannelConfig, redact_url
 from syncpoint.core.gate import (
     LOADED,
@@ -60,17 +60,11 @@ from syncpoint.errors import (
     TransientError,
     UsageError,
 )
-from syncpoint.vendors import module, vendor_of
 from syncpoint.vendors.gatestore import GateStore
 
 __all__ = ["Gate", "GateStatus", "Turn", "gate", "gate_states"]
 
 MAX_TRANSIENT = 10  # retries of one step after lost connections, deadlocks, lock timeouts
-_STORE_CLASS = {
-    "postgres": "PostgresGateStore",
-    "mariadb": "MariadbGateStore",
-    "sqlite": "SqliteGateStore",
-}
 
 
 @dataclass(frozen=True)
@@ -149,9 +143,7 @@ class Gate:
 
     # -- stores -------------------------------------------------------------------------
     def _store(self) -> GateStore:
-        vendor = vendor_of(self.url)
-        cls = getattr(module(vendor, "gate"), _STORE_CLASS[vendor])
-        store: GateStore = cls(self.url, self.prefix, self.location)
+        store: GateStore = vendors.of_url(self.url).GateStore(self.url, self.prefix, self.location)
         store.connect()
         return store
 

@@ -13,13 +13,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig, TableName
 from syncpoint.core import cdr, ddl, fkorder, positions
 from syncpoint.core.positions import SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
-from syncpoint.vendors import capture_for, module, vendor_of
+from syncpoint.vendors import capture_for, vendor_of
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.integratebase import Integrate, apply_table, integrate_for
 
@@ -206,7 +207,7 @@ class GroupRound:
     def _decide_ddl(self, src: Source, ws: list[TableWindow]) -> list[Stop]:
         """Decide the DDL of each window; cap all windows of the location before the first
         event the policy stops on (repeated: a lower cap may hide or reveal events)."""
-        parse = module(src.capture.vendor, "types").parse
+        parse = vendors.get(src.capture.vendor).types.parse
         stops: dict[str, Stop] = {}
         while True:
             cap: int | None = None
@@ -288,7 +289,7 @@ class GroupRound:
                     props,
                     read_sql,
                     tbl=w.tbl,
-                    parallel=module(src.capture.vendor, "dialect").JDBC_PARALLEL,
+                    parallel=vendors.get(src.capture.vendor).dialect.JDBC_PARALLEL,
                     lo=lo,
                     hi=hi,
                     count=n,
@@ -333,7 +334,7 @@ class GroupRound:
             application=plan.application,
             group=plan.group,
             round_id=plan.round_id,
-            parallel=module(self.target.vendor, "dialect").JDBC_PARALLEL,
+            parallel=vendors.get(self.target.vendor).dialect.JDBC_PARALLEL,
             windows=[w.tbl for w in plan.reading],
             origins=any(len(w.origins) > 1 for w in plan.reading),
         )
@@ -431,7 +432,7 @@ class GroupRound:
 
     def _source_types(self, src: Source, w: TableWindow) -> dict[str, NType]:
         shape = self._shape(src, w.source)
-        parse = module(src.capture.vendor, "types").parse
+        parse = vendors.get(src.capture.vendor).types.parse
         out: dict[str, NType] = {}
         for change in w.ddl:
             for c in change.new_columns + change.dropped:
@@ -451,8 +452,8 @@ class GroupRound:
                 location=src.name,
                 table=w.table,
             )
-        parse = module(src.capture.vendor, "types").parse
-        render = module(self.target.vendor, "types").render
+        parse = vendors.get(src.capture.vendor).types.parse
+        render = vendors.get(self.target.vendor).types.render
         cols = [
             (c.name, render(parse(c.type), key=c.name in w.key), c.name in w.key)
             for c in source.columns

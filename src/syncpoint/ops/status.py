@@ -23,6 +23,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import WorkFailed
 from syncpoint.ops.round import INITIAL, target_name
@@ -41,15 +42,14 @@ def _age(oldest: Any) -> float:
 
 
 def _no_file_yet(url: str) -> bool:
-    """A SQLite target no run has created yet, in a folder that exists (status must not
+    """A database file no run has created yet, in a folder that exists (status must not
     create it; a missing folder is a wrong path, reported as the location's error)."""
     import os
 
-    from syncpoint.vendors.sqlite.dialect import path_of
-
-    if vendor_of(url) != "sqlite":
+    file = vendors.of_url(url).dialect.file_of(url)
+    if file is None:
         return False
-    path = os.path.abspath(path_of(url))
+    path = os.path.abspath(file)
     return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
 
 

@@ -17,11 +17,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from syncpoint import vendors
 from syncpoint.config import TableName, parse_table_name
 from syncpoint.core.model import Column
 from syncpoint.errors import ConfigError, GateBusy, WorkFailed
 from syncpoint.ops.gate import gate
-from syncpoint.vendors import connect, module, vendor_of
+from syncpoint.vendors import connect, vendor_of
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 if TYPE_CHECKING:
@@ -48,9 +49,9 @@ class _Side:
     def __init__(self, url: str, location: str):
         self.url, self.location = url, location
         self.vendor = vendor_of(url)
-        self.dialect = module(self.vendor, "dialect")
-        self.types = module(self.vendor, "types")
-        self.io = module(self.vendor, "transport")
+        self.dialect = vendors.get(self.vendor).dialect
+        self.types = vendors.get(self.vendor).types
+        self.io = vendors.get(self.vendor).transport
         self.files = SqlFiles(self.vendor, "transport", location=location)
 
     def ref(self, t: TableName) -> TableName:

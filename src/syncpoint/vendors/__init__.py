@@ -1,8 +1,9 @@
-"""Vendor registry: one package per database vendor, loaded lazily by URL scheme.
+"""The vendor registry: one package per database vendor, loaded lazily by name or URL scheme.
 
-Every vendor package has the same modules with the same roles (``dialect.py``,
-``capture.py``, ``integrate.py``, ``gate.py``, ``sql/``), so ``postgres/`` beside ``sqlite/``
-shows only real differences. Nothing outside ``vendors/`` imports a driver.
+Every vendor package has the same modules with the same roles and exports the same names
+(``Capture``, ``Integrate``, ``GateStore``, ``Cdr``, ``dialect``, ``types``, ``snapshot``,
+``transport``), so ``postgres/`` beside ``sqlite/`` shows only real differences; ``get``
+returns them as one ``Vendor``. Nothing outside ``vendors/`` imports a driver.
 """
 
 from __future__ import annotations
@@ -11,18 +12,62 @@ import contextvars
 import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from syncpoint.config import SCHEMES
 
 if TYPE_CHECKING:
     from syncpoint.vendors.base import Capture
+    from syncpoint.vendors.cdrbase import CdrSite
+    from syncpoint.vendors.gatestore import GateStore
+    from syncpoint.vendors.integratebase import Integrate
 
-_CAPTURE_CLASS = {
-    "postgres": "PostgresCapture",
-    "mariadb": "MariadbCapture",
-    "sqlite": "SqliteCapture",
-}
+NAMES = tuple(sorted(set(SCHEMES.values())))
+
+
+@dataclass(frozen=True)
+class Vendor:
+    """One vendor's package: its roles (classes) and its data (modules)."""
+
+    name: str
+    Capture: type[Capture]
+    Integrate: type[Integrate]
+    GateStore: type[GateStore]
+    Cdr: type[CdrSite]  # conflict bookkeeping and resolution at a site
+    dialect: Any  # connecting, quoting, error translation, capability flags
+    types: Any  # parse/render of column types
+    snapshot: Any  # rows as capture writes them, for snapshot and verify
+    transport: Any  # binding and streaming the rows of transport tables
+
+
+@cache
+def get(name: str) -> Vendor:
+    """The vendor called ``name`` (``postgres``, ``mariadb``, ``sqlite``)."""
+    if name not in NAMES:
+        raise ValueError(f"unknown vendor {name!r} (have: {', '.join(NAMES)})")
+    pkg = importlib.import_module(f"syncpoint.vendors.{name}")
+    return Vendor(
+        name,
+        pkg.Capture,
+        pkg.Integrate,
+        pkg.GateStore,
+        pkg.Cdr,
+        pkg.dialect,
+        pkg.types,
+        pkg.snapshot,
+        pkg.transport,
+    )
+
+
+def vendor_of(url: str) -> str:
+    return SCHEMES[url.split("://", 1)[0].lower()]
+
+
+def of_url(url: str) -> Vendor:
+    """The vendor of the location at ``url``."""
+    return get(vendor_of(url))
 
 
 # Set by the commands that must change nothing (validate, plan, status): every connection
@@ -41,21 +86,10 @@ def unchanged() -> Iterator[None]:
         UNCHANGED.reset(token)
 
 
-def vendor_of(url: str) -> str:
-    return SCHEMES[url.split("://", 1)[0].lower()]
-
-
-def module(vendor: str, role: str) -> Any:
-    """``module("postgres", "capture")`` imports ``syncpoint.vendors.postgres.capture``."""
-    return importlib.import_module(f"syncpoint.vendors.{vendor}.{role}")
-
-
 def capture_for(location: str, url: str, prefix: str) -> Capture:
-    vendor = vendor_of(url)
-    cls = getattr(module(vendor, "capture"), _CAPTURE_CLASS[vendor])
-    return cls(location=location, url=url, prefix=prefix)  # type: ignore[no-any-return]
+    return of_url(url).Capture(location=location, url=url, prefix=prefix)
 
 
 def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
     """A DB-API connection to ``url`` with the vendor's errors translated."""
-    return module(vendor_of(url), "dialect").connect(url, location=location, autocommit=autocommit)
+    return of_url(url).dialect.connect(url, location=location, autocommit=autocommit)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from syncpoint import failpoints
+from syncpoint import failpoints, vendors
 from syncpoint.config import TableName
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.model import TableShape
@@ -22,7 +22,6 @@ from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
-from syncpoint.vendors import module
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
@@ -74,8 +73,8 @@ class Integrate:
         self.location = location
         self.url = url
         self.prefix = prefix
-        self.dialect = module(self.vendor, "dialect")
-        self.types = module(self.vendor, "types")
+        self.dialect = vendors.get(self.vendor).dialect
+        self.types = vendors.get(self.vendor).types
         self.idents = {
             "positions": f"{prefix}stream_positions",
             "sync_points": f"{prefix}sync_points",
@@ -273,7 +272,7 @@ class Integrate:
         """What ``validate`` says about applying to the target ``ref`` by ``key``."""
         if table is None:
             return [f"target {ref} does not exist: the first round creates it, keyed by the key"]
-        return _notes(table, key, self.vendor)
+        return _notes(table, key, self.dialect)
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -299,7 +298,7 @@ class Integrate:
         idempotent: a replay after a crash finds it done)."""
         t = self.qualified(table.ref)
         have = {c.name for c in table.columns}
-        parse, render = module(src_vendor, "types").parse, self.types.render
+        parse, render = vendors.get(src_vendor).types.parse, self.types.render
         self.begin(conn)
         for c in change.added:
             if c.name not in have:
@@ -312,12 +311,10 @@ class Integrate:
             if c.name in have and c.name not in table.primary_key:
                 self.run(conn, "drop_column", target=t, column=c.name)
         for _old, new in change.retyped:
-            if new.name in have and self.alters_types:
+            if new.name in have and self.dialect.ALTERS_TYPES:
                 typ = render(parse(new.type))
                 self.run(conn, "alter_type", target=t, column=new.name, type=typ)
         self.commit(conn)
-
-    alters_types: ClassVar[bool] = True
 
     # -- the apply transaction ------------------------------------------------------------
     def apply(
@@ -533,23 +530,12 @@ class Integrate:
         return str(url), dict(props)
 
 
-_CLASS = {
-    "postgres": "PostgresIntegrate",
-    "mariadb": "MariadbIntegrate",
-    "sqlite": "SqliteIntegrate",
-}
-
-
 def integrate_for(location: str, url: str, prefix: str) -> Integrate:
-    """The integrate side of the location at ``url`` (its vendor's ``integrate.py``)."""
-    from syncpoint.vendors import vendor_of
-
-    vendor = vendor_of(url)
-    cls = getattr(module(vendor, "integrate"), _CLASS[vendor])
-    return cls(location, url, prefix)  # type: ignore[no-any-return]
+    """The integrate side of the location at ``url`` (its vendor's ``Integrate``)."""
+    return vendors.of_url(url).Integrate(location, url, prefix)
 
 
-def _notes(table: TableShape, key: Sequence[str], vendor: str) -> list[str]:
+def _notes(table: TableShape, key: Sequence[str], dialect: Any) -> list[str]:
     keys = ", ".join(key)
     out: list[str] = []
     if not table.unique_on(key):
@@ -559,9 +545,9 @@ def _notes(table: TableShape, key: Sequence[str], vendor: str) -> list[str]:
             "row, in the round's one transaction (one row per key)"
         )
     how = (
-        " (MariaDB: such a table is applied by deleting the key's rows and inserting, never "
-        "by updating the row that index finds)"
-        if vendor == "mariadb"
+        f" ({dialect.TITLE}: such a table is applied by deleting the key's rows and inserting, "
+        "never by updating the row that index finds)"
+        if dialect.UPSERT_ANY_UNIQUE
         else ""
     )
     for name, cols in table.other_uniques(key):

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.config import TableName
-from syncpoint.vendors import module
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
@@ -27,10 +27,8 @@ class RowSource:
 
 
 def row_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:
-    mod = module(vendor, "snapshot")
-    if vendor == "sqlite":
-        return mod.row_source(conn, table, prefix)  # type: ignore[no-any-return]
-    return mod.row_source(conn, table)  # type: ignore[no-any-return]
+    """Rows as capture writes them, at a capture location (``snapshot``)."""
+    return vendors.get(vendor).snapshot.row_source(conn, table, prefix)  # type: ignore[no-any-return]
 
 
 def sql(vendor: str, name: str, **raw: str) -> str:
@@ -41,6 +39,4 @@ def sql(vendor: str, name: str, **raw: str) -> str:
 def verify_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:
     """Rows as ``verify`` reads them: as capture writes them, at any location (SQLite has
     a variant that needs no capture objects)."""
-    if vendor == "sqlite":
-        return module(vendor, "snapshot").verify_source(conn, table)  # type: ignore[no-any-return]
-    return row_source(vendor, conn, table, prefix)
+    return vendors.get(vendor).snapshot.verify_source(conn, table, prefix)  # type: ignore[no-any-return]

@@ -11,15 +11,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.core import stamps
-from syncpoint.vendors import module
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 class StampStore:
     def __init__(self, vendor: str, prefix: str, channel: str, integrate_loc: str):
         self.vendor = vendor
-        self.dialect = module(vendor, "dialect")
+        self.dialect = vendors.get(vendor).dialect
         self.channel = channel
         self.integrate_loc = integrate_loc
         self.idents = {

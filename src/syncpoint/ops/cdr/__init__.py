@@ -12,19 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.errors import WorkFailed
 
-SUPPORTED = ("postgres", "mariadb", "sqlite")
-_CLASS = {"postgres": "PostgresCdr", "mariadb": "MariadbCdr", "sqlite": "SqliteCdr"}
+SUPPORTED = vendors.NAMES
 
 
 def support(integ: Any) -> Any:
     """The vendor's CDR site (``vendors/<v>/cdr.py``) for an ``Integrate``, or None."""
-    if integ.vendor not in _CLASS:
+    if integ.vendor not in SUPPORTED:
         return None
-    from syncpoint.vendors import module
-
-    return getattr(module(integ.vendor, "cdr"), _CLASS[integ.vendor])(integ)
+    return vendors.get(integ.vendor).Cdr(integ)
 
 
 def settings(integ: Any, conn: Any) -> dict[str, Any]:

@@ -18,10 +18,9 @@ from syncpoint.config import ChannelConfig, TableConfig, TableName
 from syncpoint.core import cdr
 from syncpoint.errors import ConfigError
 from syncpoint.ops import cdr as ops
-from syncpoint.vendors import capture_for, vendor_of
+from syncpoint.vendors import capture_for, of_url, vendor_of
 from syncpoint.vendors.cdrbase import CdrTable
 from syncpoint.vendors.integratebase import integrate_for
-from syncpoint.vendors.sqlite.dialect import path_of
 
 _PLAIN = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
@@ -69,8 +68,10 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
     try:
         for n in sites:
             url = cfg.locations[n].url.get_secret_value()
-            if vendor_of(url) == "sqlite" and not os.path.exists(path_of(url)):
-                problems.append(f"{n}: the SQLite file {path_of(url)} does not exist (install)")
+            file = of_url(url).dialect.file_of(url)
+            if file is not None and not os.path.exists(file):
+                title = of_url(url).dialect.TITLE
+                problems.append(f"{n}: the {title} file {file} does not exist (install)")
                 continue
             integ = integrate_for(n, url, cfg.prefix)
             helper = ops.support(integ)

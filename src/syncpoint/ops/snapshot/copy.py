@@ -21,14 +21,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint import failpoints
+from syncpoint import failpoints, vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
 from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot import state as st
 from syncpoint.ops.snapshot.plan import Pair
-from syncpoint.vendors import capture_for, module
+from syncpoint.vendors import capture_for
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, row_source, sql
 
@@ -55,7 +55,7 @@ class TableCopy:
         self.rows: RowSource = row_source(self.vendor, self.src.conn, pair.table.ref, cfg.prefix)
         _idle(self.src.conn)
         self.sync_name = f"snapshot {pair.location} {pair.table.ref}"[:200]
-        self.part = module(self.vendor, "dialect").quote(pair.partition)
+        self.part = vendors.get(self.vendor).dialect.quote(pair.partition)
         self.part_sql = f"sp_row.{self.part}" if pair.integer else "0"
 
     def close(self) -> None:
@@ -149,7 +149,7 @@ class TableCopy:
             table=self.rows.table,
             range=rng,
         )
-        parallel = bool(module(self.vendor, "dialect").JDBC_PARALLEL)
+        parallel = bool(vendors.get(self.vendor).dialect.JDBC_PARALLEL)
         est = (s.step or 0) * max(s.rows_estimated, 1) / max((s.hi or 0) - (s.lo or 0) + 1, 1)
         parts = max(1, min(PARTITIONS, math.ceil(est / ROWS_PER_PARTITION))) if parallel else 1
         n = copy_chunk(
@@ -166,7 +166,7 @@ class TableCopy:
             application=self.app,
             sync_name=self.sync_name,
             round_id=self.round_id,
-            write_parallel=bool(module(self.target.vendor, "dialect").JDBC_PARALLEL),
+            write_parallel=bool(vendors.get(self.target.vendor).dialect.JDBC_PARALLEL),
         )
         failpoints.hit("snapshot_after_stage")
         return n

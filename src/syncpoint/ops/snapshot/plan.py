@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig
 from syncpoint.core import types
 from syncpoint.core.model import TableShape
 from syncpoint.errors import ConfigError, SyncpointError, UsageError
-from syncpoint.vendors import module
 
 
 @dataclass
@@ -74,7 +74,7 @@ def check(
             problems.append(f"{loc}: table {t.name}: partition column {part!r} does not exist")
             continue
         vendor = cfg.locations[loc].vendor
-        integer = module(vendor, "types").parse(col.type).kind == "int"
+        integer = vendors.get(vendor).types.parse(col.type).kind == "int"
         for integ in cfg.integrate_locations():
             if integ == loc:
                 continue
@@ -101,8 +101,8 @@ def _fits(
             continue
         # between vendors the declared types differ in form (SQLite's affinities, time zone
         # handling): values are checked as each row is applied ("value does not fit")
-        a = module(vendor, "types").parse(c.type)
-        b = module(tvendor, "types").parse(tc.type)
+        a = vendors.get(vendor).types.parse(c.type)
+        b = vendors.get(tvendor).types.parse(tc.type)
         if vendor == tvendor and a.kind == b.kind and not types.widens(a, b):
             problems.append(
                 f"{integ}: target column {c.name!r} of {t.name} ({tc.type}) cannot hold the "

@@ -10,11 +10,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.ops.round import GroupRound
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.ops.verify import canon
-from syncpoint.vendors import module
 from syncpoint.vendors.integratebase import apply_table
 from syncpoint.vendors.snapshotbase import RowSource, sql, verify_source
 
@@ -79,7 +79,7 @@ class TableCheck:
         rows = verify_source(s.capture.vendor, s.conn, p.table.ref, self.cfg.prefix)
         s.conn.rollback()
         url, props = s.integ.jdbc()
-        par = bool(module(s.capture.vendor, "dialect").JDBC_PARALLEL)
+        par = bool(vendors.get(s.capture.vendor).dialect.JDBC_PARALLEL)
         return _Read(s.capture.vendor, url, props, rows, par)
 
     def _read_target(self) -> _Read:
@@ -87,10 +87,10 @@ class TableCheck:
         rows = verify_source(t.vendor, self.conn, self.window.target, self.cfg.prefix)
         t.rollback(self.conn)
         url, props = t.jdbc()
-        return _Read(t.vendor, url, props, rows, bool(module(t.vendor, "dialect").JDBC_PARALLEL))
+        return _Read(t.vendor, url, props, rows, bool(vendors.get(t.vendor).dialect.JDBC_PARALLEL))
 
     def _part_sql(self, r: _Read) -> str:
-        return f"sp_row.{module(r.vendor, 'dialect').quote(self.part)}" if self.integer else "0"
+        return f"sp_row.{vendors.get(r.vendor).dialect.quote(self.part)}" if self.integer else "0"
 
     def _bounds(self) -> tuple[int, int | None, int]:
         lo: int | None = None

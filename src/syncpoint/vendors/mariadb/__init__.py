@@ -1,1 +1,13 @@
-"""MariaDB 10.6+ and MySQL 8 (PyMySQL)."""
+"""MariaDB 10.6+ and MySQL 8 (PyMySQL).
+
+What the vendor registry (``syncpoint.vendors.get``) takes from every vendor package,
+under the same names in each.
+"""
+
+from syncpoint.vendors.mariadb import dialect, snapshot, transport, types
+from syncpoint.vendors.mariadb.capture import MariadbCapture as Capture
+from syncpoint.vendors.mariadb.cdr import MariadbCdr as Cdr
+from syncpoint.vendors.mariadb.gate import MariadbGateStore as GateStore
+from syncpoint.vendors.mariadb.integrate import MariadbIntegrate as Integrate
+
+__all__ = ["Capture", "Cdr", "GateStore", "Integrate", "dialect", "snapshot", "transport", "types"]

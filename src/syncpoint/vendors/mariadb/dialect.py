@@ -19,12 +19,15 @@ from syncpoint.errors import (
 )
 
 NAME = "mariadb"
+TITLE = "MariaDB"  # the vendor as messages name it
 JDBC_DRIVER = "org.mariadb.jdbc.Driver"
 JDBC_JAR = "/usr/share/java/mariadb-java-client.jar"
 # Spark may read and write this database over several JDBC connections at once.
 JDBC_PARALLEL = True
 HAS_SCHEMAS = False  # a MariaDB "schema" is the database itself
 PARAM = "%s"  # the driver's placeholder for a bound value
+ALTERS_TYPES = True  # a column type change at the source is applied to the target
+UPSERT_ANY_UNIQUE = True  # ON DUPLICATE KEY UPDATE acts on whichever unique index a row hits
 
 # Lost connection, server gone, deadlock, lock wait timeout, too many connections.
 _TRANSIENT = {1040, 1053, 1205, 1213, 2003, 2006, 2013, 2055}
@@ -158,6 +161,11 @@ def parts(url: str) -> dict[str, Any]:
         "unix_socket": q.get("unix_socket"),
         **_ssl_kwargs(q),
     }
+
+
+def file_of(url: str) -> str | None:
+    """The database file of a location, for vendors whose database is one (not this one)."""
+    return None
 
 
 def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:

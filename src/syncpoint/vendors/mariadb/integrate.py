@@ -122,7 +122,7 @@ class MariadbIntegrate(Integrate):
         return p
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
-        if not t.keyed or t.target.other_uniques(t.key):
+        if not t.keyed or (self.dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key)):
             # ON DUPLICATE KEY UPDATE acts on any unique index: with one on other columns
             # it could update another key's row. Delete the keys' rows, then insert.
             self._delete(conn, round_id, w, t, "replace_fill")

@@ -16,9 +16,14 @@ def qualified(t: TableName) -> str:
     return f"{dialect.quote(t.schema_)}.{name}" if t.schema_ else name
 
 
-def row_source(conn: Any, table: TableName) -> RowSource:
+def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     cur = conn.cursor()
     schema = table.schema_ or catalog.database(cur)
     cols = catalog.columns(cur, schema, table.name)
     conn.rollback()
     return RowSource(qualified(table), row_json(cols, "sp_row"))
+
+
+def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
+    """Rows as ``verify`` reads them: as capture writes them (``row_source``)."""
+    return row_source(conn, table, prefix)

@@ -20,7 +20,7 @@ from syncpoint.errors import NotInstalled, UsageError
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.postgres import catalog, dialect, stream
 from syncpoint.vendors.postgres.catalog import schema_of
-from syncpoint.vendors.postgres.objects import Objects
+from syncpoint.vendors.postgres.names import Names
 
 _SUFFIXES = {"I": ("_ins",), "U": ("_upd",), "D": ("_del", "_trunc")}
 
@@ -30,7 +30,7 @@ class PostgresCapture(Capture):
 
     def __init__(self, location: str, url: str, prefix: str):
         super().__init__(location, url, prefix)
-        self.objects = Objects(prefix)
+        self.objects = Names(prefix)
 
     # -- connections and catalog -------------------------------------------------------
     def connect(self, autocommit: bool = False) -> Any:
@@ -207,7 +207,7 @@ class PostgresCapture(Capture):
             )
 
 
-def catalog_missing(exc: psycopg.Error, objs: Objects) -> bool:
+def catalog_missing(exc: psycopg.Error, objs: Names) -> bool:
     """Whether a missing table/function error is about this prefix's own objects."""
     text = str(exc)
     return any(objs.name(t) in text for t in ("items", "service", "ticks", "tables", "fn_tick"))

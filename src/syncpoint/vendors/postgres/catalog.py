@@ -20,7 +20,7 @@ from psycopg import sql
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.vendors.postgres import dialect
-from syncpoint.vendors.postgres.objects import Objects
+from syncpoint.vendors.postgres.names import Names
 
 RELKINDS = {
     "r": "table",
@@ -43,7 +43,7 @@ def schema_of(table: TableName) -> str:
     return table.schema_ or dialect.DEFAULT_SCHEMA
 
 
-def describe(conn: Any, objs: Objects, table: TableName) -> tuple[str, TableShape] | None:
+def describe(conn: Any, objs: Names, table: TableName) -> tuple[str, TableShape] | None:
     """(relkind, shape) of the relation, or None when it does not exist."""
     rows = [
         tuple(_text(v) for v in r)
@@ -59,7 +59,7 @@ def describe(conn: Any, objs: Objects, table: TableName) -> tuple[str, TableShap
     return rows[0][0], TableShape(TableName(schema=schema_of(table), name=table.name), cols)
 
 
-def check_location(conn: Any, objs: Objects, location: str) -> list[str]:
+def check_location(conn: Any, objs: Names, location: str) -> list[str]:
     problems: list[str] = []
     row = conn.execute(objs.one("queries/session.sql")).fetchone()
     superuser, user, encoding, _db = (_text(v) for v in row)
@@ -78,7 +78,7 @@ def check_location(conn: Any, objs: Objects, location: str) -> list[str]:
     return problems
 
 
-def check_sequence(conn: Any, objs: Objects) -> list[str]:
+def check_sequence(conn: Any, objs: Names) -> list[str]:
     """Problems of the installed queue sequence (nothing when capture is not installed)."""
     if not installed(conn, objs):
         return []
@@ -106,7 +106,7 @@ def check_sequence(conn: Any, objs: Objects) -> list[str]:
     return problems
 
 
-def installed(conn: Any, objs: Objects) -> bool:
+def installed(conn: Any, objs: Names) -> bool:
     return bool(
         conn.execute(
             objs.one("queries/installed.sql"),
@@ -115,7 +115,7 @@ def installed(conn: Any, objs: Objects) -> bool:
     )
 
 
-def check_tables(conn: Any, objs: Objects, tables: list[TableConfig], location: str) -> list[str]:
+def check_tables(conn: Any, objs: Names, tables: list[TableConfig], location: str) -> list[str]:
     problems: list[str] = []
     for t in tables:
         found = describe(conn, objs, t.ref)

@@ -16,7 +16,7 @@ from syncpoint.config import TableName
 from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.postgres import dialect
-from syncpoint.vendors.postgres.objects import Objects
+from syncpoint.vendors.postgres.names import Names
 
 
 class PostgresCdr(CdrSite):
@@ -31,7 +31,7 @@ class PostgresCdr(CdrSite):
 
     def __init__(self, integ: Any):
         super().__init__(integ)
-        self.objects = Objects(integ.prefix)
+        self.objects = Names(integ.prefix)
         self.origin_setting = self.objects.origin_setting
 
     def key_json(self, exprs: list[str]) -> str:  # type: ignore[override]

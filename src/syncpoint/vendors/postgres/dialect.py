@@ -19,12 +19,15 @@ from syncpoint.errors import (
 )
 
 NAME = "postgres"
+TITLE = "PostgreSQL"  # the vendor as messages name it
 JDBC_DRIVER = "org.postgresql.Driver"
 JDBC_JAR = "/usr/share/java/postgresql.jar"
 # Spark may read and write this database over several JDBC connections at once.
 JDBC_PARALLEL = True
 HAS_SCHEMAS = True
 PARAM = "%s"  # the driver's placeholder for a bound value
+ALTERS_TYPES = True  # a column type change at the source is applied to the target
+UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
 DEFAULT_SCHEMA = "public"
 
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,
@@ -77,6 +80,11 @@ def translated(location: str | None = None, table: str | None = None) -> Iterato
         yield
     except psycopg.Error as exc:
         raise translate(exc, location, table) from exc
+
+
+def file_of(url: str) -> str | None:
+    """The database file of a location, for vendors whose database is one (not this one)."""
+    return None
 
 
 def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:

@@ -28,7 +28,7 @@ def qualified(t: TableName) -> str:
     return f"{dialect.quote(t.schema_)}.{name}" if t.schema_ else name
 
 
-def row_source(conn: Any, table: TableName) -> RowSource:
+def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     cur = conn.cursor()
     cur.execute(SqlFiles("postgres", "snapshot").one("columns"), (qualified(table),))
     cols = cur.fetchall()
@@ -56,3 +56,8 @@ def row_source(conn: Any, table: TableName) -> RowSource:
         else "row_to_json(sp_row)::text"
     )
     return RowSource(qualified(table), content, session_init=SESSION_INIT)
+
+
+def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
+    """Rows as ``verify`` reads them: as capture writes them (``row_source``)."""
+    return row_source(conn, table, prefix)

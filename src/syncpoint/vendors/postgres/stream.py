@@ -19,12 +19,12 @@ from syncpoint.core.model import ChangeRecord, Tick
 from syncpoint.errors import UsageError
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.catalog import schema_of
-from syncpoint.vendors.postgres.objects import Objects
+from syncpoint.vendors.postgres.names import Names
 
 _TS = "%Y-%m-%d %H:%M:%S.%f"
 
 
-def tick(conn: Any, objs: Objects) -> Tick:
+def tick(conn: Any, objs: Names) -> Tick:
     if conn.info.transaction_status != pq.TransactionStatus.IDLE:
         raise UsageError("tick() needs a connection without an open transaction (it commits)")
     with conn.transaction():
@@ -45,7 +45,7 @@ def _window(after: int, upto: int) -> tuple[int, int]:
     return after, upto
 
 
-def query(objs: Objects, table: TableName, after: int, upto: int, *, bound: bool) -> str:
+def query(objs: Names, table: TableName, after: int, upto: int, *, bound: bool) -> str:
     """The window's SELECT. ``bound``: table names as ``%(...)s`` parameters (for psycopg),
     else as literals (one self-contained text for Spark); ticks are validated integers."""
     after, upto = _window(after, upto)
@@ -62,9 +62,7 @@ def query(objs: Objects, table: TableName, after: int, upto: int, *, bound: bool
     return objs.sql.one("queries/changes.sql", raw=raw, comments=False)
 
 
-def changes(
-    conn: Any, objs: Objects, table: TableName, after: int, upto: int
-) -> list[ChangeRecord]:
+def changes(conn: Any, objs: Names, table: TableName, after: int, upto: int) -> list[ChangeRecord]:
     if int(after) == int(upto):
         return []
     text = query(objs, table, after, upto, bound=True)
@@ -75,7 +73,7 @@ def changes(
     ]
 
 
-def purge(conn: Any, objs: Objects, upto: int) -> int:
+def purge(conn: Any, objs: Names, upto: int) -> int:
     upto = int(upto)
     with conn.transaction():
         row = conn.execute(objs.one("queries/service_read.sql")).fetchone()

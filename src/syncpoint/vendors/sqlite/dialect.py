@@ -12,12 +12,15 @@ from typing import Any
 from syncpoint.errors import DuplicateKey, LocationError, LockTimeout, MissingObject
 
 NAME = "sqlite"
+TITLE = "SQLite"  # the vendor as messages name it
 JDBC_DRIVER = "org.sqlite.JDBC"
 JDBC_JAR = "/usr/share/java/sqlite-jdbc.jar"
 # One writer per database file: parallel JDBC partitions only queue on its lock.
 JDBC_PARALLEL = False
 HAS_SCHEMAS = False
 PARAM = "?"  # the driver's placeholder for a bound value
+ALTERS_TYPES = False  # columns take any value: there is no type to alter
+UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
 BUSY_TIMEOUT_S = 30.0
 
 # The refinements of LocationError callers test for (``errors.py``), by result code (the
@@ -39,6 +42,11 @@ def literal(value: str) -> str:
 
 def path_of(url: str) -> str:
     return url.split("sqlite:///", 1)[1] if url.startswith("sqlite:///") else url
+
+
+def file_of(url: str) -> str | None:
+    """The database file of a location: connecting to a missing one creates it."""
+    return path_of(url)
 
 
 def translate(exc: Exception, location: str | None = None, table: str | None = None) -> Exception:

@@ -88,7 +88,6 @@ def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
 
 class SqliteIntegrate(Integrate):
     vendor = "sqlite"
-    alters_types = False  # SQLite columns take any value; there is no type to alter
 
     def begin(self, conn: Any) -> None:
         self.run(conn, "begin")

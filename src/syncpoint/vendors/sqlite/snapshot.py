@@ -23,7 +23,7 @@ def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     return RowSource(dialect.quote(table.name), content, letters=letters, finish=encode.finish)
 
 
-def verify_source(conn: Any, table: TableName) -> RowSource:
+def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     """Rows for ``verify``, also where capture is not installed (a target): REAL values as
     17 significant digits (the same double; ``verify`` compares numbers that long as
     doubles), BLOBs as hex turned into base64 by ``finish``."""

@@ -51,7 +51,7 @@ _SUFFIX = {
 
 
 @dataclass(frozen=True)
-class Objects:
+class Names:
     prefix: str
     schema: str = dialect.DEFAULT_SCHEMA
 
