@@ -292,3 +292,21 @@ def test_cdr_add_at_sites_not_installed_is_refused_and_makes_no_file(tmp_path: A
     with pytest.raises(ConfigError, match="s1: .* does not exist"):
         setup.add(cfg, "orders", "latest", None)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_version_the_window_found_rather_than_made_is_left_alone() -> None:
+    """b's window changed group p only, but its row carries in the default group A1, a
+    version made at a that b took meanwhile: at a, whose row has a later version of its
+    own (A3), the default group stays and no conflict is recorded. A change made over
+    several of the window's own steps is a fast-forward from any of them."""
+    a3 = Version("2026-01-01T00:00:03.000000", "a")
+    found = Change(
+        1, {D: A1, "p": B2}, {D: frozenset(), "p": V0}, made={D: frozenset(), "p": frozenset({B2})}
+    )
+    assert decide("earliest", found, Row(1, {D: a3, "p": V0}), None).take == frozenset({"p"})
+    assert decide("earliest", found, Row(1, {D: a3, "p": V0}), None).conflicts == ()
+    chain = Change(1, {D: B2}, {D: frozenset({V0, A1})}, made={D: frozenset({B2})})
+    assert decide("earliest", chain, Row(1, {D: A1}), None) == decide(
+        "latest", chain, Row(1, {D: A1}), None
+    )
+    assert decide("earliest", chain, Row(1, {D: A1}), None).take == frozenset({D})

@@ -11,12 +11,17 @@ Words:
 - A row's **key version** ``kv`` counts the incarnations of its key: an insert of a key takes
   the key version of the key's tombstone plus one (1 when there is none).
 - A **tombstone** is a deleted key with its key version and the delete's version.
-- An incoming change carries, per group, its version *before* (``before``: the version the
-  change was made from; absent for an insert) and *after* (``after``).
+- An incoming change is the net of the changes of one key made at one site in one round
+  (its *window*). It carries, per group, its version (``after``); the versions the
+  window's changes of the group were made from (``before``: none for an insert); and the
+  versions they made (``made``). A group's version may come from elsewhere: a change of
+  another site applied at the origin site during the window; then the window did not make
+  it, and the change leaves that group alone.
 
-A group of an incoming change **conflicts** when the local row's version of that group is
-not the one the change was made from. The rule then decides: ``latest`` keeps the greater
-version, ``earliest`` the smaller. A group without a conflict takes the incoming value.
+A group of an incoming change **conflicts** when the change made the group's version and
+the local row's version of that group is not one the change was made from. The rule then
+decides: ``latest`` keeps the greater version, ``earliest`` the smaller. A group without a
+conflict takes the incoming value when the change made it.
 
 | incoming | local state | decision |
 |---|---|---|
@@ -32,6 +37,9 @@ version, ``earliest`` the smaller. A group without a conflict takes the incoming
 | delete kv | row of a newer kv | ignore: the delete is of an older incarnation (conflict) |
 | delete kv | row of an older kv | delete, tombstone (a delete of a newer incarnation) |
 | delete kv | no row | tombstone (a later update of kv meets it) |
+
+Two deletes of one incarnation keep the tombstone version the rule prefers, so every site
+resolves a late change of that incarnation against the same one.
 """
 
 from __future__ import annotations
@@ -69,13 +77,29 @@ class Tombstone:
 
 @dataclass(frozen=True)
 class Change:
-    """An incoming insert/update (``delete`` False) or delete of one key."""
+    """An incoming insert/update (``delete`` False) or delete of one key. ``before``: per
+    group, the version (or the versions) the window's changes were made from; ``made``:
+    per group, the versions they made (None: every group whose version is not in
+    ``before`` was made by the change)."""
 
     kv: int
     after: Mapping[str, Version] = field(default_factory=dict)
-    before: Mapping[str, Version] = field(default_factory=dict)
+    before: Mapping[str, Version | frozenset[Version]] = field(default_factory=dict)
     delete: bool = False
     version: Version | None = None  # a delete's own version
+    made: Mapping[str, frozenset[Version]] | None = None
+
+    def befores(self, group: str) -> frozenset[Version]:
+        b = self.before.get(group)
+        if b is None:
+            return frozenset()
+        return b if isinstance(b, frozenset) else frozenset({b})
+
+    def touched(self, group: str) -> bool:
+        """Whether the change made the group's version (rather than carrying one it found)."""
+        if self.made is not None:
+            return self.after[group] in self.made.get(group, frozenset())
+        return self.after[group] not in self.befores(group)
 
     def newest(self) -> Version:
         if self.delete:
@@ -131,11 +155,11 @@ def decide(rule: str, change: Change, row: Row | None, tomb: Tombstone | None) -
         mine = row.groups.get(g)
         if mine == theirs:
             continue  # the same change, arrived again or by another way
-        if mine is None or mine == change.before.get(g):
+        if not change.touched(g):
+            continue  # the change left this group alone; the local version stands
+        if mine is None or mine in change.befores(g):
             take.add(g)
             continue
-        if theirs == change.before.get(g):
-            continue  # the change left this group alone; the local change stands
         w = wins(rule, theirs, mine)
         conflicts.append((g, _winner(w)))
         if w:
@@ -150,7 +174,7 @@ def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
         return Decision(conflicts=(("*", "local"),))
     if row.kv < change.kv:
         return Decision(delete=True, tombstone=True)
-    changed = any(change.before.get(g) != v for g, v in row.groups.items())
+    changed = any(v not in change.befores(g) for g, v in row.groups.items())
     if not changed:
         return Decision(delete=True, tombstone=True)
     w = wins(rule, change.newest(), row.newest())

@@ -281,7 +281,7 @@ class GroupRound:
             # changes are the row records read: not DDL, not records of changes made elsewhere
             counts[w.tbl] = src.integ.window_count(src.conn, read_sql)
             if w.table in resolved:
-                read_sql = cdr_ops.read_query(src.integ, read_sql, w.table, w.location)
+                read_sql = cdr_ops.read_query(src.integ, read_sql, resolved[w.table], w.location)
             frames.append(
                 read_window(
                     self.spark(),

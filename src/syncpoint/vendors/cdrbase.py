@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 from syncpoint.config import TableName
 from syncpoint.core.cdr import DEFAULT_GROUP, RESOLUTIONS
 from syncpoint.core.rounds import TableWindow
+from syncpoint.errors import DuplicateKey, TransientError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.sqlfiles import SqlFiles
 
@@ -70,6 +71,10 @@ def canonical_key(text: str) -> str:
     except ValueError:
         return text
 
+
+# befores[<version column> + MADE]: the versions the window's changes of a group made
+MADE = ">"
+RETRIES = 5  # a window's apply done again after the application inserted one of its keys
 
 # The temporary table's own columns: (name, kind); kinds map to each vendor's types.
 _META_FIXED = (
@@ -247,11 +252,37 @@ class CdrSite:
         }
 
     # -- read at the source -------------------------------------------------------------------
-    def read_query(self, plain: str, table: str) -> str:
+    def read_query(self, plain: str, setting: CdrTable) -> str:
         """The plain read of a window (``Integrate.read_query``) with content and oldcontent
-        each made ``[row, before, delete version]`` (see ``sql/cdr/read.sql``)."""
-        (stmt,) = self.sql("read", {"read": plain}, table=table, kv=f"{self.prefix}cdr_kv")
+        each made ``[row, befores, delete version]`` (see ``sql/cdr/read.sql``): befores
+        holds, per version column, the versions the window's changes of that group were
+        made from (``"*"`` for a change that made the row) and, under the column's name
+        and ``MADE``, the versions they made, as JSON arrays."""
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        parts = [
+            self.sql(
+                "before",
+                {"name": self.lit(f'"{v}":'), "made": self.lit(f'"{v}{MADE}":')},
+                column=self.kv_path(v),
+            )[0]
+            for v in vs.values()
+        ]
+        raw = {"read": plain, "befores": self.json_object(parts)}
+        (stmt,) = self.sql("read", raw, table=setting.table, kv=self.kv_path(kv))
         return stmt
+
+    def json_object(self, members: list[str]) -> str:
+        """SQL concatenating ``"name":value`` texts into a JSON object's text."""
+        raise NotImplementedError
+
+    def kv_path(self, column: str) -> str:
+        """How the read finds a bookkeeping column in a record's JSON (a literal's text)."""
+        return column
+
+    # -- versions the changes were made from ------------------------------------------------
+    def in_set(self, befores: str, version: str) -> str:
+        """``version`` is one of the JSON array ``befores``."""
+        raise NotImplementedError
 
     # -- apply at the target ------------------------------------------------------------------
     def upsert(
@@ -267,12 +298,37 @@ class CdrSite:
     def _apply(
         self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, s: CdrTable, action: str
     ) -> None:
+        """One window's incoming rows of one action, decided and applied. The rows of the
+        keys are locked before they are read; a key the application inserts meanwhile (no
+        row to lock yet) fails the insert: the window is then done again from a savepoint,
+        that row now locked and decided on with the others."""
+        table = str(t.target.ref)
+        for _attempt in range(RETRIES):
+            self.run(conn, "savepoint", table=table)
+            try:
+                self._decide_and_write(conn, round_id, w, t, s, action)
+            except DuplicateKey:
+                self.run(conn, "savepoint_back", table=table)
+                continue
+            self.run(conn, "savepoint_done", table=table)
+            return
+        raise TransientError(
+            f"the application kept inserting keys of this round's rows while it was applied "
+            f"({RETRIES} attempts); the round is retried",
+            location=self.integ.location,
+            table=table,
+        )
+
+    def _decide_and_write(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, s: CdrTable, action: str
+    ) -> None:
         plan = ApplyPlan(self, t, s)
         table = str(t.target.ref)
         params = {"round_id": round_id, "tbl": w.tbl, "action": action}
         params.update({"table": w.table, "rule": s.resolution})
         self.run(conn, "d_create", raw=plan.create(), table=table)
         self.fill(conn, plan, params)
+        self.run(conn, "d_lock", raw=plan.local(), table=table)
         self.run(conn, "d_local", params, raw=plan.local(), table=table)
         if action == "U":
             self.run(conn, "d_tombstone", params, table=table)
@@ -297,8 +353,8 @@ class CdrSite:
         """SQL converting a staged row's value of ``col`` (``Integrate._value``)."""
         return str(self.integ._value(col, p))  # type: ignore[attr-defined]  # noqa: SLF001
 
-    def before_version(self, version_col: str, p: Params) -> str:
-        """SQL: the before row's version of a group (NULL when there is no before row)."""
+    def befores(self, version_col: str, p: Params) -> str:
+        """SQL: a staged row's versions one group's changes were made from (JSON array)."""
         raise NotImplementedError
 
 
@@ -358,7 +414,8 @@ class ApplyPlan:
     def meta(self) -> list[tuple[str, str]]:
         out = list(_META_FIXED)
         for j in range(len(self.groups)):
-            out += [(f"sp_b{j}", "version"), (f"sp_l{j}", "version"), (f"sp_f{j}", "int")]
+            out += [(f"sp_b{j}", "text"), (f"sp_n{j}", "text")]
+            out += [(f"sp_l{j}", "version"), (f"sp_f{j}", "int")]
         return out
 
     def create(self) -> dict[str, str]:
@@ -383,10 +440,16 @@ class ApplyPlan:
             values.append(expr)
         return {
             "columns": ", ".join(
-                [f"sp_b{j}" for j in range(len(self.groups))]
+                [f"sp_b{j}, sp_n{j}" for j in range(len(self.groups))]
                 + [f"sp_v{i}" for i in range(len(self.cols))]
             ),
-            "values": ", ".join([site.before_version(self.vs[g], p) for g in self.groups] + values),
+            "values": ", ".join(
+                [
+                    f"{site.befores(self.vs[g], p)}, {site.befores(self.vs[g] + MADE, p)}"
+                    for g in self.groups
+                ]
+                + values
+            ),
         }
 
     def local(self) -> dict[str, str]:
@@ -407,13 +470,14 @@ class ApplyPlan:
         takes = []
         for j in range(len(self.groups)):
             r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
-            changed_here = f"NOT ({site.same(r, mine)})"
-            ours_is_base = site.same(mine, b)
-            theirs_wins = f"(NOT ({site.same(r, b)}) AND {site.newer(r, mine, rule)})"
+            # the change made the group's version (not one applied at its site from elsewhere
+            # since), and the site's version is one it was made from (a fast-forward) or the
+            # rule prefers it
+            touched = f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)}"
+            either = f"({site.in_set(b, mine)} OR {site.newer(r, mine, rule)})"
             takes.append(
                 f"{self._set(f'sp_f{j}')} = CASE WHEN d.sp_hl = 1 AND ({rkv} > d.sp_lkv OR "
-                f"({rkv} = d.sp_lkv AND {changed_here} AND ({ours_is_base} OR {theirs_wins})))"
-                " THEN 1 ELSE 0 END"
+                f"({rkv} = d.sp_lkv AND {touched} AND {either})) THEN 1 ELSE 0 END"
             )
         anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
         ins = (
@@ -434,7 +498,7 @@ class ApplyPlan:
         return (
             "("
             + " OR ".join(
-                f"NOT ({site.same(f'd.sp_l{j}', f'd.sp_b{j}')})" for j in range(len(self.groups))
+                f"NOT ({site.in_set(f'd.sp_b{j}', f'd.sp_l{j}')})" for j in range(len(self.groups))
             )
             + ")"
         )
@@ -481,8 +545,8 @@ class ApplyPlan:
                     "local": mine,
                     "remote": r,
                     "taken": f"d.sp_f{j}",
-                    "both": f"NOT ({site.same(r, mine)}) AND NOT ({site.same(mine, b)}) "
-                    f"AND NOT ({site.same(r, b)})",
+                    "both": f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)} "
+                    f"AND NOT ({site.in_set(b, mine)})",
                 },
             )
         raw["group_conflicts"] = "\nUNION ALL\n".join(per_group)

@@ -35,16 +35,18 @@ def settings(integ: Any, conn: Any) -> dict[str, Any]:
     return out
 
 
-def read_query(source_integ: Any, plain: str, table: str, location: str) -> str:
+def read_query(source_integ: Any, plain: str, setting: Any, location: str) -> str:
+    """The read of a window of a table under conflict resolution (``setting``: the
+    table's, as the reading site keeps it) at the capture location ``location``."""
     helper = support(source_integ)
     if helper is None:
         raise WorkFailed(
-            f"conflict resolution is on for {table}, but the site's vendor "
-            f"({source_integ.vendor}) has no conflict bookkeeping yet",
+            f"conflict resolution is on for {setting.table}, but the site's vendor "
+            f"({source_integ.vendor}) has no conflict bookkeeping",
             location=location,
-            table=table,
+            table=setting.table,
         )
-    return str(helper.read_query(plain, table))
+    return str(helper.read_query(plain, setting))
 
 
 @dataclass

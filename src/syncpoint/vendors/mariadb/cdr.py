@@ -71,17 +71,17 @@ class MariadbCdr(CdrSite):
         conn.rollback()
         return found
 
-    def before_version(self, version_col: str, p: Params) -> str:
-        return (
-            f"IF(JSON_TYPE(s.b) = 'OBJECT', "
-            f"COALESCE(JSON_VALUE(s.b, {p.bind(json_path(version_col))}), ''), NULL)"
-        )
+    def befores(self, version_col: str, p: Params) -> str:
+        return f"COALESCE(JSON_EXTRACT(s.b, {p.bind(json_path(version_col))}), '[]')"
 
-    def read_query(self, plain: str, table: str) -> str:
-        (stmt,) = self.sql(
-            "read", {"read": plain}, table=table, kv=json_path(f"{self.prefix}cdr_kv")
-        )
-        return stmt
+    def json_object(self, members: list[str]) -> str:
+        return "CONCAT('{', " + ", ',', ".join(members) + ", '}')"
+
+    def kv_path(self, column: str) -> str:
+        return json_path(column)
+
+    def in_set(self, befores: str, version: str) -> str:
+        return f"JSON_CONTAINS({befores}, JSON_QUOTE({version}))"
 
     def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:
         super().fill(conn, plan, params)

@@ -45,11 +45,14 @@ class PostgresCdr(CdrSite):
         cur.execute("SELECT to_regclass(%s) IS NOT NULL", (self.q(self.idents["cdr"]),))
         return bool(cur.fetchone()[0])
 
-    def before_version(self, version_col: str, p: Params) -> str:
-        return (
-            f"(CASE WHEN jsonb_typeof(s.b) = 'object' "
-            f"THEN coalesce(s.b->>{p.bind(version_col)}::text, '') END)"
-        )
+    def befores(self, version_col: str, p: Params) -> str:
+        return f"coalesce((s.b -> {p.bind(version_col)}::text)::text, '[]')"
+
+    def json_object(self, members: list[str]) -> str:
+        return "'{' || " + " || ',' || ".join(members) + " || '}'"
+
+    def in_set(self, befores: str, version: str) -> str:
+        return f"({befores})::jsonb ? {version}"
 
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:

@@ -19,7 +19,7 @@ import re
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
-from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
+from syncpoint.vendors.cdrbase import MADE, CdrSite, CdrTable, column_names, members
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.sqlite import dialect, objects
 from syncpoint.vendors.sqlite.integrate import decode, dumps
@@ -70,8 +70,18 @@ class SqliteCdr(CdrSite):
         ).fetchone()
         return bool(row[0])
 
-    def before_version(self, version_col: str, p: Params) -> str:
+    def befores(self, version_col: str, p: Params) -> str:
         raise NotImplementedError("SQLite converts staged rows in Python")
+
+    def json_object(self, members: list[str]) -> str:
+        return "'{' || " + " || ',' || ".join(members) + " || '}'"
+
+    def kv_path(self, column: str) -> str:
+        return '$."' + column + '"'
+
+    def in_set(self, befores: str, version: str) -> str:
+        # both are column references of the apply's own temporary table
+        return f"EXISTS (SELECT 1 FROM json_each({befores}) AS e WHERE e.value IS {version})"  # noqa: S608
 
     def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
         conn.execute("BEGIN IMMEDIATE")
@@ -82,7 +92,7 @@ class SqliteCdr(CdrSite):
     def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:
         """The staged rows, each value converted as the plain apply converts it."""
         integ = self.integ
-        names = [f"sp_b{j}" for j in range(len(plan.groups))]
+        names = [f"sp_{x}{j}" for j in range(len(plan.groups)) for x in "bn"]
         names += [f"sp_v{i}" for i in range(len(plan.cols))]
         (stmt,) = self.sql(
             "d_fill",
@@ -94,8 +104,9 @@ class SqliteCdr(CdrSite):
             row, before, dv = (decode(content) + [None, None, None])[:3]
             row = row if isinstance(row, dict) else {}
             bs = [
-                (str(before.get(plan.vs[g]) or "") if isinstance(before, dict) else None)
+                dumps(before.get(name, [])) if isinstance(before, dict) else "[]"
                 for g in plan.groups
+                for name in (plan.vs[g], plan.vs[g] + MADE)
             ]
             values = integ._bind(row, tuple(plan.cols), ref)  # type: ignore[attr-defined]  # noqa: SLF001
             for i, c in enumerate(plan.cols):

@@ -1,0 +1,1 @@
+ROLLBACK TO SAVEPOINT sp_cdr_window

@@ -1,0 +1,1 @@
+SAVEPOINT sp_cdr_window

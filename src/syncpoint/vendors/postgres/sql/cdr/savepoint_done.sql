@@ -1,0 +1,1 @@
+RELEASE SAVEPOINT sp_cdr_window

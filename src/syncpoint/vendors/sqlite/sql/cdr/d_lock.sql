@@ -1,0 +1,2 @@
+-- Nothing to lock: the round's BEGIN IMMEDIATE holds the only write lock of the file.
+SELECT 1
