@@ -80,9 +80,19 @@ def test_demo_json_reports_rounds_stamps_gate_and_passing_checks(tmp_path: Path)
     assert consumer["after"] == "WarehouseLoaded"
     assert not again["loaded"] and again["after"] == "WarehouseLoaded"
 
-    # purge emptied both queues; CDR is said to be missing, not faked
+    # purge emptied both queues
     assert all(p["queued_after"] == 0 and p["purged"] > 0 for p in res["purge"].values())
-    assert res["cdr"]["built"] is False
+
+    # two SQLite sites both ways: groups kept apart, one conflict decided alike at both
+    # sites, a re-insert after a delete; the checks above include the sites' equality
+    cdr = res["cdr"]
+    assert cdr["built"] and cdr["sites"] == ["paris", "lisbon"]
+    assert cdr["rows"]["paris"] == cdr["rows"]["lisbon"]
+    assert cdr["rows"]["paris"][0] == [1, "blue mug", 10, "11.50", "EUR"]
+    assert cdr["conflicts"] == {
+        "paris": [["[2]", "pricing", "local"]],
+        "lisbon": [["[2]", "pricing", "remote"]],
+    }
 
 
 def _status(config: Path, cwd: Path) -> dict[str, Any]:
@@ -101,9 +111,18 @@ def test_demo_text_keeps_a_working_channel(tmp_path: Path) -> None:
     assert "round 1 group shop → cen" in text
     assert "PASS customers: cen equals dec01 ∪ dec02" in text
     assert "FAIL" not in text
-    assert "conflict resolution (CDR) is not built yet" in text
+    assert "conflict at lisbon: key [2], group pricing: remote won" in text
+    assert "PASS product 3 added again after its delete: key version 2 at both sites" in text
     assert "PASS: all " in text and f"files kept in {work}" in text
-    assert sorted(p.name for p in work.glob("*.db")) == ["cen.db", "dec01.db", "dec02.db"]
+    assert sorted(p.name for p in work.glob("*.db")) == [
+        "cen.db",
+        "dec01.db",
+        "dec02.db",
+        "lisbon.db",
+        "paris.db",
+    ]
+    bidi = _status(work / "bidi.yaml", tmp_path)
+    assert {s: c["total"] for s, c in bidi["conflicts"].items()} == {"paris": 1, "lisbon": 1}
 
     # the kept folder is a working channel: status reads it, from anywhere
     st = _status(work / "syncpoint.yaml", tmp_path)

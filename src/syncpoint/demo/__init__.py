@@ -6,7 +6,8 @@ Two SQLite sources (``dec01``, ``dec02``) with a shop's related tables, one SQLi
 ``run --once`` runs again and again, a last run follows; then ``status`` and the receive
 stamps, ``purge``, a gate handshake (a producer turn and ``load_transport``), and checks of
 the target against the sources; ``verify`` finds cen equal, finds a difference planted
-there, and ``--repair`` removes it. Conflict resolution is not built yet and is said so.
+there, and ``--repair`` removes it. Last, two more SQLite sites replicate both ways and
+resolve conflicts (``bidi.py``).
 
 ``run(workdir, ...)`` performs ``STEPS`` in order, one function each, and returns their
 shared ``DemoState`` (results per step, checks); the CLI (``cli/demo.py``) chooses the
@@ -22,7 +23,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from syncpoint.demo import checks, handshake, load, rounds, setup, status
+from syncpoint.demo import bidi, checks, handshake, load, rounds, setup, status
 from syncpoint.demo.state import DemoState, Listener
 from syncpoint.errors import SyncpointError
 
@@ -40,7 +41,10 @@ STEPS: tuple[tuple[str, Callable[[DemoState], None]], ...] = (
     ("gate handshake: a batch producer and syncpoint take turns", handshake.handshake),
     ("check cen against the sources", checks.run_checks),
     ("verify cen, plant a difference, verify --repair", load.verify),
-    ("conflict resolution", checks.cdr),
+    (
+        "two sites both ways: conflicts resolved by column group, a delete and a re-insert",
+        bidi.bidirectional,
+    ),
 )
 
 

@@ -160,13 +160,3 @@ def gate(state: DemoState) -> None:
 def run_checks(state: DemoState) -> None:
     for step in (compare_tables, compare_changes, backlog, stamps, gate):
         step(state)
-
-
-def cdr(state: DemoState) -> None:
-    """Conflict resolution is not part of this build: said plainly, not simulated."""
-    text = (
-        "conflict resolution (CDR) is not built yet in this version of syncpoint; "
-        "the two sources write disjoint keys, so this demo has no conflict to resolve"
-    )
-    state.results["cdr"] = {"built": False, "note": text}
-    state.note(text)
