@@ -22,7 +22,7 @@ from syncpoint.core.types import NType
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
 from syncpoint.vendors import capture_for, vendor_of
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.integratebase import Integrate, apply_table, integrate_for
+from syncpoint.vendors.integratebase import apply_table, integrate_for
 
 log = logging.getLogger("syncpoint.rounds")
 
@@ -45,7 +45,6 @@ class Source:
 
     name: str
     capture: Capture
-    integ: Integrate  # its vendor's read helpers
     conn: Any
     stream_id: str = ""
     newest: int = 0
@@ -98,9 +97,7 @@ class GroupRound:
         if name not in self.sources:
             url = self.cfg.locations[name].url.get_secret_value()
             cap = capture_for(name, url, self.cfg.prefix)
-            self.sources[name] = Source(
-                name, cap, integrate_for(name, url, self.cfg.prefix), cap.connect()
-            )
+            self.sources[name] = Source(name, cap, cap.connect())
         return self.sources[name]
 
     def locations(self) -> dict[str, list[TableConfig]]:
@@ -216,7 +213,7 @@ class GroupRound:
                 if not w.reads:
                     continue
                 query = src.capture.changes_query(w.source, w.after, w.upto)
-                for rk, action, content, old in src.integ.window_ddl(src.conn, query):
+                for rk, action, content, old in src.capture.window_ddl(src.conn, query):
                     content, old = (
                         cdr.strip_bookkeeping(_text(x), self.cfg.prefix) for x in (content, old)
                     )
@@ -247,7 +244,7 @@ class GroupRound:
         while lo < hi:
             mid = (lo + hi) // 2
             q = src.capture.changes_query(w.source, w.after, mid)
-            if src.integ.window_has(src.conn, q, repl_key):
+            if src.capture.window_has(src.conn, q, repl_key):
                 hi = mid
             else:
                 lo = mid + 1
@@ -272,16 +269,18 @@ class GroupRound:
             src = self.sources[w.location]
             key = self._key(src, w)
             query = src.capture.changes_query(w.source, w.after, w.upto)
-            lo, hi, n, _ = src.integ.window_stats(src.conn, query)
+            lo, hi, n, _ = src.capture.window_stats(src.conn, query)
             counts[w.tbl] = 0
             if not n:
                 continue
-            url, props = src.integ.jdbc()
-            read_sql = src.integ.read_query(query, key, w.rows_after, w.origins or (w.location,))
+            url, props = src.capture.jdbc()
+            read_sql = src.capture.read_query(query, key, w.rows_after, w.origins or (w.location,))
             # changes are the row records read: not DDL, not records of changes made elsewhere
-            counts[w.tbl] = src.integ.window_count(src.conn, read_sql)
+            counts[w.tbl] = src.capture.window_count(src.conn, read_sql)
             if w.table in resolved:
-                read_sql = cdr_ops.read_query(src.integ, read_sql, resolved[w.table], w.location)
+                # the conflict bookkeeping of the capture location is its site's
+                site = integrate_for(src.name, src.capture.url, self.cfg.prefix)
+                read_sql = cdr_ops.read_query(site, read_sql, resolved[w.table], w.location)
             frames.append(
                 read_window(
                     self.spark(),

@@ -120,7 +120,6 @@ def _source(name: str, url: str, prefix: str) -> dict[str, Any]:
             conn.rollback()
         return {
             "cap": cap,
-            "integ": integrate_for(name, url, prefix),
             "conn": conn,
             "newest": newest,
             "stream_id": st.stream_id,
@@ -147,7 +146,7 @@ def _backlog(src: dict[str, Any], ref: Any, after: int, p: Any) -> dict[str, Any
         return {"backlog": 0, "lag_seconds": 0.0, "newest": newest}
     try:
         query = src["cap"].changes_query(ref, after, newest)
-        _lo, _hi, n, oldest = src["integ"].window_stats(src["conn"], query)
+        _lo, _hi, n, oldest = src["cap"].window_stats(src["conn"], query)
     except WorkFailed as exc:
         return {"backlog": None, "lag_seconds": None, "error": str(exc)}
     return {"backlog": n, "lag_seconds": _age(oldest) if n else 0.0, "newest": newest}

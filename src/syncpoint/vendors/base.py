@@ -10,10 +10,12 @@ records" (exact numbers, base64 binary, ISO times, JSON columns as their text).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick
+from syncpoint.vendors.sqlfiles import SqlFiles
 
 
 class Capture(ABC):
@@ -25,6 +27,8 @@ class Capture(ABC):
         self.location = location
         self.url = url
         self.prefix = prefix
+        # comment lines go: the window reads wrap ``changes_query`` and Spark wraps them
+        self.window = SqlFiles(self.vendor, "window", comments=False, location=location)
 
     # -- connections and catalog -------------------------------------------------------
     @abstractmethod
@@ -137,3 +141,70 @@ class Capture(ABC):
     def set_origin(self, conn: Any, origin: str | None) -> None:
         """Inside the caller's open transaction: changes captured from now until commit (or
         until ``set_origin(conn, None)``) carry ``dbid = origin`` instead of this location."""
+
+    # -- reading a window (what a round asks of its capture locations) -------------------
+    # ``query`` is this capture's ``changes_query`` for the window; each read ends the read
+    # transaction a driver opened, so no snapshot stays held at the application's database.
+    def window_stats(self, conn: Any, query: str) -> tuple[int, int, int, Any]:
+        """(lowest repl_key, highest, count, oldest captured_at) of a window."""
+        row = self._read(conn, "stats", query=query).fetchone()
+        _idle(conn)
+        lo, hi, n, oldest = row
+        return (int(lo or 0), int(hi or 0), int(n or 0), oldest)
+
+    def window_count(self, conn: Any, query: str) -> int:
+        """How many rows a SELECT (``read_query``) returns."""
+        row = self._read(conn, "count", query=query).fetchone()
+        _idle(conn)
+        return int(row[0])
+
+    def window_ddl(self, conn: Any, query: str) -> list[tuple[int, str, Any, Any]]:
+        """The DDL records of a window: (repl_key, action, content, oldcontent)."""
+        rows = self._read(conn, "ddl", query=query).fetchall()
+        _idle(conn)
+        return [(int(rk), str(a), c, o) for rk, a, c, o in rows]
+
+    def window_has(self, conn: Any, query: str, repl_key: int) -> bool:
+        """Whether the window holds the record ``repl_key``."""
+        row = self._read(conn, "has", query=query, repl_key=str(int(repl_key))).fetchone()
+        _idle(conn)
+        return bool(row[0])
+
+    def read_query(
+        self, query: str, key: Sequence[str], rows_after: int, origins: Sequence[str]
+    ) -> str:
+        """The SELECT Spark reads a window with (see ``spark/read.py``): the row records of
+        changes first made at one of ``origins`` (the capture location read, and those it
+        forwards to the reader)."""
+        literal = self.window.dialect.literal
+        return self.window.one(
+            "read",
+            raw={
+                "query": query,
+                "key": self.key_sql("q.content", key),
+                "old_key": self.key_sql("q.oldcontent", key),
+                "rows_after": str(int(rows_after)),
+                "origin": "AND q.dbid IN (" + ", ".join(literal(o) for o in origins) + ")",
+            },
+        )
+
+    @abstractmethod
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        """SQL making the JSON text of the key columns' values in ``column`` (this database
+        writes one value the same way every time: the key's one string)."""
+
+    def jdbc(self) -> tuple[str, dict[str, str]]:
+        """JDBC URL and properties for Spark's reads here."""
+        url, props = self.window.dialect.spark_jdbc(self.url)
+        return str(url), dict(props)
+
+    def _read(self, conn: Any, name: str, **raw: str) -> Any:
+        return self.window.run(conn, name, raw=raw)
+
+
+def _idle(conn: Any) -> None:
+    """End the read transaction a driver opened (a dead connection rolled back already)."""
+    try:
+        conn.rollback()
+    except Exception:  # noqa: BLE001 - a lost connection shows at the next statement
+        pass

@@ -463,59 +463,11 @@ class Integrate:
         self.commit(conn)
         return stmts
 
-    # -- reading a window at a capture location ----------------------------------------------
-    # These run on a connection to a *capture* location of this vendor: ``query`` is its
-    # capture's ``changes_query`` for the window.
-    def window_stats(self, conn: Any, query: str) -> tuple[int, int, int, Any]:
-        """(lowest repl_key, highest, count, oldest captured_at) of a window."""
-        row = self.run(conn, "window_stats", query=query).fetchone()
-        self.end_read(conn)
-        lo, hi, n, oldest = row
-        return (int(lo or 0), int(hi or 0), int(n or 0), oldest)
-
     def staged_keys(self, conn: Any, round_id: str, tbl: int) -> set[str]:
         """The column names the staged upserts of one window carry."""
         rows = self.run(conn, "staged_keys", (round_id, tbl)).fetchall()
         self.end_read(conn)
         return {str(r[0]) for r in rows}
-
-    def window_count(self, conn: Any, query: str) -> int:
-        """How many rows a SELECT (``read_query``) returns."""
-        row = self.run(conn, "window_count", query=query).fetchone()
-        self.end_read(conn)
-        return int(row[0])
-
-    def window_ddl(self, conn: Any, query: str) -> list[tuple[int, str, Any, Any]]:
-        rows = self.run(conn, "window_ddl", query=query).fetchall()
-        self.end_read(conn)
-        return [(int(rk), str(a), c, o) for rk, a, c, o in rows]
-
-    def window_has(self, conn: Any, query: str, repl_key: int) -> bool:
-        row = self.run(conn, "window_has", query=query, repl_key=str(int(repl_key))).fetchone()
-        self.end_read(conn)
-        return bool(row[0])
-
-    def read_query(
-        self, query: str, key: Sequence[str], rows_after: int, origins: Sequence[str]
-    ) -> str:
-        """The SELECT Spark reads a window with (see ``spark/read.py``): the row records of
-        changes first made at one of ``origins`` (the capture location read, and those it
-        forwards to the reader)."""
-        return self.one(
-            "read",
-            query=query,
-            key=self.key_sql("q.content", key),
-            old_key=self.key_sql("q.oldcontent", key),
-            rows_after=str(int(rows_after)),
-            origin="AND q.dbid IN (" + ", ".join(self.str_literal(o) for o in origins) + ")",
-        )
-
-    def key_sql(self, column: str, key: Sequence[str]) -> str:
-        """SQL making the JSON text of the key columns' values in ``column``."""
-        raise NotImplementedError
-
-    def str_literal(self, value: str) -> str:
-        return str(self.dialect.literal(value))
 
     # -- vendor statements ----------------------------------------------------------------
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
@@ -526,7 +478,7 @@ class Integrate:
 
     def jdbc(self) -> tuple[str, dict[str, str]]:
         """JDBC URL and properties for Spark's staging write."""
-        url, props = self.dialect.jdbc(self.url)
+        url, props = self.dialect.spark_jdbc(self.url)
         return str(url), dict(props)
 
 

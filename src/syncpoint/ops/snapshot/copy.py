@@ -154,7 +154,7 @@ class TableCopy:
         parts = max(1, min(PARTITIONS, math.ceil(est / ROWS_PER_PARTITION))) if parallel else 1
         n = copy_chunk(
             self.steps.spark(),
-            self.src.integ.jdbc(),
+            self.src.capture.jdbc(),
             query,
             self.target.jdbc(),
             self.target.q(self.target.idents["staging"]),

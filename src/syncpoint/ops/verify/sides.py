@@ -78,7 +78,7 @@ class TableCheck:
         s = self.steps.source(p.location)
         rows = verify_source(s.capture.vendor, s.conn, p.table.ref, self.cfg.prefix)
         s.conn.rollback()
-        url, props = s.integ.jdbc()
+        url, props = s.capture.jdbc()
         par = bool(vendors.get(s.capture.vendor).dialect.JDBC_PARALLEL)
         return _Read(s.capture.vendor, url, props, rows, par)
 

@@ -7,6 +7,7 @@ MariaDB".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from syncpoint.config import TableConfig, TableName
@@ -14,6 +15,7 @@ from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, 
 from syncpoint.errors import ConfigError, NotInstalled
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.mariadb import catalog, ddl, dialect, objects, stream
+from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.names import Names, render
 from syncpoint.vendors.mariadb.state import Site, watched
 
@@ -146,6 +148,10 @@ class MariadbCapture(Capture):
     def purge(self, conn: Any, upto: int) -> int:
         with dialect.translated(self.location):
             return stream.purge(conn, self._site(conn), upto)
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        items = ", ".join(f"JSON_EXTRACT({column}, {dialect.literal(json_path(k))})" for k in key)
+        return f"JSON_ARRAY({items})"
 
     def set_origin(self, conn: Any, origin: str | None) -> None:
         with dialect.translated(self.location):

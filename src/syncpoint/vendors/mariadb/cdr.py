@@ -20,7 +20,7 @@ from syncpoint.config import TableName
 from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.mariadb import catalog, dialect, triggers
-from syncpoint.vendors.mariadb.integrate import json_path
+from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.names import Names
 from syncpoint.vendors.mariadb.state import watched
 

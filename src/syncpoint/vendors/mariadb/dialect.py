@@ -59,6 +59,11 @@ def literal(value: str, collate: bool = False) -> str:
     return "_utf8mb4 X'" + value.encode("utf-8").hex() + "'" + tail
 
 
+def json_path(key: str) -> str:
+    """A JSON path naming the member ``key`` of an object, any key."""
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def translate(exc: Exception, location: str | None = None, table: str | None = None) -> Exception:
     if isinstance(exc, pymysql.err.Error):
         code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
@@ -200,6 +205,12 @@ def jdbc(url: str) -> tuple[str, dict[str, str]]:
         "?sessionVariables=time_zone='+00:00',sql_mode='STRICT_ALL_TABLES,NO_BACKSLASH_ESCAPES'",
         props,
     )
+
+
+def spark_jdbc(url: str) -> tuple[str, dict[str, str]]:
+    """``jdbc`` for Spark's reads and staging writes (batches rewritten as one statement)."""
+    jurl, props = jdbc(url)
+    return jurl + "&rewriteBatchedStatements=true", props
 
 
 def db_time(dt: Any) -> Any:

@@ -8,7 +8,6 @@ own key columns. docs/internals.md, "Values at the target".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
@@ -16,13 +15,10 @@ from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
+from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.types import parse
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
-
-
-def json_path(key: str) -> str:
-    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class MariadbIntegrate(Integrate):
@@ -169,11 +165,3 @@ class MariadbIntegrate(Integrate):
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
         self.run(conn, "delete", table=name, target=target, match=match)
-
-    def key_sql(self, column: str, key: Sequence[str]) -> str:
-        items = ", ".join(f"JSON_EXTRACT({column}, {self.str_literal(json_path(k))})" for k in key)
-        return f"JSON_ARRAY({items})"
-
-    def jdbc(self) -> tuple[str, dict[str, str]]:
-        url, props = super().jdbc()
-        return url + "&rewriteBatchedStatements=true", props

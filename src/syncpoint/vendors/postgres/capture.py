@@ -7,7 +7,7 @@ How and why: docs/internals.md, "Capture on PostgreSQL".
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -196,6 +196,12 @@ class PostgresCapture(Capture):
         _no_open_transaction(conn, "purge")
         with self._translated():
             return stream.purge(conn, self.objects, upto)
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        # json keeps a value's text as the capture wrote it (one text per value), and is
+        # cheaper to take apart than jsonb; the array's text is the key's one string
+        items = ", ".join(f"({column}::json -> {dialect.literal(k)})" for k in key)
+        return f"json_build_array({items})::text"
 
     def set_origin(self, conn: Any, origin: str | None) -> None:
         if conn.autocommit and conn.info.transaction_status == pq.TransactionStatus.IDLE:

@@ -124,6 +124,13 @@ def jdbc(url: str) -> tuple[str, dict[str, str]]:
     return f"jdbc:postgresql://{p.hostname or 'localhost'}:{p.port or 5432}{p.path}", props
 
 
+def spark_jdbc(url: str) -> tuple[str, dict[str, str]]:
+    """``jdbc`` for Spark's reads and staging writes (inserts batched into one statement)."""
+    jurl, props = jdbc(url)
+    sep = "&" if "?" in jurl else "?"
+    return jurl + sep + "reWriteBatchedInserts=true", props
+
+
 def db_time(dt: Any) -> Any:
     """A Python UTC datetime as this driver binds a timestamptz."""
     return dt

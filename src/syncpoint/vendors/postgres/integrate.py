@@ -14,7 +14,6 @@ DEFERRED`` (deferrable foreign keys are checked at COMMIT).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
@@ -158,14 +157,3 @@ class PostgresIntegrate(Integrate):
             values=values,
             match=" AND ".join(match),
         )
-
-    def key_sql(self, column: str, key: Sequence[str]) -> str:
-        # json keeps a value's text as the capture wrote it (one text per value), and is
-        # cheaper to take apart than jsonb; the array's text is the key's one string
-        items = ", ".join(f"({column}::json -> {self.str_literal(k)})" for k in key)
-        return f"json_build_array({items})::text"
-
-    def jdbc(self) -> tuple[str, dict[str, str]]:
-        url, props = super().jdbc()
-        sep = "&" if "?" in url else "?"
-        return url + sep + "reWriteBatchedInserts=true", props

@@ -9,6 +9,7 @@ docs/internals.md, "Capture on SQLite".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -294,6 +295,15 @@ class SqliteCapture(Capture):
                 raise
             conn.execute("COMMIT")
             return int(n)
+
+    def key_sql(self, column: str, key: Sequence[str]) -> str:
+        # json_each addresses any key name (paths cannot hold '"'); SQLite sources hold
+        # numbers as INTEGER or REAL, so the decoded value is as exact as the stored one.
+        items = ", ".join(
+            self.window.one("key_item", raw={"source": column, "keyname": dialect.literal(k)})
+            for k in key
+        )
+        return f"json_array({items})"
 
     def set_origin(self, conn: Any, origin: str | None) -> None:
         if not conn.in_transaction:

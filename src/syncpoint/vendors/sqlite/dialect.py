@@ -109,6 +109,13 @@ def jdbc(url: str) -> tuple[str, dict[str, str]]:
     return f"jdbc:sqlite:{path_of(url)}", {"driver": JDBC_DRIVER}
 
 
+def spark_jdbc(url: str) -> tuple[str, dict[str, str]]:
+    """``jdbc`` for Spark's reads and staging writes (waiting for the write lock as long as
+    syncpoint's own connections do)."""
+    jurl, props = jdbc(url)
+    return jurl, {**props, "busy_timeout": str(int(BUSY_TIMEOUT_S * 1000))}
+
+
 def db_time(dt: Any) -> Any:
     """SQLite has no time type: UTC as ISO 8601 text with microseconds (sorts as time)."""
     from datetime import UTC

@@ -21,7 +21,7 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from syncpoint.config import TableName
@@ -194,16 +194,3 @@ class SqliteIntegrate(Integrate):
         )
         rows = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, action))
         self._many(conn, sql, rows, str(t.target.ref))
-
-    def key_sql(self, column: str, key: Sequence[str]) -> str:
-        # json_each addresses any key name (paths cannot hold '"'); SQLite sources hold
-        # numbers as INTEGER or REAL, so the decoded value is as exact as the stored one.
-        items = ", ".join(
-            self.one("key_item", source=column, keyname=self.str_literal(k)) for k in key
-        )
-        return f"json_array({items})"
-
-    def jdbc(self) -> tuple[str, dict[str, str]]:
-        url, props = super().jdbc()
-        props["busy_timeout"] = str(int(self.dialect.BUSY_TIMEOUT_S * 1000))
-        return url, props
