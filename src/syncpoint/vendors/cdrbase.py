@@ -1,26 +1,10 @@
 """Conflict resolution at a site, shared by the vendors (``vendors/<v>/cdr.py``): the
 bookkeeping tables, the read of a table's change records with the versions they were made
 from, and the apply step that decides each incoming change in SQL inside the round's
-transaction. ``core/cdr.py`` holds the rules this SQL follows, as a table.
-
-Bookkeeping on a table under conflict resolution: ``{p}cdr_kv`` (key version) and one
-version column per column group (``{p}cdr_v`` for the default group, ``{p}cdr_v_<group>``),
-each ``time|location`` text with the time in UTC and microseconds
-(``2026-01-02T03:04:05.123456|paris``), so that byte order is the order of ``(time,
-location)`` on every vendor: a tie on the time is broken by the location name, the same
-way at every site. Keys are compared as the JSON array text of their values, made by the
-site's own JSON function from typed values (the triggers' and the apply's alike).
-
-The apply, per window and action (``apply_upsert`` / ``apply_delete``), works on a
-temporary table ``{p}cdr_d`` of the window's incoming rows, converted to the target's
-column types (``sp_v<i>``), with their before versions (``sp_b<j>``), the local row's key
-version and versions (``sp_lkv``, ``sp_l<j>``) and the key's newest tombstone
-(``sp_tkv``, ``sp_tv``). The decisions are columns of it (``sp_f<j>`` take group j,
-``sp_upd``, ``sp_ins``, ``sp_del``, ``sp_tomb``), computed by plain UPDATEs before
-anything is written: each statement after that reads decisions, never the rows it
-changes, so no vendor's order of evaluation matters. Conflicts are recorded before the
-target changes. Vendors differ only in SQL syntax (their ``sql/cdr/*.sql``) and in the
-dialect data of their ``CdrSite`` subclass.
+transaction, on a temporary table of the window's rows (``{p}cdr_d``). ``core/cdr.py``
+holds the rules as a table; docs/internals.md ("Conflict resolution between sites") says
+how the read and the apply work and why. Vendors differ only in their ``sql/cdr/*.sql`` and
+in the dialect data of their ``CdrSite`` subclass.
 """
 
 from __future__ import annotations
