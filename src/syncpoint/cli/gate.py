@@ -10,10 +10,6 @@ usage errors. Their own messages go to stderr so COMMAND's stdout stays its own.
 
 from __future__ import annotations
 
-import shlex
-import shutil
-import signal
-import subprocess
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,8 +17,8 @@ import typer
 from rich.table import Table
 
 from syncpoint.cli.common import channel, emit_json, err, handled, out, state
-from syncpoint.config import DEFAULT_FILE, redact_url
-from syncpoint.core.gate import LOADING, Role, parse_state
+from syncpoint.config import DEFAULT_FILE
+from syncpoint.core.gate import Role, parse_state
 from syncpoint.errors import UsageError, WorkFailed
 
 Location = Annotated[
@@ -42,67 +38,18 @@ Command = Annotated[list[str] | None, typer.Argument(help="the command to run: -
 
 def target(location: str | None, url: str | None, prefix: str | None) -> tuple[str, str, str]:
     """(url, label, prefix) of the gate's database, from the options and the channel file."""
-    if url and location:
-        raise UsageError("give either --url or --location, not both")
+    from syncpoint.ops.gate_command import gate_place
+
     if url:
-        cfg_prefix = channel().cfg.prefix if state.config_path else "repl_"
-        return url, redact_url(url), prefix or cfg_prefix
-    if state.config_path is None and not Path(DEFAULT_FILE).is_file():
+        cfg = channel().cfg if state.config_path else None
+    elif state.config_path is None and not Path(DEFAULT_FILE).is_file():
         raise UsageError(
             f"no channel file ./{DEFAULT_FILE}: give --url URL, or -c FILE (and --location NAME)"
         )
-    cfg = channel().cfg
-    if location is None:
-        if cfg.transport is not None:
-            location = cfg.transport.location
-        else:
-            integrate = sorted(cfg.integrate_locations())
-            if len(integrate) != 1:
-                raise UsageError(
-                    "which location holds the gate? the channel has no transport location and "
-                    f"{len(integrate)} integrate locations ({', '.join(integrate) or 'none'}): "
-                    "give --location NAME or --url URL"
-                )
-            location = integrate[0]
-    if location not in cfg.locations:
-        raise UsageError(
-            f"--location {location!r} is not a location of the channel "
-            f"({', '.join(sorted(cfg.locations))})"
-        )
-    return cfg.locations[location].url.get_secret_value(), location, prefix or cfg.prefix
-
-
-def _run(command: list[str]) -> int:
-    """Run COMMAND with this process's stdio. SIGTERM and SIGHUP are passed on to it;
-    SIGINT from a terminal reaches it directly (same process group), so it is not doubled."""
-    proc = subprocess.Popen(command)
-
-    def forward(signum: int, _frame: Any) -> None:
-        try:
-            proc.send_signal(signum)
-        except ProcessLookupError:
-            pass
-
-    handlers = {
-        signal.SIGTERM: forward,
-        signal.SIGHUP: forward,
-        signal.SIGINT: lambda *_: None,
-    }
-    old = {s: signal.signal(s, h) for s, h in handlers.items()}
-    try:
-        return proc.wait()
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-def _exit_text(rc: int) -> str:
-    if rc < 0:
-        try:
-            return f"was killed by {signal.Signals(-rc).name}"
-        except ValueError:
-            return f"was killed by signal {-rc}"
-    return f"exited with status {rc}"
+    else:
+        cfg = channel().cfg
+    place = gate_place(cfg, location, url, prefix)
+    return place.url, place.label, place.prefix
 
 
 def _turn(
@@ -116,35 +63,31 @@ def _turn(
     prefix: str | None,
     as_json: bool,
 ) -> None:
-    from syncpoint.ops.gate import Gate, gate
+    from syncpoint.ops.gate import Turn
+    from syncpoint.ops.gate_command import GatePlace, check_command, run_turn
+
+    def taken(turn: Turn) -> None:
+        purged = ", ".join(f"{t}: {n} rows" for t, n in turn.purged.items())
+        if not as_json:
+            err.print(
+                f"gate {name} at {label}: {role.value} took the gate (found {turn.found}"
+                + (f"; purged {purged}" if purged else "")
+                + ")"
+            )
 
     with handled(as_json):
-        if not command:
-            raise UsageError(f"gate {role.value}: give the command to run after --")
-        if shutil.which(command[0]) is None:
-            raise UsageError(f"gate {role.value}: command {command[0]!r} was not found")
+        check_command(role, command or [])
         db, label, pfx = target(location, url, prefix)
         tables = [t.strip() for t in (purge or "").split(",") if t.strip()]
-        text = shlex.join(command)
-        with gate(
-            db, name, role, wait=wait, purge_tables=tables, prefix=pfx, command=text, location=label
-        ) as turn:
-            purged = ", ".join(f"{t}: {n} rows" for t, n in turn.purged.items())
-            if not as_json:
-                err.print(
-                    f"gate {name} at {label}: {role.value} took the gate (found {turn.found}"
-                    + (f"; purged {purged}" if purged else "")
-                    + ")"
-                )
-            rc = _run(command)
-            if rc != 0:
-                raise WorkFailed(
-                    f"gate {name!r}: COMMAND {text!r} {_exit_text(rc)}; the gate stays "
-                    f"{LOADING[role]}, so the next {role.value} run stops until a human checks "
-                    f"and runs `syncpoint gate reset {name} --to STATE`",
-                    location=label,
-                )
-        after = Gate(db, name, prefix=pfx, location=label).status()
+        turn, after = run_turn(
+            GatePlace(db, label, pfx),
+            role,
+            name,
+            command or [],
+            wait=wait,
+            purge_tables=tables,
+            on_taken=taken,
+        )
     if as_json:
         emit_json({"turn": turn.to_dict(), "status": after.to_dict() if after else None})
     else:
