@@ -88,7 +88,7 @@ def test_eight_writers_while_run_follow_applies(pair: Any, tmp_path: Path) -> No
     assert rc == 0, log[-3000:]
     assert checker.samples > 10 and checker.orphans == 0
     assert rk.duplicates(dst) == []
-    assert int(src.query("SELECT count(*) FROM parent")[0][0]) > 50
+    assert int(src.query("SELECT count(*) FROM parent")[0][0]) > 10  # the writers did work
     tables = status(cfg)["tables"]
     assert [(t["backlog"], t["stopped"]) for t in tables] == [(0, None), (0, None)]
 

@@ -30,7 +30,7 @@ PRODUCERS, CONSUMERS, TURNS, ROWS = 6, 6, 20, 3
 WORKER = textwrap.dedent(
     """
     import os, random, sys, time
-    from syncpoint.ops import gate
+    from syncpoint import gate
     from syncpoint.errors import GateRefused
     from syncpoint.vendors import connect
 
