@@ -2,7 +2,7 @@
 ``purge`` of the change records every consumer has applied.
 
 The stamps are read from ``{prefix}stin_{channel}_cen`` (leader and trailer) and the
-per-location detail behind it, through the same store the runs write them with.
+per-location detail behind it, as ``syncpoint status`` reads them.
 """
 
 from __future__ import annotations
@@ -12,26 +12,20 @@ from syncpoint.demo.state import DemoState
 
 
 def status(state: DemoState) -> None:
-    from syncpoint.ops.gate import gate_states
-    from syncpoint.vendors.stampstore import StampStore
-
     ch = state.ch
-    cfg = ch.cfg
     data = {
         "capture": ch.capture_status(),
         "integrate": ch.integrate_status(),
-        "gates": gate_states(cfg),
+        "gates": ch.gate_status(),
     }
-    store = StampStore("sqlite", cfg.prefix, cfg.channel, shop.TARGET)
-    with ch.connection(shop.TARGET) as conn:
-        store.ensure(conn)  # only when no run has stamped yet: then the table is empty
-        row = store.row(conn)
-        per = store.read(conn)
+    report = ch.stamps_status().get(shop.TARGET) or {}
     stamps = {
-        "table": store.table_name,
-        "row": row,
+        "table": report.get("table"),
+        "row": report.get("stamps"),
         "locations": {
-            loc: {"cap_begin": t, "sync_point": ctx} for loc, (t, ctx) in sorted(per.items())
+            loc: {"cap_begin": s["cap_begin"], "sync_point": s["sync_point"]}
+            for loc, s in sorted(report.get("locations", {}).items())
+            if s["cap_begin"] is not None
         },
     }
     state.results["status"] = data

@@ -14,7 +14,8 @@ from typing import Any, ParamSpec, TypeVar
 from syncpoint import config as cfgmod
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import ConfigError, SyncpointError, WorkFailed
-from syncpoint.vendors import capture_for, connect, unchanged
+from syncpoint.ops.location import Location
+from syncpoint.vendors import unchanged
 from syncpoint.vendors.base import Capture
 
 P = ParamSpec("P")
@@ -95,29 +96,25 @@ class Channel:
         self, cache: dict[tuple[str, str], tuple[str, ...]], loc: str, t: Any
     ) -> tuple[str, ...]:
         if (loc, t.name) not in cache:
-            cap = self.capture(loc)
-            with self._cap_conn(cap) as conn:
+            with self.location(loc).capture() as (cap, conn):
                 shape = cap.describe(conn, t.ref)
             cache[(loc, t.name)] = tuple(shape.primary_key) if shape else ()
         return cache[(loc, t.name)]
 
     # -- helpers -----------------------------------------------------------------------
+    def location(self, name: str) -> Location:
+        return Location.of(self.cfg, name)
+
     def url(self, location: str) -> str:
-        return self.cfg.locations[location].url.get_secret_value()
+        return self.location(location).url
 
     def capture(self, location: str) -> Capture:
-        return capture_for(location, self.url(location), self.cfg.prefix)
+        return self.location(location).capture_side
 
     @contextmanager
     def connection(self, location: str) -> Iterator[Any]:
-        conn = connect(self.url(location), location=location)
-        try:
+        with self.location(location).connect() as conn:
             yield conn
-        finally:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 - closing a broken connection must not mask
-                pass
 
     # -- validate / plan / install -------------------------------------------------------
     @_changes_nothing
@@ -132,8 +129,7 @@ class Channel:
                 problems[name] = found
                 continue
             try:
-                cap = self.capture(name)
-                with self._cap_conn(cap) as conn:
+                with self.location(name).capture() as (cap, conn):
                     if loc.capture:
                         found += cap.check(conn, self.cfg.tables_at(name))
                     else:
@@ -144,25 +140,7 @@ class Channel:
         return problems
 
     def _new_file_target(self, name: str) -> bool:
-        from syncpoint.vendors import of_url
-
-        url = self.url(name)
-        file = of_url(url).dialect.file_of(url)
-        if file is None:
-            return False
-        path = os.path.abspath(file)
-        return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
-
-    @contextmanager
-    def _cap_conn(self, cap: Capture) -> Iterator[Any]:
-        conn = cap.connect()
-        try:
-            yield conn
-        finally:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001
-                pass
+        return self.location(name).file_not_made
 
     def _refuse_problems(self) -> None:
         problems = self.validate()
@@ -174,8 +152,7 @@ class Channel:
     def plan(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for name in self.cfg.capture_locations():
-            cap = self.capture(name)
-            with self._cap_conn(cap) as conn:
+            with self.location(name).capture() as (cap, conn):
                 out[name] = cap.plan(conn, self.cfg.tables_at(name))
         return out
 
@@ -185,8 +162,7 @@ class Channel:
         self._refuse_problems()
         done: dict[str, str] = {}
         for name in self.cfg.capture_locations():
-            cap = self.capture(name)
-            with self._cap_conn(cap) as conn:
+            with self.location(name).capture() as (cap, conn):
                 cap.install(conn, self.cfg.tables_at(name))
             done[name] = "installed"
         return done
@@ -200,8 +176,7 @@ class Channel:
             )
         if not statements:
             raise ConfigError("migrate: give the SQL statements to run after --")
-        cap = self.capture(location)
-        with self._cap_conn(cap) as conn:
+        with self.location(location).capture() as (cap, conn):
             try:
                 return cap.run_ddl(conn, statements)
             except SyncpointError:
@@ -224,11 +199,9 @@ class Channel:
             if self.cfg.locations[name].capture and self.cfg.locations[name].integrate:
                 remove_at(self.cfg, name)
             if self.cfg.locations[name].capture:
-                cap = self.capture(name)
-                with self._cap_conn(cap) as conn:
+                with self.location(name).capture() as (cap, conn):
                     cap.uninstall(conn)
-            integ = self._integrate(name)
-            with self.connection(name) as conn:
+            with self.location(name).integrate() as (integ, conn):
                 integ.uninstall(conn, keep_positions)
             done[name] = "uninstalled"
         return done
@@ -240,34 +213,27 @@ class Channel:
         for name in self._existing_locations():
             stmts: list[str] = []
             if self.cfg.locations[name].capture:
-                cap = self.capture(name)
-                with self._cap_conn(cap) as conn:
+                with self.location(name).capture() as (cap, conn):
                     stmts += cap.uninstall_plan(conn)
-            with self.connection(name) as conn:
-                stmts += self._integrate(name).uninstall_statements(conn, keep_positions)
+            with self.location(name).integrate() as (integ, conn):
+                stmts += integ.uninstall_statements(conn, keep_positions)
             out[name] = stmts
         return out
 
     def _integrate(self, location: str) -> Any:
-        from syncpoint.vendors.integratebase import integrate_for
-
-        return integrate_for(location, self.url(location), self.cfg.prefix)
+        return self.location(location).integrate_side
 
     def _existing_locations(self) -> list[str]:
-        """Locations to remove objects from: a SQLite file that does not exist holds none
-        (and connecting would create it)."""
-        from syncpoint.vendors import of_url
-
-        files = {n: of_url(self.url(n)).dialect.file_of(self.url(n)) for n in self.cfg.locations}
-        return [n for n, f in files.items() if f is None or os.path.exists(f)]
+        """Locations to remove objects from: a database file that does not exist holds
+        none (and connecting would create it)."""
+        return [n for n in self.cfg.locations if not self.location(n).file_missing]
 
     @_changes_nothing
     def capture_status(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in self.cfg.capture_locations():
-            cap = self.capture(name)
             try:
-                with self._cap_conn(cap) as conn:
+                with self.location(name).capture() as (cap, conn):
                     st = cap.status(conn)  # reads only: DDL is polled by runs, not here
                 out[name] = _status_dict(st)
             except WorkFailed as exc:
@@ -325,14 +291,13 @@ class Channel:
     def stamps_status(self) -> dict[str, Any]:
         """Per integrate location: leader, trailer and every capture location's receive stamp
         (SPEC §5 ``{p}stin_{channel}_{loc}``) with its age."""
-        from syncpoint.vendors import vendor_of
         from syncpoint.vendors.stampstore import StampStore
 
         out: dict[str, Any] = {}
         for integ in self.cfg.integrate_locations():
-            url = self.url(integ)
             sources = self.cfg.sources_of(integ)
-            store = StampStore(vendor_of(url), self.cfg.prefix, self.cfg.channel, integ)
+            vendor = self.location(integ).vendor
+            store = StampStore(vendor, self.cfg.prefix, self.cfg.channel, integ)
             if self._new_file_target(integ):
                 out[integ] = None  # no run has made the file yet: no stamps (not created here)
                 continue

@@ -60,6 +60,7 @@ from syncpoint.errors import (
     TransientError,
     UsageError,
 )
+from syncpoint.ops.location import Location
 from syncpoint.vendors.gatestore import GateStore
 
 __all__ = ["Gate", "GateStatus", "Turn", "gate", "gate_states"]
@@ -428,7 +429,7 @@ def gate_states(cfg: ChannelConfig) -> dict[str, Any]:
     names += [n for n in sorted(cfg.integrate_locations()) if n not in names]
     out: dict[str, Any] = {}
     for n in names:
-        url = cfg.locations[n].url.get_secret_value()
+        url = Location.of(cfg, n).url
         try:
             out[n] = [s.to_dict() for s in Gate(url, "*", prefix=cfg.prefix, location=n).statuses()]
         except SyncpointError as exc:

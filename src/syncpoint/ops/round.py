@@ -20,9 +20,9 @@ from syncpoint.core.positions import SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
-from syncpoint.vendors import capture_for, vendor_of
+from syncpoint.ops.location import Location, close
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.integratebase import apply_table, integrate_for
+from syncpoint.vendors.integratebase import apply_table
 
 log = logging.getLogger("syncpoint.rounds")
 
@@ -67,8 +67,7 @@ class GroupRound:
         self.group = group
         self.tables = tables
         self._spark = spark
-        url = cfg.locations[integrate].url.get_secret_value()
-        self.target = integrate_for(integrate, url, cfg.prefix)
+        self.target = Location.of(cfg, integrate).integrate_side
         self.conn: Any = None
         self.sources: dict[str, Source] = {}
         self.fresh = True  # False when the round replays a stored sync point
@@ -87,16 +86,15 @@ class GroupRound:
 
     def close(self) -> None:
         for s in self.sources.values():
-            _close(s.conn)
+            close(s.conn)
         self.sources.clear()
         if self.conn is not None:
-            _close(self.conn)
+            close(self.conn)
             self.conn = None
 
     def source(self, name: str) -> Source:
         if name not in self.sources:
-            url = self.cfg.locations[name].url.get_secret_value()
-            cap = capture_for(name, url, self.cfg.prefix)
+            cap = Location.of(self.cfg, name).capture_side
             self.sources[name] = Source(name, cap, cap.connect())
         return self.sources[name]
 
@@ -184,7 +182,7 @@ class GroupRound:
     def _window(
         self, tbl: int, loc: str, t: TableConfig, after: int, upto: int, stored: bool, stream: str
     ) -> TableWindow:
-        src_vendor = vendor_of(self.cfg.locations[loc].url.get_secret_value())
+        src_vendor = self.cfg.locations[loc].vendor
         name, explicit = target_name(t, loc)
         return TableWindow(
             tbl=tbl,
@@ -279,7 +277,7 @@ class GroupRound:
             counts[w.tbl] = src.capture.window_count(src.conn, read_sql)
             if w.table in resolved:
                 # the conflict bookkeeping of the capture location is its site's
-                site = integrate_for(src.name, src.capture.url, self.cfg.prefix)
+                site = Location.of(self.cfg, src.name).integrate_side
                 read_sql = cdr_ops.read_query(site, read_sql, resolved[w.table], w.location)
             frames.append(
                 read_window(
@@ -368,8 +366,7 @@ class GroupRound:
         )
         origin = None
         if self.cfg.locations[self.integrate].capture:
-            url = self.cfg.locations[self.integrate].url.get_secret_value()
-            origin = capture_for(self.integrate, url, self.cfg.prefix).set_origin
+            origin = Location.of(self.cfg, self.integrate).capture_side.set_origin
         from syncpoint.ops import cdr as cdr_ops
 
         resolve = cdr_ops.steps(self.target, self.conn, [w for w in plan.windows if w.moves])
@@ -494,10 +491,3 @@ def _idle(conn: Any) -> None:
         conn.rollback()
     except Exception as exc:  # noqa: BLE001 - a lost connection shows at the next statement
         log.debug("rollback: %s", exc)
-
-
-def _close(conn: Any) -> None:
-    try:
-        conn.close()
-    except Exception:  # noqa: BLE001 - a broken connection is closed already
-        pass

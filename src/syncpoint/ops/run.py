@@ -25,6 +25,7 @@ from syncpoint.core import positions
 from syncpoint.core.model import Tick
 from syncpoint.core.rounds import RoundResult, run_round
 from syncpoint.errors import SyncpointError, TableStopped, TransientError, UsageError
+from syncpoint.ops.location import Location
 from syncpoint.ops.round import GroupRound
 
 log = logging.getLogger("syncpoint.run")
@@ -251,14 +252,10 @@ def _stamps(cfg: ChannelConfig, integ: str) -> None:
     """Move the receive stamps of ``integ`` for every capture location whose tables all
     stand at their group's sync point."""
     from syncpoint.core import stamps as stamprules
-    from syncpoint.vendors import vendor_of
-    from syncpoint.vendors.integratebase import integrate_for
     from syncpoint.vendors.stampstore import StampStore
 
-    url = cfg.locations[integ].url.get_secret_value()
-    target = integrate_for(integ, url, cfg.prefix)
-    conn = target.connect()
-    try:
+    place = Location.of(cfg, integ)
+    with place.integrate() as (target, conn):
         app = cfg.application
         stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
         sps = target.sync_points(conn, app)
@@ -283,35 +280,24 @@ def _stamps(cfg: ChannelConfig, integ: str) -> None:
                 candidates[loc] = (min(known) if len(known) == len(times) else None, ctx)
         if not candidates:
             return
-        store = StampStore(vendor_of(url), cfg.prefix, cfg.channel, integ)
+        store = StampStore(place.vendor, cfg.prefix, cfg.channel, integ)
         store.ensure(conn)
         target.begin(conn)
         store.record(conn, sorted(candidates), candidates)
         target.commit(conn)
         failpoints.hit("after_stamps")
-    finally:
-        conn.close()
 
 
 # -- purge ----------------------------------------------------------------------------------
 def purge(cfg: ChannelConfig) -> dict[str, Any]:
-    from syncpoint.vendors import capture_for
-    from syncpoint.vendors.integratebase import integrate_for
-
     stored: list[tuple[str, positions.Position]] = []
-    for integ, loc in cfg.integrate_locations().items():
-        target = integrate_for(integ, loc.url.get_secret_value(), cfg.prefix)
-        conn = target.connect()
-        try:
+    for integ in cfg.integrate_locations():
+        with Location.of(cfg, integ).integrate() as (target, conn):
             target.ensure(conn)
             stored += [(f"{integ}/{a}", p) for a, p in target.positions(conn)]
-        finally:
-            conn.close()
     out: dict[str, Any] = {}
-    for name, loc in cfg.capture_locations().items():
-        cap = capture_for(name, loc.url.get_secret_value(), cfg.prefix)
-        conn = cap.connect()
-        try:
+    for name in cfg.capture_locations():
+        with Location.of(cfg, name).capture() as (cap, conn):
             stream = cap.stream_id(conn)
             conn.rollback()  # purge commits on its own: no transaction may be open
             required = [
@@ -323,8 +309,6 @@ def purge(cfg: ChannelConfig) -> dict[str, Any]:
             bound = positions.purge_bound(name, stream, tables, stored, required)
             purged = cap.purge(conn, bound) if bound is not None else 0
             out[name] = {"upto": bound, "purged": purged}
-        finally:
-            conn.close()
     if any(loc.capture and loc.integrate for loc in cfg.locations.values()):
         from syncpoint.ops.cdr.purge import purge_tombstones
 

@@ -23,12 +23,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from syncpoint import vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import WorkFailed
+from syncpoint.ops.location import Location, close
 from syncpoint.ops.round import INITIAL, target_name
-from syncpoint.vendors import capture_for, vendor_of
-from syncpoint.vendors.integratebase import integrate_for
 
 
 def _age(oldest: Any) -> float:
@@ -41,31 +39,21 @@ def _age(oldest: Any) -> float:
     return max(0.0, (datetime.now(UTC) - oldest).total_seconds())
 
 
-def _no_file_yet(url: str) -> bool:
-    """A database file no run has created yet, in a folder that exists (status must not
-    create it; a missing folder is a wrong path, reported as the location's error)."""
-    import os
-
-    file = vendors.of_url(url).dialect.file_of(url)
-    if file is None:
-        return False
-    path = os.path.abspath(file)
-    return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
-
-
 def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
     app = cfg.application
     group_of = {str(t.ref): g for g, ts in cfg.groups().items() for t in ts}
     out: dict[str, Any] = {}
     sources: dict[str, Any] = {}
-    for integ, iloc in cfg.integrate_locations().items():
-        target = integrate_for(integ, iloc.url.get_secret_value(), cfg.prefix)
+    for integ in cfg.integrate_locations():
+        place = Location.of(cfg, integ)
+        target = place.integrate_side
         entry: dict[str, Any] = {"application": app, "tables": []}
         stored: dict[Any, Any] = {}
         sps: dict[Any, Any] = {}
         stops: dict[Any, Any] = {}
         try:
-            conn = None if _no_file_yet(iloc.url.get_secret_value()) else target.connect()
+            # status must not make a database file no run has made yet
+            conn = None if place.file_not_made else target.connect()
         except WorkFailed as exc:
             out[integ] = {"error": str(exc)}
             continue
@@ -75,11 +63,10 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
                 sps = target.sync_points(conn, app)
                 stops = {(s["location"], s["table"]): s for s in target.stops(conn, app)}
         finally:
-            if conn is not None:
-                conn.close()
+            close(conn)
         for loc in cfg.sources_of(integ):
             cloc = cfg.locations[loc]
-            src = sources.get(loc) or _source(loc, cloc.url.get_secret_value(), cfg.prefix)
+            src = sources.get(loc) or _source(Location.of(cfg, loc))
             sources[loc] = src
             for t in cfg.tables_at(loc):
                 name = str(t.ref)
@@ -88,9 +75,7 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
                 row: dict[str, Any] = {
                     "location": loc,
                     "table": name,
-                    "target": str(
-                        target.resolve(*target_name(t, loc), vendor_of(cloc.url.get_secret_value()))
-                    ),
+                    "target": str(target.resolve(*target_name(t, loc), cloc.vendor)),
                     "group": group_of.get(name, name),
                     "position": p.context if p else None,
                     "stream_id": p.stream_id if p else None,
@@ -102,13 +87,12 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
                 entry["tables"].append(row)
         out[integ] = entry
     for s in sources.values():
-        if s.get("conn") is not None:
-            s["conn"].close()
+        close(s.get("conn"))
     return out
 
 
-def _source(name: str, url: str, prefix: str) -> dict[str, Any]:
-    cap = capture_for(name, url, prefix)
+def _source(place: Location) -> dict[str, Any]:
+    cap = place.capture_side
     try:
         conn = cap.connect()
         st = cap.status(conn)

@@ -13,8 +13,6 @@ plain drivers, streamed, not Spark: why in docs/internals.md, "Transport tables"
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from syncpoint import vendors
@@ -22,7 +20,7 @@ from syncpoint.config import TableName, parse_table_name
 from syncpoint.core.model import Column
 from syncpoint.errors import ConfigError, GateBusy, WorkFailed
 from syncpoint.ops.gate import gate
-from syncpoint.vendors import connect, vendor_of
+from syncpoint.ops.location import Location
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 if TYPE_CHECKING:
@@ -31,28 +29,16 @@ if TYPE_CHECKING:
 BATCH = 5000
 
 
-@contextmanager
-def _connection(url: str, location: str) -> Iterator[Any]:
-    conn = connect(url, location=location)
-    try:
-        yield conn
-    finally:
-        try:
-            conn.close()
-        except Exception:  # noqa: BLE001 - closing a broken connection must not mask
-            pass
-
-
 class _Side:
     """One location's end of a copy: its vendor module, quoting and SQL files."""
 
-    def __init__(self, url: str, location: str):
-        self.url, self.location = url, location
-        self.vendor = vendor_of(url)
+    def __init__(self, place: Location):
+        self.place, self.location = place, place.name
+        self.vendor = place.vendor
         self.dialect = vendors.get(self.vendor).dialect
         self.types = vendors.get(self.vendor).types
         self.io = vendors.get(self.vendor).transport
-        self.files = SqlFiles(self.vendor, "transport", location=location)
+        self.files = SqlFiles(self.vendor, "transport", location=self.location)
 
     def ref(self, t: TableName) -> TableName:
         """The table's name here: vendors without schemas keep only the table name."""
@@ -94,7 +80,7 @@ def _definitions(src: _Side, dst: _Side, cols: list[Column]) -> str:
 
 def _copy(src: _Side, dst: _Side, table: TableName) -> int:
     """Replace the content of ``table`` at ``dst`` with its content at ``src``."""
-    with _connection(src.url, src.location) as sconn, _connection(dst.url, dst.location) as dconn:
+    with src.place.connect() as sconn, dst.place.connect() as dconn:
         cols = src.columns(sconn, table)
         if not cols:
             raise WorkFailed(
@@ -163,15 +149,15 @@ def load_transport(channel: Channel, *, wait: float = 0.0) -> dict[str, Any]:
     tr = cfg.transport
     if tr is None:
         raise ConfigError(f"{channel.source}: transport: the channel names no transport tables")
-    src = _Side(channel.url(tr.location), tr.location)
-    targets = [_Side(channel.url(n), n) for n in sorted(cfg.integrate_locations())]
+    src = _Side(channel.location(tr.location))
+    targets = [_Side(channel.location(n)) for n in sorted(cfg.integrate_locations())]
     out: dict[str, Any] = {"gate": tr.gate, "location": tr.location, "loaded": False}
     out["skipped"] = [t.location for t in targets if t.location == tr.location]
     targets = [t for t in targets if t.location != tr.location]
     tables = [parse_table_name(t) for t in tr.tables]
     try:
         with gate(
-            src.url,
+            src.place.url,
             tr.gate,
             "consumer",
             wait=wait,

@@ -15,7 +15,7 @@ from typing import Any
 
 from syncpoint.config import ChannelConfig
 from syncpoint.ops import cdr
-from syncpoint.vendors.integratebase import integrate_for
+from syncpoint.ops.location import Location, close
 from syncpoint.vendors.stampstore import StampStore
 
 Key = tuple[str, str, int]
@@ -34,13 +34,13 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
         for name, loc in cfg.locations.items():
             if not (loc.capture and loc.integrate):
                 continue
-            integ = integrate_for(name, loc.url.get_secret_value(), cfg.prefix)
+            integ = Location.of(cfg, name).integrate_side
             helper = cdr.support(integ)
             if helper is None:
                 continue
             conn = integ.connect()
             if not helper.has_tables(conn):
-                conn.close()
+                close(conn)
                 continue
             sites[name] = (helper, conn)
         if len(sites) < 2:
@@ -74,4 +74,4 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
         return out
     finally:
         for _h, conn in sites.values():
-            conn.close()
+            close(conn)

@@ -9,18 +9,18 @@ back, so the channel is never left half under conflict resolution.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig, TableName
 from syncpoint.core import cdr
 from syncpoint.errors import ConfigError
 from syncpoint.ops import cdr as ops
-from syncpoint.vendors import capture_for, of_url, vendor_of
+from syncpoint.ops.location import Location
+from syncpoint.ops.location import close as close_connection
 from syncpoint.vendors.cdrbase import CdrTable
-from syncpoint.vendors.integratebase import integrate_for
 
 _PLAIN = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
@@ -67,17 +67,19 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
     out: list[Site] = []
     try:
         for n in sites:
-            url = cfg.locations[n].url.get_secret_value()
-            file = of_url(url).dialect.file_of(url)
-            if file is not None and not os.path.exists(file):
-                title = of_url(url).dialect.TITLE
-                problems.append(f"{n}: the {title} file {file} does not exist (install)")
+            place = Location.of(cfg, n)
+            if place.file_missing:
+                dialect = vendors.get(place.vendor).dialect
+                problems.append(
+                    f"{n}: the {dialect.TITLE} file {dialect.file_of(place.url)} does not "
+                    "exist (install)"
+                )
                 continue
-            integ = integrate_for(n, url, cfg.prefix)
+            integ = place.integrate_side
             helper = ops.support(integ)
             if helper is None:
                 problems.append(
-                    f"{n}: conflict resolution is not built for {vendor_of(url)} yet "
+                    f"{n}: conflict resolution is not built for {place.vendor} yet "
                     f"(supported: {', '.join(ops.SUPPORTED)})"
                 )
                 continue
@@ -85,19 +87,15 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
             ref = integ.resolve(t.ref, False, integ.vendor)
             shape = integ.describe(conn, ref)
             if shape is None:
-                conn.close()
+                close_connection(conn)
                 problems.append(f"{n}: table {ref} does not exist")
                 continue
             mark = cdr.bookkeeping_prefix(cfg.prefix)
             cols = [c.name for c in shape.columns if not c.name.startswith(mark)]
             key = list(t.key or ())
             if not key:
-                cap = capture_for(n, url, cfg.prefix)
-                cconn = cap.connect()
-                try:
+                with place.capture() as (cap, cconn):
                     found = cap.describe(cconn, t.ref)
-                finally:
-                    cconn.close()
                 key = list(found.primary_key) if found is not None else []
             out.append(Site(n, integ, helper, conn, ref, cols, key))
     except BaseException:
@@ -111,10 +109,7 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
 
 def close(sites: list[Site]) -> None:
     for s in sites:
-        try:
-            s.conn.close()
-        except Exception:  # noqa: BLE001 - closing a broken connection
-            pass
+        close_connection(s.conn)
 
 
 def _setting(
@@ -262,12 +257,11 @@ def remove_at(cfg: ChannelConfig, location: str) -> list[str]:
     first: the bookkeeping's triggers must not outlive capture's objects they read)."""
     from syncpoint.config import parse_table_name
 
-    integ = integrate_for(location, cfg.locations[location].url.get_secret_value(), cfg.prefix)
-    helper = ops.support(integ)
+    place = Location.of(cfg, location)
+    helper = ops.support(place.integrate_side)
     if helper is None:
         return []
-    conn = integ.connect()
-    try:
+    with place.integrate() as (integ, conn):
         found = helper.settings(conn)
         conn.rollback()
         for table, setting in found.items():
@@ -275,5 +269,3 @@ def remove_at(cfg: ChannelConfig, location: str) -> list[str]:
             helper.remove(conn, table, ref, setting)
             conn.commit()
         return list(found)
-    finally:
-        conn.close()

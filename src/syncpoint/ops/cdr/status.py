@@ -8,7 +8,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import SyncpointError
 from syncpoint.ops import cdr
-from syncpoint.vendors.integratebase import integrate_for
+from syncpoint.ops.location import Location, close
 
 
 def conflict_status(cfg: ChannelConfig) -> dict[str, Any]:
@@ -16,7 +16,7 @@ def conflict_status(cfg: ChannelConfig) -> dict[str, Any]:
     for name, loc in cfg.locations.items():
         if not (loc.capture and loc.integrate):
             continue
-        integ = integrate_for(name, loc.url.get_secret_value(), cfg.prefix)
+        integ = Location.of(cfg, name).integrate_side
         helper = cdr.support(integ)
         if helper is None:
             continue
@@ -29,6 +29,6 @@ def conflict_status(cfg: ChannelConfig) -> dict[str, Any]:
             tables = helper.conflicts(conn)
             conn.rollback()
         finally:
-            conn.close()
+            close(conn)
         out[name] = {"total": sum(t["count"] for t in tables.values()), "tables": tables}
     return out

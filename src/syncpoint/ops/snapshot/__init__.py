@@ -73,29 +73,18 @@ def snapshot(
 
 def _catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
     """Read-only catalog lookups for ``plan.check``: source shapes, target shapes."""
+    from syncpoint.ops.location import Location
     from syncpoint.ops.round import target_name
-    from syncpoint.vendors import capture_for
-    from syncpoint.vendors.integratebase import integrate_for
 
     def describe(loc: str, ref: Any) -> Any:
-        url = cfg.locations[loc].url.get_secret_value()
-        cap = capture_for(loc, url, cfg.prefix)
-        conn = cap.connect()
-        try:
+        with Location.of(cfg, loc).capture() as (cap, conn):
             return cap.describe(conn, ref)
-        finally:
-            conn.close()
 
     def target_shape(integ: str, loc: str, t: TableConfig) -> tuple[Any, str]:
-        url = cfg.locations[integ].url.get_secret_value()
-        tgt = integrate_for(integ, url, cfg.prefix)
-        name, explicit = target_name(t, loc)
-        ref = tgt.resolve(name, explicit, cfg.locations[loc].vendor)
-        conn = tgt.connect()
-        try:
+        with Location.of(cfg, integ).integrate() as (tgt, conn):
+            name, explicit = target_name(t, loc)
+            ref = tgt.resolve(name, explicit, cfg.locations[loc].vendor)
             return tgt.describe(conn, ref), tgt.vendor
-        finally:
-            conn.close()
 
     return describe, target_shape
 

@@ -25,10 +25,10 @@ from syncpoint import failpoints, vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
+from syncpoint.ops.location import Location
 from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot import state as st
 from syncpoint.ops.snapshot.plan import Pair
-from syncpoint.vendors import capture_for
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, row_source, sql
 
@@ -182,10 +182,9 @@ class TableCopy:
         return w
 
     def _origin(self) -> Any:
-        loc = self.cfg.locations[self.pair.integrate]
-        if not loc.capture:
+        if not self.cfg.locations[self.pair.integrate].capture:
             return None
-        return capture_for(self.pair.integrate, loc.url.get_secret_value(), self.cfg.prefix)
+        return Location.of(self.cfg, self.pair.integrate).capture_side
 
     def _apply(self, s: st.SnapshotState, table: ApplyTable, n: int, nxt: int | None) -> None:
         """One target transaction: the chunk's rows and its record in ``{p}snapshots``."""

@@ -165,16 +165,12 @@ def hand_over(target: Integrate, conn: Any, application: str, s: SnapshotState) 
 
 def status(cfg: Any, integ: str) -> list[dict[str, Any]]:
     """The snapshots recorded at ``integ`` for the channel's application (``status``)."""
-    from syncpoint.vendors.integratebase import integrate_for
+    from syncpoint.ops.location import Location
 
-    target = integrate_for(integ, cfg.locations[integ].url.get_secret_value(), cfg.prefix)
-    conn = target.connect()
-    try:
+    with Location.of(cfg, integ).integrate() as (target, conn):
         # status reads only: no snapshot was ever taken where the table does not exist
         have = {str(r[0]) for r in target.run(conn, "prefix_tables").fetchall()}
         target.end_read(conn)
         if f"{cfg.prefix}snapshots" not in have:
             return []
         return [s.progress() for s in read(target, conn, cfg.application).values()]
-    finally:
-        conn.close()

@@ -233,11 +233,10 @@ class TableCheck:
         round_id = uuid.uuid4().hex
         sync = f"verify {self.target_name}"[:200]
         origin = None
-        loc = self.cfg.locations[self.integrate]
-        if loc.capture:
-            from syncpoint.vendors import capture_for
+        if self.cfg.locations[self.integrate].capture:
+            from syncpoint.ops.location import Location
 
-            origin = capture_for(self.integrate, loc.url.get_secret_value(), self.cfg.prefix)
+            origin = Location.of(self.cfg, self.integrate).capture_side
         t.begin(conn)
         try:
             if origin:
