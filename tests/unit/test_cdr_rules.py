@@ -310,3 +310,19 @@ def test_a_version_the_window_found_rather_than_made_is_left_alone() -> None:
         "latest", chain, Row(1, {D: A1}), None
     )
     assert decide("earliest", chain, Row(1, {D: A1}), None).take == frozenset({D})
+
+
+def test_key_columns_must_be_integer_text_or_uuid() -> None:
+    from syncpoint.config import TableName
+    from syncpoint.core.model import Column, TableShape
+    from syncpoint.ops.cdr.setup import _key_types
+
+    cols = (
+        Column("id", "bigint", False, 1),
+        Column("code", "character varying(20)", False, 2),
+        Column("at", "timestamp without time zone", False, 3),
+    )
+    shape = TableShape(TableName(name="t"), cols)
+    assert _key_types("a", "postgres", shape, ["id", "code"]) == []
+    (problem,) = _key_types("a", "postgres", shape, ["id", "at"])
+    assert problem.startswith("a: key column 'at' is timestamp without time zone")

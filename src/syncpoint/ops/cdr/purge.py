@@ -16,6 +16,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.ops import cdr
 from syncpoint.ops.location import Location, close
+from syncpoint.vendors.cdrbase import canonical_key
 from syncpoint.vendors.stampstore import StampStore
 
 Key = tuple[str, str, int]
@@ -46,9 +47,13 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
         if len(sites) < 2:
             return {}
         written: dict[str, dict[Key, datetime]] = {}
+        local: dict[str, dict[Key, Key]] = {}  # the key as compared -> as the site wrote it
         stamps: dict[str, dict[str, datetime | None]] = {}
         for name, (helper, conn) in sites.items():
-            written[name] = {(t, k, int(kv)): _utc(at) for t, k, kv, at in helper.tombstones(conn)}  # type: ignore[misc]
+            found = helper.tombstones(conn)
+            # vendors write a key's JSON text with their own spacing: compared in one form
+            local[name] = {(t, canonical_key(k), int(kv)): (t, k, int(kv)) for t, k, kv, _ in found}
+            written[name] = {(t, canonical_key(k), int(kv)): _utc(at) for t, k, kv, at in found}  # type: ignore[misc]
             store = StampStore(helper.vendor, cfg.prefix, cfg.channel, name)
             try:
                 stamps[name] = {x: _utc(t) for x, (t, _c) in store.read(conn).items()}
@@ -68,7 +73,7 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
         ]
         out = {}
         for name, (helper, conn) in sites.items():
-            helper.purge_tombstones(conn, gone)
+            helper.purge_tombstones(conn, [local[name][key] for key in gone])
             conn.commit()
             out[name] = len(gone)
         return out

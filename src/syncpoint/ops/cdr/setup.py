@@ -97,6 +97,7 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
                 with place.capture() as (cap, cconn):
                     found = cap.describe(cconn, t.ref)
                 key = list(found.primary_key) if found is not None else []
+            problems += _key_types(n, integ.vendor, shape, key)
             out.append(Site(n, integ, helper, conn, ref, cols, key))
     except BaseException:
         close(out)
@@ -104,6 +105,25 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
     if problems:
         close(out)
         raise ConfigError("\n".join(problems))
+    return out
+
+
+# a deleted key is found again by its values' JSON text, which these write one way only
+KEY_KINDS = ("int", "text", "uuid")
+
+
+def _key_types(site: str, vendor: str, shape: Any, key: list[str]) -> list[str]:
+    from syncpoint import vendors
+
+    parse = vendors.get(vendor).types.parse
+    out = []
+    for k in key:
+        col = shape.column(k)
+        if col is not None and parse(col.type).kind not in KEY_KINDS:
+            out.append(
+                f"{site}: key column {k!r} is {col.type}: conflict resolution needs key columns "
+                "of integer, text or uuid types (deleted keys are matched by their values)"
+            )
     return out
 
 
