@@ -150,8 +150,6 @@ def dbs(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
 def _channel(tmp: Path, src: Any, dst: Any, policy: str) -> tuple[Path, Channel]:
     src.execute(CREATE[src.vendor])
-    vals = ", ".join(f"({i}, 0, 'n{i}', {i})" for i in range(1, 41))
-    src.execute(f"INSERT INTO t (id, k, note, amount) VALUES {vals}")
     name = "public.t" if src.vendor == "postgres" else "t"
     path = rk.write_config(
         tmp / "sp.yaml",
@@ -166,6 +164,9 @@ def _channel(tmp: Path, src: Any, dst: Any, policy: str) -> tuple[Path, Channel]
     )
     ch = Channel.from_file(path)
     ch.install()
+    # the table starts empty (snapshot: none): its first rows are written under capture
+    vals = ", ".join(f"({i}, 0, 'n{i}', {i})" for i in range(1, 41))
+    src.execute(f"INSERT INTO t (id, k, note, amount) VALUES {vals}")
     return path, ch
 
 
