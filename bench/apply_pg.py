@@ -72,7 +72,7 @@ def main() -> None:
 
     from syncpoint.config import SparkConfig
     from syncpoint.ops.channel import Channel
-    from syncpoint.spark.session import get_session
+    from syncpoint.ops.session import get_session
 
     admin = psycopg.connect(f"{args.pg}/postgres", autocommit=True)
     names = [f"sp_bench_{uuid.uuid4().hex[:8]}_{r}" for r in ("src", "dst", "raw")]

@@ -155,7 +155,7 @@ def main() -> None:
     from syncpoint.config import SparkConfig
     from syncpoint.ops import round as round_mod
     from syncpoint.ops.channel import Channel
-    from syncpoint.spark.session import get_session
+    from syncpoint.ops.session import get_session
     from syncpoint.vendors.integratebase import Integrate
 
     admin = psycopg.connect(f"{args.pg}/postgres", autocommit=True)

@@ -48,7 +48,7 @@ def main() -> None:
 
     from syncpoint.config import SparkConfig
     from syncpoint.ops.channel import Channel
-    from syncpoint.spark.session import get_session
+    from syncpoint.ops.session import get_session
 
     tag = uuid.uuid4().hex[:8]
     names = [f"bsnap_src_{tag}", f"bsnap_dst_{tag}", f"bsnap_raw_{tag}"]

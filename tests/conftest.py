@@ -143,6 +143,6 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Db]:
 def spark() -> Any:
     """One local SparkSession for the whole run (local[2], no UI)."""
     from syncpoint.config import SparkConfig
-    from syncpoint.spark.session import get_session
+    from syncpoint.ops.session import get_session
 
     return get_session(SparkConfig(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"}))

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import syncpoint
-from syncpoint.spark.session import SQLITE_JNI, jni_dir
+from syncpoint.vendors.sqlite.dialect import JNI_LIBRARY, jni_dir
 from tests.system import roundkit as rk
 from tests.system.test_rounds_once import sql
 
@@ -29,7 +29,7 @@ def test_python_dash_m_syncpoint_is_the_command_line() -> None:
 
 def test_the_sqlite_jni_folder_is_found_for_this_machine() -> None:
     found = jni_dir()
-    assert found is not None and os.path.exists(os.path.join(found, SQLITE_JNI))
+    assert found is not None and os.path.exists(os.path.join(found, JNI_LIBRARY))
 
 
 @pytest.mark.slow

@@ -10,8 +10,8 @@ Rows of one table are upserted and deleted in repl_key order, so a self-referenc
 (a row that refers to a row of the same table inserted before it) also holds. Parents
 come from the target catalog's foreign keys among the group's tables; where the catalog
 has none, the order of the group in the configuration stands. A cycle of foreign keys
-keeps the configured order for the tables in it: PostgreSQL then needs the constraints
-``DEFERRABLE`` (the apply transaction defers what can be deferred), other vendors
+keeps the configured order for the tables in it: a vendor with deferrable constraints then
+needs them ``DEFERRABLE`` (the apply transaction defers what can be deferred), the others
 cannot apply such a cycle in one statement order and fail closed with the database's error.
 """
 

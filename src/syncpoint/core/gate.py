@@ -8,7 +8,7 @@ load) and a consumer (the warehouse load) take turns on it. Each turn is::
     -> lock the row -> release(role, state found) gives the Loaded state -> commit
 
 Only the two short steps hold the row lock; the vendor supplies the lock
-(``SELECT ... FOR UPDATE`` or SQLite's ``BEGIN IMMEDIATE``), this module only the rules,
+(a locking read, or the database's write lock), this module only the rules,
 so that ``tests/unit/test_gate_model.py`` can explore every interleaving without a database.
 
 A failed or killed run leaves its Loading state in place; that is what stops the next run

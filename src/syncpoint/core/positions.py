@@ -17,6 +17,8 @@ from datetime import datetime
 
 from syncpoint.errors import StreamIdentityError
 
+INITIAL = 0  # the position of an application that has applied nothing yet
+
 
 @dataclass(frozen=True)
 class Position:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from syncpoint import failpoints
-from syncpoint.config import TableName
+from syncpoint.config import TableConfig, TableName, parse_table_name
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.positions import SyncPoint
 
@@ -123,3 +123,14 @@ def run_round(steps: RoundSteps) -> RoundResult | None:
         if data is not None:
             steps.release(data)
     return result
+
+
+LOCATION_PLACEHOLDER = "{location}"
+
+
+def target_name(t: TableConfig, location: str) -> tuple[TableName, bool]:
+    """The configured target of ``t`` for capture ``location`` (``target:`` with
+    ``{location}`` replaced by its name), and whether one was given."""
+    if t.target:
+        return parse_table_name(t.target.replace(LOCATION_PLACEHOLDER, location)), True
+    return t.ref, False

@@ -30,7 +30,7 @@ OPENING_CUSTOMERS = 4
 def start_spark(state: DemoState) -> None:
     """Start the SparkSession of the channel's ``spark:`` settings. The JVM's own output goes
     to ``spark.log`` in the demo's folder, not between the demo's lines."""
-    from syncpoint.spark.session import get_session
+    from syncpoint.ops.session import get_session
 
     state.note(
         f"starting Spark ({state.spark_master}): about 10 s on an idle machine, more on a busy one"

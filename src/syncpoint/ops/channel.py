@@ -68,7 +68,7 @@ class Channel:
         """How rounds will apply at each integrate location where that needs saying: a
         target without a unique index on the key, unique indexes on other columns. A
         location that cannot be reached has none (``validate`` reports it)."""
-        from syncpoint.ops.round import target_name
+        from syncpoint.core.rounds import target_name
 
         keys: dict[tuple[str, str], tuple[str, ...]] = {}
         out: dict[str, list[str]] = {}
@@ -349,7 +349,7 @@ class Channel:
     @_changes_nothing
     def snapshot_status(self) -> dict[str, Any]:
         """Per integrate location: each snapshot's state, rows copied and estimated, rate."""
-        from syncpoint.ops.snapshot.state import status
+        from syncpoint.ops.snapshot_state import status
 
         out: dict[str, Any] = {}
         for integ in self.cfg.integrate_locations():

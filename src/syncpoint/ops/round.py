@@ -16,8 +16,8 @@ from typing import Any
 from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig, TableName
 from syncpoint.core import cdr, ddl, fkorder, positions
-from syncpoint.core.positions import SyncPoint
-from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
+from syncpoint.core.positions import INITIAL, SyncPoint
+from syncpoint.core.rounds import RoundPlan, Stop, TableWindow, target_name
 from syncpoint.core.types import NType
 from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
 from syncpoint.ops.location import Location, close
@@ -25,18 +25,6 @@ from syncpoint.vendors.base import Capture
 from syncpoint.vendors.integratebase import apply_table
 
 log = logging.getLogger("syncpoint.rounds")
-
-INITIAL = 0  # the position of an application that has applied nothing yet
-LOCATION_PLACEHOLDER = "{location}"
-
-
-def target_name(t: TableConfig, location: str) -> tuple[TableName, bool]:
-    """The configured target of ``t`` for capture ``location``, and whether it was given."""
-    if t.target:
-        from syncpoint.config import parse_table_name
-
-        return parse_table_name(t.target.replace(LOCATION_PLACEHOLDER, location)), True
-    return t.ref, False
 
 
 @dataclass
@@ -113,7 +101,7 @@ class GroupRound:
         if self.conn is None:
             self.open()
         stored = [p for a, p in self.target.positions(self.conn) if a == app]
-        from syncpoint.ops.snapshot.guard import refuse_unloaded
+        from syncpoint.ops.snapshot_state import refuse_unloaded
 
         refuse_unloaded(
             self.target,
@@ -251,7 +239,7 @@ class GroupRound:
     # -- read and stage (Spark) ----------------------------------------------------------------
     def spark(self) -> Any:
         if self._spark is None:
-            from syncpoint.spark.session import get_session
+            from syncpoint.ops.session import get_session
 
             self._spark = get_session(self.cfg.spark)
         return self._spark

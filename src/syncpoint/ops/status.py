@@ -24,9 +24,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from syncpoint.config import ChannelConfig
+from syncpoint.core.positions import INITIAL
+from syncpoint.core.rounds import target_name
 from syncpoint.errors import WorkFailed
 from syncpoint.ops.location import Location, close
-from syncpoint.ops.round import INITIAL, target_name
 
 
 def _age(oldest: Any) -> float:

@@ -11,9 +11,9 @@ time, so equal text means equal key.
 Partitions: ``repl_key`` bounds come from a cheap count at the source (``lowerBound`` and
 ``upperBound`` only set the stride, they filter nothing); one partition per
 ``ROWS_PER_PARTITION`` records up to ``MAX_PARTITIONS`` (each is a connection to the
-source); SQLite always reads in one. ``fetchsize`` makes the PostgreSQL driver stream
-instead of loading a window at once. Credentials travel in the JDBC properties, never in
-the URL, and Spark redacts them in plans and logs.
+source); a vendor whose dialect says ``JDBC_PARALLEL = False`` reads in one.
+``fetchsize`` makes a driver stream instead of loading a window at once. Credentials
+travel in the JDBC properties, never in the URL, and Spark redacts them in plans and logs.
 """
 
 from __future__ import annotations

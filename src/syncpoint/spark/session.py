@@ -1,7 +1,8 @@
 """The SparkSession from the channel's ``spark:`` settings (master, jars, packages, conf).
 
-Debian's JDBC jars unless the config names others (sqlite-jdbc's native library found by
-``jni_dir``); local Python workers run this interpreter; under spark-submit the launcher's
+The JDBC driver jars and the Java properties they need are given by the caller (the
+vendors' dialects say which), unless the config names jars; local Python workers run this
+interpreter; under spark-submit the launcher's
 settings win; the JVM's own output is kept off stdout while it starts
 (``send_jvm_output_to``). Why: docs/internals.md, "The Spark session".
 """
@@ -10,34 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from syncpoint.config import SparkConfig
-
-DEBIAN_JARS = (
-    "/usr/share/java/postgresql.jar",
-    "/usr/share/java/mariadb-java-client.jar",
-    "/usr/share/java/sqlite-jdbc.jar",
-)
-SQLITE_JNI = "libsqlitejdbc.so"
-
-
-def jni_dir() -> str | None:
-    """The folder holding sqlite-jdbc's native library: this machine's multiarch JNI folder
-    first (``/usr/lib/<multiarch>/jni``), then any other Debian JNI folder that has it."""
-    import glob
-    import sysconfig
-
-    arch = sysconfig.get_config_var("MULTIARCH")
-    candidates = [f"/usr/lib/{arch}/jni"] if arch else []
-    candidates += sorted(os.path.dirname(p) for p in glob.glob(f"/usr/lib/*/jni/{SQLITE_JNI}"))
-    candidates.append("/usr/lib/jni")
-    for d in candidates:
-        if os.path.exists(os.path.join(d, SQLITE_JNI)):
-            return d
-    return None
 
 
 def launched_by_spark_submit() -> bool:
@@ -83,14 +61,21 @@ def _jvm_fds() -> Iterator[None]:
                 os.close(fd)
 
 
-def get_session(cfg: SparkConfig) -> Any:
-    """One SparkSession per process: the first call builds it, later calls reuse it."""
+def get_session(
+    cfg: SparkConfig,
+    jars: Sequence[str] = (),
+    java_properties: Mapping[str, str] | None = None,
+) -> Any:
+    """One SparkSession per process: the first call builds it, later calls reuse it.
+    ``jars``: the JDBC drivers, unless the config names its own; ``java_properties``: Java
+    system properties the drivers need (``syncpoint.ops.session`` passes the vendors')."""
     global _session
     if _session is not None:
         return _session
     from pyspark.sql import SparkSession
 
-    jars = cfg.jars if cfg.jars is not None else [j for j in DEBIAN_JARS if os.path.exists(j)]
+    jars = list(cfg.jars) if cfg.jars is not None else list(jars)
+    props = dict(java_properties or {})
     submitted = launched_by_spark_submit()
     if not submitted and cfg.master.startswith("local"):
         # Python workers run syncpoint's own functions (verify, snapshot): they must be this
@@ -107,12 +92,8 @@ def get_session(cfg: SparkConfig) -> Any:
         # stage bars overwrite each other and syncpoint's own lines
         .config("spark.ui.showConsoleProgress", "false")
     )
-    jni = jni_dir()
-    if jni:
-        opts = (
-            f"-Djava.library.path={jni} -Dorg.sqlite.lib.path={jni} "
-            f"-Dorg.sqlite.lib.name={SQLITE_JNI}"
-        )
+    if props:
+        opts = " ".join(f"-D{k}={v}" for k, v in props.items())
         b = b.config("spark.driver.extraJavaOptions", opts)
         b = b.config("spark.executor.extraJavaOptions", opts)
     if jars:
@@ -123,12 +104,12 @@ def get_session(cfg: SparkConfig) -> Any:
         b = b.config(k, v)
     with _jvm_fds():
         _session = b.getOrCreate()
-    if jni and submitted:
-        # the driver JVM was started by spark-submit, without the options above: sqlite-jdbc
-        # reads these when it first loads (no SQLite connection has been made yet)
+    if props and submitted:
+        # the driver JVM was started by spark-submit, without the options above: a driver
+        # reads its properties when it first loads (no connection has been made yet)
         system = _session.sparkContext._jvm.java.lang.System
-        system.setProperty("org.sqlite.lib.path", jni)
-        system.setProperty("org.sqlite.lib.name", SQLITE_JNI)
+        for k, v in props.items():
+            system.setProperty(k, v)
     # a log file (or --verbose) can afford Spark's warnings; an unredirected caller only errors
     chosen = _output["log_file"] is not None or _output["verbose"]
     _session.sparkContext.setLogLevel("WARN" if chosen else "ERROR")

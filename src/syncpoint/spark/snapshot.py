@@ -3,10 +3,10 @@ reading rows for ``verify``: JDBC reads partitioned over the partition column, s
 from reader to writer by Spark's executors; the driver receives only counts.
 
 A chunk is read as ``numPartitions`` ranges of ``sp_part`` (the partition column), each
-by its own connection to the source, in parallel where the vendor allows it (SQLite reads
-in one). Rows are written as staged upserts (action ``U``) of the chunk's attempt id; the
-apply transaction compares the count observed by this very job with what it finds staged
-(as rounds do), so a partial or repeated write is never applied.
+by its own connection to the source, in parallel where the vendor allows it (its
+dialect's ``JDBC_PARALLEL``). Rows are written as staged upserts (action ``U``) of the
+chunk's attempt id; the apply transaction compares the count observed by this very job
+with what it finds staged (as rounds do), so a partial or repeated write is never applied.
 """
 
 from __future__ import annotations

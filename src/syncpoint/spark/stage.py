@@ -7,9 +7,9 @@ counts observed here, by the write job itself (an ``Observation``: no second pas
 cache), before it applies anything (``Integrate._check_staged``). A partial,
 doubled or foreign staging aborts the round; nothing half-staged is ever applied.
 
-SQLite takes one writer at a time: one partition. Elsewhere the batch inserts are
-rewritten into multi-row statements by the drivers (``reWriteBatchedInserts`` /
-``rewriteBatchedStatements``).
+A vendor that takes one writer at a time (``JDBC_PARALLEL = False``) is written by one
+partition. Batch inserts are rewritten into multi-row statements by the drivers where
+their JDBC options (``dialect.spark_jdbc``) say so.
 """
 
 from __future__ import annotations

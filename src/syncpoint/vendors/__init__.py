@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import importlib
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,6 +60,19 @@ def get(name: str) -> Vendor:
         pkg.snapshot,
         pkg.transport,
     )
+
+
+def jvm_setup() -> tuple[list[str], dict[str, str]]:
+    """What Spark's JVMs need to reach every vendor: the JDBC driver jars found on this
+    machine, and the Java system properties the drivers need."""
+    jars: list[str] = []
+    props: dict[str, str] = {}
+    for name in NAMES:
+        dialect = get(name).dialect
+        if os.path.exists(dialect.JDBC_JAR):
+            jars.append(dialect.JDBC_JAR)
+        props.update(dialect.jvm_properties())
+    return jars, props
 
 
 def vendor_of(url: str) -> str:

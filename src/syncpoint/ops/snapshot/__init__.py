@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.config import ChannelConfig, TableConfig
+from syncpoint.config import ChannelConfig
 from syncpoint.ops.snapshot import plan
-from syncpoint.ops.snapshot.state import SnapshotState
+from syncpoint.ops.snapshot_state import SnapshotState
 
 
 def snapshot(
@@ -33,7 +33,7 @@ def snapshot(
     ``restart`` or ``truncate``. Returns a report per integrate location."""
     from syncpoint.ops.snapshot.copy import TableCopy
 
-    pairs = plan.check(cfg, plan.select(cfg, tables, location), *_catalogs(cfg))
+    pairs = plan.check(cfg, plan.select(cfg, tables, location), *plan.catalogs(cfg))
     report: dict[str, Any] = {"tables": []}
     truncated: set[tuple[str, str]] = set()
     for pair in pairs:
@@ -69,24 +69,6 @@ def snapshot(
         finally:
             copy.close()
     return report
-
-
-def _catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
-    """Read-only catalog lookups for ``plan.check``: source shapes, target shapes."""
-    from syncpoint.ops.location import Location
-    from syncpoint.ops.round import target_name
-
-    def describe(loc: str, ref: Any) -> Any:
-        with Location.of(cfg, loc).capture() as (cap, conn):
-            return cap.describe(conn, ref)
-
-    def target_shape(integ: str, loc: str, t: TableConfig) -> tuple[Any, str]:
-        with Location.of(cfg, integ).integrate() as (tgt, conn):
-            name, explicit = target_name(t, loc)
-            ref = tgt.resolve(name, explicit, cfg.locations[loc].vendor)
-            return tgt.describe(conn, ref), tgt.vendor
-
-    return describe, target_shape
 
 
 __all__ = ["SnapshotState", "snapshot"]

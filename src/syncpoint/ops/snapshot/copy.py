@@ -25,9 +25,9 @@ from syncpoint import failpoints, vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
+from syncpoint.ops import snapshot_state as st
 from syncpoint.ops.location import Location
 from syncpoint.ops.round import GroupRound, Source
-from syncpoint.ops.snapshot import state as st
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, row_source, sql

@@ -12,7 +12,9 @@ from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig
 from syncpoint.core import types
 from syncpoint.core.model import TableShape
+from syncpoint.core.rounds import target_name
 from syncpoint.errors import ConfigError, SyncpointError, UsageError
+from syncpoint.ops.location import Location
 
 
 @dataclass
@@ -109,3 +111,19 @@ def _fits(
                 f"source's {c.type} from {loc}"
             )
     return problems
+
+
+def catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
+    """Read-only catalog lookups for ``plan.check``: source shapes, target shapes."""
+
+    def describe(loc: str, ref: Any) -> Any:
+        with Location.of(cfg, loc).capture() as (cap, conn):
+            return cap.describe(conn, ref)
+
+    def target_shape(integ: str, loc: str, t: TableConfig) -> tuple[Any, str]:
+        with Location.of(cfg, integ).integrate() as (tgt, conn):
+            name, explicit = target_name(t, loc)
+            ref = tgt.resolve(name, explicit, cfg.locations[loc].vendor)
+            return tgt.describe(conn, ref), tgt.vendor
+
+    return describe, target_shape

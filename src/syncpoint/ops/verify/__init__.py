@@ -10,17 +10,12 @@ Why that is safe: docs/internals.md, "verify".
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.config import ChannelConfig
 from syncpoint.ops.snapshot import plan
 from syncpoint.ops.verify.sides import TableCheck
-
-LIMIT = 10_000
-RANGES = 64
-ROWS_PER_RANGE = 250
 
 
 @dataclass
@@ -44,9 +39,7 @@ def verify(
     recheck: bool = True,
     spark: Any = None,
 ) -> VerifyReport:
-    from syncpoint.ops.snapshot import _catalogs
-
-    pairs = plan.check(cfg, plan.select(cfg, tables, None), *_catalogs(cfg))
+    pairs = plan.check(cfg, plan.select(cfg, tables, None), *plan.catalogs(cfg))
     groups: dict[tuple[str, str], list[plan.Pair]] = {}
     for p in pairs:
         groups.setdefault((p.integrate, _target(cfg, p)), []).append(p)
@@ -88,7 +81,7 @@ def verify(
 
 
 def _target(cfg: ChannelConfig, p: plan.Pair) -> str:
-    from syncpoint.ops.round import target_name
+    from syncpoint.core.rounds import target_name
 
     return str(target_name(p.table, p.location)[0])
 
@@ -99,10 +92,6 @@ def _same(d: Any, before: list[Any]) -> bool:
 
 def _text(key: list[Any]) -> str:
     return json.dumps(key, separators=(",", ":"))
-
-
-def ranges_for(rows: int) -> int:
-    return max(1, min(RANGES, math.ceil(rows / ROWS_PER_RANGE)))
 
 
 __all__ = ["VerifyReport", "verify"]

@@ -18,6 +18,14 @@ from syncpoint.ops.verify import canon
 from syncpoint.vendors.integratebase import apply_table
 from syncpoint.vendors.snapshotbase import RowSource, sql, verify_source
 
+LIMIT = 10_000  # differing rows read back to the driver, at most
+RANGES = 64
+ROWS_PER_RANGE = 250
+
+
+def ranges_for(rows: int) -> int:
+    return max(1, min(RANGES, math.ceil(rows / ROWS_PER_RANGE)))
+
 
 @dataclass
 class Difference:
@@ -62,8 +70,6 @@ class TableCheck:
         self.sources = [self._read_source(p) for p in pairs]
         self.targets = [self._read_target()] if self.shape else []
         self.lo, self.hi, self.rows = self._bounds()
-        from syncpoint.ops.verify import ranges_for
-
         self.range_count = ranges_for(self.rows) if self.integer else 1
         span = (self.hi - self.lo + 1) if self.hi is not None else 1
         self.step = max(1, math.ceil(span / self.range_count))
@@ -146,7 +152,6 @@ class TableCheck:
     def differences(self, ranges: list[int] | None) -> list[Difference]:
         """All differences (``ranges`` None: find the differing ranges first), or those in
         the ranges given."""
-        from syncpoint.ops.verify import LIMIT
         from syncpoint.spark.verify import range_sums, row_diffs
 
         spark = self.steps.spark()

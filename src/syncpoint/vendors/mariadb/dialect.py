@@ -168,6 +168,11 @@ def parts(url: str) -> dict[str, Any]:
     }
 
 
+def jvm_properties() -> dict[str, str]:
+    """Java system properties Spark's JVMs need for this vendor's JDBC driver (none)."""
+    return {}
+
+
 def file_of(url: str) -> str | None:
     """The database file of a location, for vendors whose database is one (not this one)."""
     return None

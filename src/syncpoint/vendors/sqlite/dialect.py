@@ -44,6 +44,40 @@ def path_of(url: str) -> str:
     return url.split("sqlite:///", 1)[1] if url.startswith("sqlite:///") else url
 
 
+# Debian's sqlite-jdbc keeps its native library outside the jar, in the JNI folder of the
+# machine's architecture: the JVM is told where (its library path and sqlite-jdbc's own
+# properties, which also work on a JVM that was already running).
+JNI_LIBRARY = "libsqlitejdbc.so"
+
+
+def jni_dir() -> str | None:
+    """The folder holding sqlite-jdbc's native library: this machine's multiarch JNI folder
+    first (``/usr/lib/<multiarch>/jni``), then any other Debian JNI folder that has it."""
+    import glob
+    import sysconfig
+
+    arch = sysconfig.get_config_var("MULTIARCH")
+    candidates = [f"/usr/lib/{arch}/jni"] if arch else []
+    candidates += sorted(os.path.dirname(p) for p in glob.glob(f"/usr/lib/*/jni/{JNI_LIBRARY}"))
+    candidates.append("/usr/lib/jni")
+    for d in candidates:
+        if os.path.exists(os.path.join(d, JNI_LIBRARY)):
+            return d
+    return None
+
+
+def jvm_properties() -> dict[str, str]:
+    """Java system properties Spark's JVMs need for this vendor's JDBC driver."""
+    jni = jni_dir()
+    if jni is None:
+        return {}
+    return {
+        "java.library.path": jni,
+        "org.sqlite.lib.path": jni,
+        "org.sqlite.lib.name": JNI_LIBRARY,
+    }
+
+
 def file_of(url: str) -> str | None:
     """The database file of a location: connecting to a missing one creates it."""
     return path_of(url)

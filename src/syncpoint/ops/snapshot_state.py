@@ -4,6 +4,13 @@ location: ``{p}snapshots`` (SQL in each vendor's ``sql/integrate/snapshot_*.sql`
 ``copying``: the copy started after tick ``t0``; ``next_lo`` is the partition value the next
 chunk starts at (None: every chunk is in). ``done``: the table's position was set to ``t0``
 in the transaction that wrote ``done``; rounds go on from there.
+
+Rounds wait for snapshots (``refuse_unloaded``): ``run`` refuses a table (exit 1, with what
+to do) whose existing rows were never loaded, unless its entry says ``snapshot: none`` (a
+table that starts empty). A table is loaded when its snapshot is ``done`` at that integrate
+location, or when it already has a stream position there without any snapshot record
+(rounds began before snapshots existed: nothing changes for it). A snapshot still copying
+always refuses: its hand-over sets the position the rounds must start from.
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from syncpoint.config import TableConfig
+from syncpoint.errors import TableStopped
 from syncpoint.vendors.integratebase import Integrate
 
 
@@ -174,3 +183,37 @@ def status(cfg: Any, integ: str) -> list[dict[str, Any]]:
         if f"{cfg.prefix}snapshots" not in have:
             return []
         return [s.progress() for s in read(target, conn, cfg.application).values()]
+
+
+def refuse_unloaded(
+    target: Any,
+    conn: Any,
+    application: str,
+    tables: dict[str, list[TableConfig]],
+    positioned: set[tuple[str, str]],
+) -> None:
+    """``tables``: per capture location, the tables of the group to be run."""
+    wanted = [(loc, t) for loc, ts in tables.items() for t in ts if t.snapshot != "none"]
+    if not wanted:
+        return
+    ensure(target, conn)
+    states = read(target, conn, application)
+    missing = []
+    for loc, t in wanted:
+        s = states.get((loc, str(t.ref)))
+        if s is not None and s.done:
+            continue
+        if s is None and (loc, str(t.ref)) in positioned:
+            continue
+        how = (
+            f"its snapshot is still copying ({s.rows_copied} of ~{s.rows_estimated} rows)"
+            if s is not None
+            else "its existing rows were never loaded"
+        )
+        missing.append(f"{t.name} from {loc}: {how}")
+    if missing:
+        raise TableStopped(
+            "rounds refused: " + "; ".join(missing) + ". Run `syncpoint snapshot` first, or "
+            "declare `snapshot: none` in the table's entry if the table started empty",
+            location=target.location,
+        )

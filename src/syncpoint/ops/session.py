@@ -1,0 +1,18 @@
+"""The SparkSession of the operations: ``spark/session.py``'s, with every vendor's JDBC
+driver (the jars found on this machine and the Java properties they need, from the
+vendors' dialects), so that ``spark/`` itself knows no vendor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from syncpoint import vendors
+from syncpoint.config import SparkConfig
+
+
+def get_session(cfg: SparkConfig) -> Any:
+    """One SparkSession per process (built by the first call)."""
+    from syncpoint.spark import session
+
+    jars, props = vendors.jvm_setup()
+    return session.get_session(cfg, jars, props)
