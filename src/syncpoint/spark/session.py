@@ -92,15 +92,17 @@ def get_session(
         # stage bars overwrite each other and syncpoint's own lines
         .config("spark.ui.showConsoleProgress", "false")
     )
+    conf = dict(cfg.conf)
     if props:
         opts = " ".join(f"-D{k}={v}" for k, v in props.items())
-        b = b.config("spark.driver.extraJavaOptions", opts)
-        b = b.config("spark.executor.extraJavaOptions", opts)
+        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+            # the user's own JVM options are kept: the drivers' properties join them
+            conf[key] = f"{conf[key]} {opts}" if conf.get(key) else opts
     if jars:
         b = b.config("spark.jars", ",".join(jars))
     if cfg.packages:
         b = b.config("spark.jars.packages", ",".join(cfg.packages))
-    for k, v in cfg.conf.items():
+    for k, v in conf.items():
         b = b.config(k, v)
     with _jvm_fds():
         _session = b.getOrCreate()
