@@ -17,7 +17,7 @@ from syncpoint.config import TableName
 from syncpoint.core import netting
 from syncpoint.errors import TransientError
 from syncpoint.ops.channel import Channel
-from syncpoint.vendors import capture_for
+from syncpoint.vendors import of_url
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk
 
@@ -43,7 +43,7 @@ def replayed(src: Any, cfg: Path, table: str, upto: int) -> list[tuple[Any, ...]
     """The table as the source's change records up to tick ``upto`` make it."""
     ch = Channel.from_file(cfg)
     loc = ch.cfg.locations["src"].url.get_secret_value()
-    cap = capture_for("src", loc, "repl_")
+    cap = of_url(loc).Capture("src", loc, "repl_")
     conn = cap.connect()
     try:
         ref = ch.cfg.table(table).ref

@@ -21,7 +21,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from syncpoint.config import TableConfig
 from syncpoint.core import stamps
-from syncpoint.vendors import capture_for, connect
+from syncpoint.vendors import connect, of_url
 from syncpoint.vendors.stampstore import StampStore
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 
@@ -47,7 +47,7 @@ class StampsMachine(RuleBasedStateMachine):
         self.first: dict[str, int] = {}
         for loc, db in self.dbs.items():
             db.execute(DDL[db.vendor])
-            cap = capture_for(loc, db.url, "repl_")
+            cap = of_url(db.url).Capture(loc, db.url, "repl_")
             conn = cap.connect()
             cap.install(conn, [TableConfig(name=TNAME[db.vendor])])
             self.pos[loc] = self.first[loc] = cap.tick(conn).context

@@ -19,7 +19,7 @@ import yaml
 from syncpoint.config import TableConfig
 from syncpoint.core.stamps import FAKE_CLOCK_ENV
 from syncpoint.ops.channel import Channel
-from syncpoint.vendors import capture_for
+from syncpoint.vendors import of_url
 from syncpoint.vendors.stampstore import StampStore
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk
@@ -129,7 +129,7 @@ def missing_before_stamp(src: Any, loc: str, cen: Any) -> list[int]:
     stamp = have.get(loc, (None, None))[0]
     if stamp is None:
         return []
-    cap = capture_for(loc, src.url, "repl_")
+    cap = of_url(src.url).Capture(loc, src.url, "repl_")
     conn = cap.connect()
     upto = cap.tick(conn).context
     recs = cap.changes(conn, TableConfig(name="public.t").ref, 0, upto)

@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from syncpoint.ops.channel import Channel
-from syncpoint.vendors.integratebase import integrate_for
+from syncpoint.vendors import of_url
 from tests.conftest import PG_ADMIN, make_pg, make_sqlite
 from tests.system import roundkit as rk
 from tests.system.test_rounds_once import sql
@@ -118,7 +118,7 @@ def tls_db(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
 
 def _spark_reads(spark: Any, url: str) -> bool:
     """Whether Spark's JDBC reader, given what syncpoint gives it, reads from ``url``."""
-    jdbc_url, props = integrate_for("x", url, "repl_").jdbc()
+    jdbc_url, props = of_url(url).Integrate("x", url, "repl_").jdbc()
     try:
         df = spark.read.jdbc(jdbc_url, "(SELECT 1 AS one) q", properties=props)
         return [tuple(r) for r in df.collect()] == [(1,)]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from syncpoint.config import TableConfig, TableName
-from syncpoint.vendors import capture_for
+from syncpoint.vendors import of_url
 
 DDL = {
     "postgres": 'CREATE TABLE public.t (id integer PRIMARY KEY, name text, "Qty" integer)',
@@ -28,7 +28,7 @@ def table_name(db: Any) -> TableName:
 
 def setup(db: Any, prefix: str = "repl_", actions: str = "IUD") -> Any:
     db.execute(DDL[db.vendor])
-    cap = capture_for("dec01", db.url, prefix)
+    cap = of_url(db.url).Capture("dec01", db.url, prefix)
     conn = cap.connect()
     cap.install(conn, [TableConfig(name=NAME[db.vendor], actions=actions)])
     conn.close()
@@ -135,7 +135,7 @@ def test_origin_is_carried(any_db: Any) -> None:
 
 def test_two_prefixes_do_not_touch_each_other(any_db: Any) -> None:
     a = setup(any_db, prefix="repl_")
-    b = capture_for("dec01", any_db.url, "other_")
+    b = of_url(any_db.url).Capture("dec01", any_db.url, "other_")
     conn = b.connect()
     b.install(conn, [TableConfig(name=NAME[any_db.vendor])])
     conn.close()

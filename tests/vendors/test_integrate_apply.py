@@ -16,7 +16,8 @@ from syncpoint.config import TableName
 from syncpoint.core.positions import SyncPoint
 from syncpoint.core.rounds import RoundPlan, TableWindow
 from syncpoint.errors import PositionConflict, WorkFailed
-from syncpoint.vendors.integratebase import Integrate, apply_table, integrate_for
+from syncpoint.vendors import of_url
+from syncpoint.vendors.integratebase import Integrate, apply_table
 
 TABLE = {
     "postgres": "CREATE TABLE t (id integer PRIMARY KEY, name text, amount numeric(12,2))",
@@ -78,7 +79,7 @@ def apply(db: Any, integ: Integrate, plan: RoundPlan, staged: dict[int, int]) ->
 @pytest.fixture
 def integ(any_db: Any) -> Integrate:
     any_db.execute(TABLE[any_db.vendor])
-    it = integrate_for("tgt", any_db.url, "repl_")
+    it = of_url(any_db.url).Integrate("tgt", any_db.url, "repl_")
     conn = it.connect()
     it.ensure(conn)
     it.ensure(conn)  # idempotent

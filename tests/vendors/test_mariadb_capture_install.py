@@ -14,7 +14,7 @@ from test_mariadb_capture_support import install, listing
 
 from syncpoint.config import TableConfig
 from syncpoint.errors import ConfigError, LocationError
-from syncpoint.vendors import capture_for
+from syncpoint.vendors import of_url
 from syncpoint.vendors.mariadb import triggers
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 
@@ -186,7 +186,7 @@ def test_prefixes_that_start_alike_keep_apart(maria_db: Any) -> None:
 def test_plan_shows_the_sql_and_changes_nothing(maria_db: Any) -> None:
     maria_db.execute("CREATE TABLE `we``ird 'name` (id INT PRIMARY KEY, `select` INT)")
     before = listing(maria_db)
-    cap = capture_for("dec01", maria_db.url, "repl_")
+    cap = of_url(maria_db.url).Capture("dec01", maria_db.url, "repl_")
     conn = cap.connect()
     stmts = cap.plan(conn, [TableConfig(name="we`ird 'name")])
     conn.close()

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from syncpoint.config import TableConfig
-from syncpoint.vendors import capture_for
+from syncpoint.vendors import of_url
 from syncpoint.vendors.snapshotbase import row_source, sql
 
 TABLE = {
@@ -43,7 +43,7 @@ def test_snapshot_rows_are_the_captured_content(any_db: Any) -> None:
     create, insert = TABLE[any_db.vendor]
     any_db.execute(create, insert)
     name = "public.snap_t" if any_db.vendor == "postgres" else "snap_t"
-    cap = capture_for("src", any_db.url, "repl_")
+    cap = of_url(any_db.url).Capture("src", any_db.url, "repl_")
     conn = cap.connect()
     cap.install(conn, [TableConfig(name=name)])
     conn.rollback()

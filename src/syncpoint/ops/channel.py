@@ -276,9 +276,9 @@ class Channel:
 
     def purge(self) -> dict[str, Any]:
         """Delete the change records every registered application has applied."""
-        from syncpoint.ops import run as runner
+        from syncpoint.ops.purge import purge
 
-        return runner.purge(self.cfg)
+        return purge(self.cfg)
 
     @_changes_nothing
     def integrate_status(self) -> dict[str, Any]:

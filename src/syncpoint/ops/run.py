@@ -1,10 +1,9 @@
-"""``run``, ``purge`` and the integrate side of ``status``, over rounds.
+"""``run``: rounds to fresh sync points, once or following, then the receive stamps.
 
 ``run --once`` replays a stored sync point not yet reached, then runs one round to a new
 one, per integrate location and sync group; ``run --follow`` repeats that every
 ``interval`` seconds until a signal. Receive stamps are written after the positions they
-rely on. ``purge`` deletes only records every consumer has applied. Details:
-docs/internals.md, "run, follow and purge".
+rely on (``stamps.py``). Details: docs/internals.md, "run, follow and purge".
 """
 
 from __future__ import annotations
@@ -19,14 +18,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from syncpoint import failpoints
 from syncpoint.config import ChannelConfig, TableConfig
-from syncpoint.core import positions
-from syncpoint.core.model import Tick
 from syncpoint.core.rounds import RoundResult, run_round
 from syncpoint.errors import SyncpointError, TableStopped, TransientError, UsageError
-from syncpoint.ops.location import Location
 from syncpoint.ops.round import GroupRound
+from syncpoint.ops.stamps import record_stamps
 
 log = logging.getLogger("syncpoint.run")
 STOPPED_RETRY_S = 60.0
@@ -163,7 +159,7 @@ def run_once(
                 report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
                 reached[g] = False
         if groups and groups == cfg.groups() and all(reached.values()):
-            _stamps(cfg, integ)
+            record_stamps(cfg, integ)
     return report
 
 
@@ -214,7 +210,7 @@ def run(
                         on_report(report)
                 if not stopping.is_set() and group is None and cfg.tables:
                     try:
-                        _stamps(cfg, integ)
+                        record_stamps(cfg, integ)
                     except TransientError as exc:
                         log.warning("stamps: %s", exc)
             if after_pass is not None and not stopping.is_set():
@@ -247,78 +243,8 @@ def _signals() -> Iterator[threading.Event]:
             signal.signal(s, h)
 
 
-# -- receive stamps ----------------------------------------------------------------------------
-def _stamps(cfg: ChannelConfig, integ: str) -> None:
-    """Move the receive stamps of ``integ`` for every capture location whose tables all
-    stand at their group's sync point."""
-    from syncpoint.core import stamps as stamprules
-    from syncpoint.vendors.stampstore import StampStore
-
-    place = Location.of(cfg, integ)
-    with place.integrate() as (target, conn):
-        app = cfg.application
-        stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
-        sps = target.sync_points(conn, app)
-        groups = cfg.groups()
-        candidates: dict[str, tuple[datetime | None, int]] = {}
-        for loc in cfg.sources_of(integ):
-            times, ctx, ok = [], 0, True
-            for g, tables in groups.items():
-                here = [t for t in cfg.tables_at(loc) if t in tables]
-                if not here:
-                    continue
-                sp = sps.get((loc, g))
-                if sp is None or any(stored.get((loc, str(t.ref))) != sp.context for t in here):
-                    ok = False
-                    break
-                made = sp.sampled_at or sp.guaranteed_at or datetime.min.replace(tzinfo=UTC)
-                tick = Tick(sp.context, sp.guaranteed_at or made, made)
-                times.append(stamprules.candidate(loc, tick))
-                ctx = max(ctx, sp.context)
-            if ok and times:
-                known = [t for t in times if t is not None]
-                candidates[loc] = (min(known) if len(known) == len(times) else None, ctx)
-        if not candidates:
-            return
-        store = StampStore(place.vendor, cfg.prefix, cfg.channel, integ)
-        store.ensure(conn)
-        target.begin(conn)
-        store.record(conn, sorted(candidates), candidates)
-        target.commit(conn)
-        failpoints.hit("after_stamps")
-
-
-# -- purge ----------------------------------------------------------------------------------
-def purge(cfg: ChannelConfig) -> dict[str, Any]:
-    stored: list[tuple[str, positions.Position]] = []
-    for integ in cfg.integrate_locations():
-        with Location.of(cfg, integ).integrate() as (target, conn):
-            target.ensure(conn)
-            stored += [(f"{integ}/{a}", p) for a, p in target.positions(conn)]
-    out: dict[str, Any] = {}
-    for name in cfg.capture_locations():
-        with Location.of(cfg, name).capture() as (cap, conn):
-            stream = cap.stream_id(conn)
-            conn.rollback()  # purge commits on its own: no transaction may be open
-            required = [
-                f"{i}/{cfg.application}"
-                for i in cfg.integrate_locations()
-                if name in cfg.sources_of(i)
-            ]
-            tables = [str(t.ref) for t in cfg.tables_at(name)]
-            bound = positions.purge_bound(name, stream, tables, stored, required)
-            purged = cap.purge(conn, bound) if bound is not None else 0
-            out[name] = {"upto": bound, "purged": purged}
-    if any(loc.capture and loc.integrate for loc in cfg.locations.values()):
-        from syncpoint.ops.cdr.purge import purge_tombstones
-
-        for name, n in purge_tombstones(cfg).items():
-            out.setdefault(name, {"upto": None, "purged": 0})["tombstones"] = n
-    return out
-
-
 def now() -> datetime:
     return datetime.now(UTC)
 
 
-__all__ = ["RunReport", "SyncpointError", "purge", "run", "run_once"]
+__all__ = ["RunReport", "SyncpointError", "run", "run_once"]

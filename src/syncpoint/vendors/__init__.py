@@ -100,10 +100,6 @@ def unchanged() -> Iterator[None]:
         UNCHANGED.reset(token)
 
 
-def capture_for(location: str, url: str, prefix: str) -> Capture:
-    return of_url(url).Capture(location=location, url=url, prefix=prefix)
-
-
 def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
     """A DB-API connection to ``url`` with the vendor's errors translated."""
     return of_url(url).dialect.connect(url, location=location, autocommit=autocommit)

@@ -482,11 +482,6 @@ class Integrate:
         return str(url), dict(props)
 
 
-def integrate_for(location: str, url: str, prefix: str) -> Integrate:
-    """The integrate side of the location at ``url`` (its vendor's ``Integrate``)."""
-    return vendors.of_url(url).Integrate(location, url, prefix)
-
-
 def _notes(table: TableShape, key: Sequence[str], dialect: Any) -> list[str]:
     keys = ", ".join(key)
     out: list[str] = []
