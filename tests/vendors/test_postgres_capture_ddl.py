@@ -203,3 +203,20 @@ def test_non_superuser_ddl_and_dml_are_captured(pg_db: Any) -> None:
         assert recs[2].row == {"id": 1, "name": "a", "c": "z"}
     finally:
         pg_db.execute(f"DROP OWNED BY {role} CASCADE", f"DROP ROLE {role}")
+
+
+def test_the_applications_migrations_of_the_key_column_go_through(pg_db: Any) -> None:
+    # capture's triggers depend on no column: retyping or renaming the key is the
+    # application's business, and capture follows it
+    pg, p0 = _pg(pg_db)
+    tx(pg_db, "INSERT INTO t VALUES (1, 'a')")
+    pg_db.execute("ALTER TABLE t ALTER COLUMN id TYPE bigint")
+    pg_db.execute("ALTER TABLE t RENAME COLUMN id TO key")
+    tx(pg_db, "UPDATE t SET name = 'b' WHERE key = 1", "UPDATE t SET key = 2")
+    _, recs = pg.window("public.t", p0)
+    assert [r for r in rows(recs) if r[0] in ("INSERT", "UPDATE", "DELETE")] == [
+        ("INSERT", {"id": 1, "name": "a"}, None),
+        ("UPDATE", {"key": 1, "name": "b"}, {"key": 1, "name": "a"}),
+        ("DELETE", None, {"key": 1, "name": "b"}),
+        ("INSERT", {"key": 2, "name": "b"}, None),
+    ]

@@ -317,3 +317,59 @@ def test_changes_query_quotes_hostile_names(pg_db: Any) -> None:
     text = pg.cap.changes_query(TableConfig(name=HNAME).ref, p0, p1)
     got = pg_db.query(f"SELECT repl_key, db_action, tablename FROM ({text}) AS q")
     assert [(a, t) for _, a, t in got] == [("INSERT", 'Order "x"; DROP TABLE t; --')]
+
+
+def test_key_changes_among_single_row_statements_of_one_transaction(pg_db: Any) -> None:
+    # every change recorded once, in order, whether its statement changed keys or not
+    ddl = "CREATE TABLE public.t (id integer PRIMARY KEY DEFERRABLE, name text, qty integer)"
+    pg, p0 = _pg(pg_db, ddl=ddl)
+    tx(pg_db, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)")
+    p1 = pg.tick()
+    tx(
+        pg_db,
+        "UPDATE t SET qty = 10 WHERE id = 1",
+        "UPDATE t SET id = id + 1",
+        "UPDATE t SET qty = 40 WHERE id = 4",
+        "UPDATE t SET qty = 20, id = 2 WHERE id = 2",  # a "change" to the same key
+    )
+    tx(pg_db, "UPDATE t SET qty = 30 WHERE id = 3", "DELETE FROM t WHERE id = 2")
+    _, recs = pg.window("public.t", p1)
+    got = rows(recs)
+    assert got[0] == ("UPDATE", {"id": 1, "name": "a", "qty": 10}, {"id": 1, "name": "a", "qty": 1})
+    assert sorted(got[1:5], key=lambda r: (r[1] or r[2])["id"]) == [
+        ("DELETE", None, {"id": 1, "name": "a", "qty": 10}),
+        ("UPDATE", {"id": 2, "name": "a", "qty": 10}, {"id": 2, "name": "b", "qty": 2}),
+        ("UPDATE", {"id": 3, "name": "b", "qty": 2}, {"id": 3, "name": "c", "qty": 3}),
+        ("INSERT", {"id": 4, "name": "c", "qty": 3}, None),
+    ]
+    assert got[5:] == [
+        ("UPDATE", {"id": 4, "name": "c", "qty": 40}, {"id": 4, "name": "c", "qty": 3}),
+        ("UPDATE", {"id": 2, "name": "a", "qty": 20}, {"id": 2, "name": "a", "qty": 10}),
+        ("UPDATE", {"id": 3, "name": "b", "qty": 30}, {"id": 3, "name": "b", "qty": 2}),
+        ("DELETE", None, {"id": 2, "name": "a", "qty": 20}),
+    ]
+    assert len({r.trans_key for r in recs[:-2]}) == 1
+
+
+def test_key_change_rolled_back_to_a_savepoint_is_forgotten(pg_db: Any) -> None:
+    pg, p0 = _pg(pg_db)
+    tx(pg_db, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)")
+    p1 = pg.tick()
+    tx(
+        pg_db,
+        "SAVEPOINT s",
+        "UPDATE t SET id = 5 WHERE id = 1",
+        "ROLLBACK TO SAVEPOINT s",
+        "UPDATE t SET qty = 3 WHERE id = 1",
+        "SAVEPOINT s2",
+        "UPDATE t SET id = 6 WHERE id = 2",
+        "RELEASE SAVEPOINT s2",
+        "UPDATE t SET qty = 7 WHERE id = 6",
+    )
+    _, recs = pg.window("public.t", p1)
+    assert rows(recs) == [
+        ("UPDATE", {"id": 1, "name": "a", "qty": 3}, {"id": 1, "name": "a", "qty": 1}),
+        ("DELETE", None, {"id": 2, "name": "b", "qty": 2}),
+        ("INSERT", {"id": 6, "name": "b", "qty": 2}, None),
+        ("UPDATE", {"id": 6, "name": "b", "qty": 7}, {"id": 6, "name": "b", "qty": 2}),
+    ]
