@@ -229,6 +229,9 @@ class SparkConfig(_Model):
     conf: dict[str, str] = {}
     jars: list[str] | None = None  # None: Debian's JDBC driver jars
     packages: list[str] = []  # Maven coordinates, where Maven can be reached
+    # a round of at most this many change records is netted and staged by the driver
+    # itself (the same rule), without a Spark job; 0: every round through Spark
+    driver_round_max: int = Field(default=20_000, ge=0)
 
 
 class TransportConfig(_Model):

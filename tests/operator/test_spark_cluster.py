@@ -125,6 +125,7 @@ def test_rounds_run_through_a_standalone_cluster_with_two_workers(
             extra={
                 "spark": {
                     "master": cluster["master"],
+                    "driver_round_max": 0,  # every round through the cluster
                     "conf": {
                         "spark.driver.host": "127.0.0.1",
                         "spark.executor.memory": "512m",

@@ -1,5 +1,6 @@
-"""Netting on Spark: the same net effect per key as the reference rule in core/netting.py,
-for hand-made change records (key moves, many changes of one key, deletes, re-inserts)."""
+"""Netting on Spark and in the driver (small rounds): the same net effect per key as the
+reference rule in core/netting.py, for hand-made change records (key moves, many changes of
+one key, deletes, re-inserts)."""
 
 from __future__ import annotations
 
@@ -33,16 +34,29 @@ def rec(rk: int, action: str, new: dict[str, Any] | None, old: dict[str, Any] | 
     )
 
 
-def frame(spark: Any, records: list[tuple[int, ChangeRecord]]) -> Any:
+def read_rows(records: list[tuple[int, ChangeRecord]]) -> list[tuple[Any, ...]]:
+    """The rows a round reads: each record with its key texts, as the source makes them."""
+
     def key(text: str | None) -> str | None:
-        # what the source database makes: the JSON text of the key values
         return json.dumps([json.loads(text)["id"]]) if text else None
 
-    rows = [
+    return [
         (tbl, r.repl_key, r.db_action, r.content, r.oldcontent, key(r.content), key(r.oldcontent))
         for tbl, r in records
     ]
-    return spark.createDataFrame(rows, SCHEMA)
+
+
+def frame(spark: Any, records: list[tuple[int, ChangeRecord]]) -> Any:
+    return spark.createDataFrame(read_rows(records), SCHEMA)
+
+
+def driver_net(records: list[tuple[int, ChangeRecord]]) -> set[tuple[Any, ...]]:
+    """What a round small enough for the driver nets: the same rows (with their dbid), no
+    Spark; each net row's origin is the dbid of the record that won."""
+    rows = [(*r[:5], "src", *r[5:]) for r in read_rows(records)]
+    out = netting.net_rows(rows).rows
+    assert {o for *_, o in out} <= {"src"}
+    return {r[:4] for r in out}
 
 
 def spark_net(spark: Any, records: list[tuple[int, ChangeRecord]]) -> set[tuple[Any, ...]]:
@@ -80,6 +94,7 @@ def test_one_key_many_changes_in_one_round(spark: Any) -> None:
         (0, "D", json.dumps({"id": 4, "v": "y"}), 10),
     }
     assert got == reference([(0, r) for r in recs])
+    assert got == driver_net([(0, r) for r in recs])
 
 
 def random_history(rng: random.Random, tbl: int, start: int) -> list[tuple[int, ChangeRecord]]:
@@ -109,7 +124,7 @@ def test_random_histories_net_like_the_reference(spark: Any) -> None:
     records: list[tuple[int, ChangeRecord]] = []
     for tbl in range(12):
         records += random_history(rng, tbl, 1000 * tbl)
-    assert spark_net(spark, records) == reference(records)
+    assert spark_net(spark, records) == reference(records) == driver_net(records)
     # applying the net operations to an empty table gives the history's final state
     for tbl in range(12):
         state: dict[Any, Any] = {}
@@ -132,3 +147,6 @@ def test_ddl_records_are_not_rows_and_a_missing_key_fails(spark: Any) -> None:
     bad = [(0, 2, "INSERT", '{"x": 1}', None, None, None)]
     with pytest.raises(Exception, match="lacks its key columns"):
         net_changes(spark.createDataFrame(bad, SCHEMA)).collect()
+    assert netting.net_rows([(*r[:5], None, *r[5:]) for r in rows]).rows == []
+    with pytest.raises(ValueError, match="lacks its key columns"):
+        netting.net_rows([(*r[:5], None, *r[5:]) for r in bad])

@@ -43,7 +43,8 @@ def test_spark_submit_master_wins_and_run_once_applies(sqlite_db: Any, tmp_path:
     rk.setup_source(sqlite_db)
     path = rk.write_config(tmp_path / "sp.yaml", {"src": sqlite_db}, dst)
     data = yaml.safe_load(path.read_text())
-    data["spark"] = {"master": "local[1]"}  # the launcher's local[2] must win
+    # the launcher's local[2] must win; the round goes through Spark however small
+    data["spark"] = {"master": "local[1]", "driver_round_max": 0}
     data["tables"] = [{"name": n, "snapshot": "none"} for n in ("parent", "child")]
     path.write_text(yaml.safe_dump(data))
     assert rk.syncpoint(path, "install").returncode == 0

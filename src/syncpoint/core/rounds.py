@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from syncpoint import failpoints
 from syncpoint.config import TableConfig, TableName, parse_table_name
 from syncpoint.core.ddl import DdlChange
+from syncpoint.core.netting import NetRows
 from syncpoint.core.positions import SyncPoint
 
 
@@ -84,6 +85,7 @@ class RoundResult:
     plan: RoundPlan
     read: dict[int, int] = field(default_factory=dict)  # window -> change records read
     staged: dict[int, int] = field(default_factory=dict)  # window -> net rows staged
+    engine: str = ""  # who netted the round: "driver", "spark", or "" (nothing read)
 
     @property
     def changes(self) -> int:
@@ -113,6 +115,8 @@ def run_round(steps: RoundSteps) -> RoundResult | None:
     try:
         if plan.reading:
             data, result.read = steps.read(plan)
+        if data is not None:
+            result.engine = "driver" if isinstance(data, NetRows) else "spark"
         failpoints.hit("after_read")
         if data is not None:
             result.staged = steps.stage(plan, data)

@@ -68,7 +68,8 @@ def channel_data(state: DemoState) -> dict[str, Any]:
         "locations": locations,
         "tables": [{"name": t} for t in shop.TABLES],
         "sync_groups": {GROUP: list(shop.TABLES)},
-        "spark": {"master": state.spark_master, "conf": SPARK_CONF},
+        # the demo shows Spark applying the rounds, small as they are
+        "spark": {"master": state.spark_master, "conf": SPARK_CONF, "driver_round_max": 0},
         "transport": {
             "gate": GATE,
             "location": shop.LOCATIONS[0],

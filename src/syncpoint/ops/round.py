@@ -15,7 +15,8 @@ from typing import Any
 
 from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig, TableName
-from syncpoint.core import cdr, ddl, fkorder, positions
+from syncpoint.core import cdr, ddl, fkorder, netting, positions
+from syncpoint.core.netting import NetRows
 from syncpoint.core.positions import INITIAL, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow, target_name
 from syncpoint.core.types import NType
@@ -245,12 +246,14 @@ class GroupRound:
         return self._spark
 
     def read(self, plan: RoundPlan) -> tuple[Any, dict[int, int]]:
+        """The round's net rows: a lazy Spark DataFrame (read, netted and staged by one
+        job in ``stage``), or, when the round has at most ``spark.driver_round_max`` change
+        records, ``NetRows`` netted here by the same rule (no Spark job, so a small round
+        costs milliseconds, not a job's scheduling)."""
         from syncpoint.ops import cdr as cdr_ops
-        from syncpoint.spark.read import read_window
-        from syncpoint.spark.transforms import net_changes
 
         resolved = cdr_ops.settings(self.target, self.conn)
-        frames, counts = [], {}
+        reads, counts = [], {}
         for w in plan.reading:
             src = self.sources[w.location]
             key = self._key(src, w)
@@ -259,7 +262,6 @@ class GroupRound:
             counts[w.tbl] = 0
             if not n:
                 continue
-            url, props = src.capture.jdbc()
             read_sql = src.capture.read_query(query, key, w.rows_after, w.origins or (w.location,))
             # changes are the row records read: not DDL, not records of changes made elsewhere
             counts[w.tbl] = src.capture.window_count(src.conn, read_sql)
@@ -267,6 +269,17 @@ class GroupRound:
                 # the conflict bookkeeping of the capture location is its site's
                 site = Location.of(self.cfg, src.name).integrate_side
                 read_sql = cdr_ops.read_query(site, read_sql, resolved[w.table], w.location)
+            reads.append((w, src, read_sql, lo, hi, n))
+        if not reads:
+            return None, counts
+        if sum(counts.values()) <= self.cfg.spark.driver_round_max:
+            return self._net_here(reads), counts
+        from syncpoint.spark.read import read_window
+        from syncpoint.spark.transforms import net_changes
+
+        frames = []
+        for w, src, read_sql, lo, hi, n in reads:
+            url, props = src.capture.jdbc()
             frames.append(
                 read_window(
                     self.spark(),
@@ -280,13 +293,24 @@ class GroupRound:
                     count=n,
                 )
             )
-        if not frames:
-            return None, counts
         union = frames[0]
         for f in frames[1:]:
             union = union.unionByName(f)
         # lazy: the records are read, netted and staged by one Spark job in ``stage``
         return net_changes(union), counts
+
+    def _net_here(self, reads: list[tuple[Any, ...]]) -> NetRows:
+        rows = []
+        for w, src, read_sql, *_ in reads:
+            for rk, action, content, old, dbid, key, old_key in src.capture.read_rows(
+                src.conn, read_sql
+            ):
+                texts = (_text(x) for x in (content, old, dbid, key, old_key))
+                rows.append((w.tbl, int(rk), str(action), *texts))
+        try:
+            return netting.net_rows(rows)
+        except ValueError as exc:
+            raise WorkFailed(str(exc), location=self.integrate) from exc
 
     def _key(self, src: Source, w: TableWindow) -> tuple[str, ...]:
         if w.key:
@@ -308,6 +332,11 @@ class GroupRound:
         return src.shapes[str(ref)]
 
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
+        if isinstance(data, NetRows):
+            self.target.stage_rows(
+                self.conn, plan.application, plan.group, plan.round_id, data.rows
+            )
+            return data.counts()
         from syncpoint.spark.stage import write_staging
 
         url, props = self.target.jdbc()

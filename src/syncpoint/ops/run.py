@@ -89,6 +89,7 @@ def _describe(result: RoundResult) -> dict[str, Any]:
         "round_id": p.round_id,
         "changes": result.changes,
         "applied": sum(result.staged.values()),
+        "engine": result.engine,
         "sync_points": {k: sp.context for k, sp in p.sync_points.items()},
         "tables": [
             {

@@ -170,6 +170,16 @@ class Capture(ABC):
         _idle(conn)
         return bool(row[0])
 
+    def read_rows(self, conn: Any, query: str) -> list[tuple[Any, ...]]:
+        """Every row of ``query`` (a ``read_query``), for a round small enough to be netted
+        by the driver."""
+        cur = conn.cursor()
+        with self.window.dialect.translated(self.location):
+            cur.execute(query)
+            rows = cur.fetchall()
+        _idle(conn)
+        return [tuple(r) for r in rows]
+
     def read_query(
         self, query: str, key: Sequence[str], rows_after: int, origins: Sequence[str]
     ) -> str:

@@ -439,6 +439,22 @@ class Integrate:
                 location=self.location,
             )
 
+    def stage_rows(
+        self,
+        conn: Any,
+        application: str,
+        group: str,
+        round_id: str,
+        rows: Sequence[tuple[int, str, str, int, str | None]],
+    ) -> None:
+        """Write net rows (window, action, content, repl_key, origin) of a round netted by
+        the driver to the staging table, committed, as Spark's staging write does."""
+        (stmt,) = self.statements("staging_insert")
+        self.begin(conn)
+        with self.dialect.translated(self.location):
+            conn.cursor().executemany(stmt, [(application, group, round_id, *r) for r in rows])
+        self.commit(conn)
+
     # -- uninstall -------------------------------------------------------------------------
     def uninstall_statements(self, conn: Any, keep_positions: bool = False) -> list[str]:
         """The DROPs that remove this prefix's control tables here: table stops, staging,

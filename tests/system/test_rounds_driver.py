@@ -1,0 +1,103 @@
+"""Small rounds netted by the driver (``spark.driver_round_max``) and the same rounds through
+Spark give identical targets, for every vendor pair: typed values, hostile table and column
+names, updates, a key move and deletes, over two rounds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncpoint.ops.channel import Channel
+from tests.conftest import make_mariadb, make_pg, make_sqlite
+from tests.system import test_rounds_names as names
+from tests.system import test_rounds_values as vals
+
+pytestmark = pytest.mark.spark
+PAIRS = vals.PAIRS
+
+
+@pytest.fixture
+def trio(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """A source and two targets of the pair's vendors."""
+    mk = {"postgres": make_pg, "mariadb": make_mariadb}
+    src, dst = request.param
+    gens = [mk[v]() if v in mk else make_sqlite(tmp_path) for v in (src, dst, dst)]
+    dbs = [next(g) for g in gens]
+    yield dbs
+    for g in gens:
+        next(g, None)
+
+
+def channel(src: Any, dst: Any, tmp: Path, engine: str) -> Channel:
+    qname = names.q("postgres", names.TABLE)
+    data = {
+        "channel": engine,
+        "application": engine,
+        "locations": {
+            "src": {"url": src.url, "capture": True},
+            "cen": {"url": dst.url, "integrate": True},
+        },
+        "tables": [
+            {"name": n if src.vendor != "postgres" else f"public.{n}", "snapshot": "none"}
+            for n in ("vals", qname)
+        ],
+        # every round by the driver, or every round by Spark
+        "spark": {"driver_round_max": 1_000_000 if engine == "driver" else 0},
+    }
+    (tmp / f"{engine}.yaml").write_text(json.dumps(data))
+    return Channel.from_file(tmp / f"{engine}.yaml")
+
+
+def table(db: Any, name: str) -> list[tuple[Any, ...]]:
+    return list(db.query(f"SELECT * FROM {names.q(db.vendor, name)} ORDER BY 1"))
+
+
+@pytest.mark.parametrize("trio", PAIRS, indirect=True, ids=[f"{a}-{b}" for a, b in PAIRS])
+def test_driver_and_spark_rounds_give_identical_targets(
+    trio: Any, tmp_path: Path, spark: Any
+) -> None:
+    src, by_driver, by_spark = trio
+    v = src.vendor
+    src.execute(vals.TABLE[v])
+    names.create(src)
+    channels = {
+        "driver": (channel(src, by_driver, tmp_path, "driver"), by_driver),
+        "spark": (channel(src, by_spark, tmp_path, "spark"), by_spark),
+    }
+    for ch, _ in channels.values():
+        ch.install()
+    hostile = names.q(v, names.TABLE)
+    cols = ", ".join(names.q(v, c) for c in names.COLS)
+    key = names.q(v, "select")
+    ins = f"INSERT INTO {hostile} ({cols}) VALUES (%s, %s, %s, %s, %s, %s)"
+    batches = [
+        [
+            (ins, (1, "it's", 'say "hi"', "a.b", "Mixed", "`tick`")),
+            (ins, (2, "two", None, ";", "--", "DROP TABLE canary")),
+            (ins, (3, "three", "é ✓ 😀", "", " ", "\\")),
+        ],
+        [
+            (f"UPDATE {hostile} SET {names.q(v, 'x.y')} = %s WHERE {key} = %s", ("z", 1)),
+            (f"UPDATE {hostile} SET {key} = %s WHERE {key} = %s", (30, 3)),
+            (f"DELETE FROM {hostile} WHERE {key} = %s", (2,)),
+            ("UPDATE vals SET i8 = i8 - 1 WHERE id = %s", (1,)),
+            ("UPDATE vals SET id = %s WHERE id = %s", (20, 2)),
+            ("DELETE FROM vals WHERE id = %s", (3,)),
+        ],
+    ]
+    vals.insert(src)
+    for batch in batches:
+        names.write(src, batch)
+        for engine, (ch, _) in channels.items():
+            report = ch.run(once=True, spark=spark)
+            assert {r["engine"] for r in report.rounds} == {engine}
+            assert report.changes > 0
+    _, by_driver = channels["driver"]
+    _, by_spark = channels["spark"]
+    for name in ("vals", names.TABLE):
+        assert table(by_driver, name) == table(by_spark, name)
+    assert [r[0] for r in table(by_driver, names.TABLE)] == [1, 30]
+    assert [r[0] for r in table(by_driver, "vals")] == [1, 20]
