@@ -58,8 +58,7 @@ bench: deps
 	  echo "installing$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	$(BIN)/python bench/capture_insert_pg.py --modes none,capture,rowtrigger,pgq
-	$(BIN)/python bench/apply_pg.py
+	$(BIN)/python bench/table.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
