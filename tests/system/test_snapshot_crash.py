@@ -1,8 +1,8 @@
-"""A snapshot killed with SIGKILL (at named failpoints inside a chunk: staged, and applied but
-not committed; after the hand-over; and at a random moment) while writers keep changing the
-table: each next ``snapshot`` resumes without copying the finished chunks again, ``run``
-refuses the table meanwhile, and after the last one and a round the target equals the
-source, every key once."""
+"""A snapshot killed with SIGKILL ten times (at named failpoints inside a chunk: staged, and
+applied but not committed; after the hand-over; and at seven random moments) while writers
+keep changing the table: each next ``snapshot`` resumes without copying the finished chunks
+again, ``run`` refuses the table meanwhile, and after the last one and a round the target
+equals the source, every key once."""
 
 from __future__ import annotations
 
@@ -23,13 +23,25 @@ from tests.system import snapkit as sk
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(1800)]
 
+# Ten kills: three at named failpoints inside a chunk and after the hand-over, and seven at
+# random moments of a running copy (a random delay after a chunk was seen to commit, so a
+# kill can fall anywhere: during a read, a staging write, an apply). The writers' keys
+# spread the key range wide, so the copy has dozens of chunks: enough left for every kill
+# however fast the machine is.
 KILLS = [
     "random",
     "snapshot_after_stage@2",
+    "random",
+    "random",
     "snapshot_before_commit@1",
+    "random",
+    "random",
+    "random",
+    "random",
     "snapshot_after_handover",
 ]
-ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "2000"}
+ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "100"}
+ROWS = 6_000
 
 
 def copied(cfg: Path) -> dict[str, Any]:
@@ -38,34 +50,58 @@ def copied(cfg: Path) -> dict[str, Any]:
     return rows[0] if rows else {"rows_copied": 0, "state": None}
 
 
+def state(dst: Any) -> tuple[int, int]:
+    """(rows committed, where the next chunk starts) of the snapshot, read straight from its
+    state table; (-1, -1) before it exists. The second moves with every committed chunk,
+    empty ones included (writers' keys leave gaps in the key range)."""
+    try:
+        rows = dst.query("SELECT rows_copied, next_lo FROM repl_snapshots")
+    except Exception:  # noqa: BLE001 - not created yet
+        return -1, -1
+    if not rows:
+        return -1, -1
+    copied, next_lo = rows[0]
+    return int(copied), -1 if next_lo is None else int(next_lo)
+
+
+def kill_at_random(cfg: Path, dst: Any, env: dict[str, str], rng: random.Random) -> None:
+    """Start a snapshot, wait until it commits a chunk more, then kill it a random moment
+    later (it must still be running then: each chunk is a small part of the copy)."""
+    exe = str(Path(sys.executable).with_name("syncpoint"))
+    seen = state(dst)[1]
+    p = subprocess.Popen([exe, "-c", str(cfg), "snapshot"], env=env)
+    deadline = time.monotonic() + 600
+    while state(dst)[1] <= seen and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(rng.uniform(0.0, 0.6))
+    assert p.poll() is None, "the snapshot ended before its kill: make the chunks smaller"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+
+
 def test_snapshot_killed_at_each_step_and_at_random_converges(
     pg_db: Any, sqlite_db: Any, tmp_path: Path
 ) -> None:
-    sk.seed(pg_db, 10_000)
+    sk.seed(pg_db, ROWS)
     cfg = sk.config(tmp_path / "sp.yaml", {"src": pg_db}, sqlite_db)
     assert rk.syncpoint(cfg, "install").returncode == 0
-    procs = sk.start_writers("postgres", pg_db.url, 3, 10_000, seconds=1800)
+    procs = sk.start_writers("postgres", pg_db.url, 3, ROWS, seconds=1800)
     rng = random.Random(9)
     try:
         before = -1
-        for kill in KILLS:
-            env = {**os.environ, **ENV}
-            exe = str(Path(sys.executable).with_name("syncpoint"))
+        for n, kill in enumerate(KILLS):
             if kill == "random":
-                p = subprocess.Popen([exe, "-c", str(cfg), "snapshot"], env=env)
-                time.sleep(rng.uniform(8, 14))
-                p.send_signal(signal.SIGKILL)
-                p.wait()
+                kill_at_random(cfg, sqlite_db, {**os.environ, **ENV}, rng)
             else:
                 r = rk.syncpoint(
                     cfg, "snapshot", env={**ENV, "SYNCPOINT_FAILPOINT": kill}, timeout=900
                 )
                 assert r.returncode == -signal.SIGKILL, (kill, r.stdout, r.stderr)
-            row = copied(cfg)
+            now = state(sqlite_db)[0]
             # the next run resumes: what was committed stays, nothing starts over
-            assert row["rows_copied"] >= max(before, 0), (kill, row)
-            before = row["rows_copied"]
-            if kill != "snapshot_after_handover":
+            assert now >= max(before, 0), (kill, now, before)
+            before = now
+            if n == 0:  # meanwhile rounds refuse the table (once is enough to show it)
                 run = rk.syncpoint(cfg, "run", "--once")
                 assert run.returncode == 1 and "snapshot" in run.stderr
         assert copied(cfg)["state"] == "done"
