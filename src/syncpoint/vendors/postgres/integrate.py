@@ -14,6 +14,7 @@ DEFERRED`` (deferrable foreign keys are checked at COMMIT).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
@@ -28,6 +29,23 @@ class PostgresIntegrate(Integrate):
 
     def begin(self, conn: Any) -> None:
         self.run(conn, "begin")
+
+    def stage_rows(
+        self,
+        conn: Any,
+        application: str,
+        group: str,
+        round_id: str,
+        rows: Sequence[tuple[int, str, str, int, str | None]],
+    ) -> None:
+        """The net rows of a round netted by the driver in one COPY stream (a few
+        microseconds a row, where an INSERT per row costs tens)."""
+        self.begin(conn)
+        with self.dialect.translated(self.location):
+            with conn.cursor().copy(self.one("staging_copy")) as cp:
+                for r in rows:
+                    cp.write_row((application, group, round_id, *r))
+        self.commit(conn)
 
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         if target.schema_ and (explicit or source_vendor == "postgres"):
