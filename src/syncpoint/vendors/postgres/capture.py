@@ -1,5 +1,4 @@
-"""PostgreSQL capture: statement triggers with transition tables (a row trigger for DELETE)
-write ``{p}items``; ticks
+"""PostgreSQL capture: statement triggers with transition tables write ``{p}items``; ticks
 store a snapshot each (``{p}ticks``), and a record's tick is computed when it is read; event
 triggers write DDL records. ``set_origin`` is a transaction-local setting the triggers read.
 How and why: docs/internals.md, "Capture on PostgreSQL".

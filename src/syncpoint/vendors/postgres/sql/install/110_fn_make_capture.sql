@@ -4,12 +4,9 @@
 --
 -- The generated function is one plpgsql function per table, fired by AFTER ... FOR EACH
 -- STATEMENT triggers with transition tables: each statement writes all its records with a
--- single INSERT ... SELECT (a row trigger costs a function call and an INSERT per row),
--- except DELETE, whose records are the rows themselves, one each in the same order either
--- way: a row trigger's INSERT ... VALUES starts faster than an INSERT ... SELECT over a
--- transition table, and on bulk deletes the two cost the same (bench/README.md).
+-- single INSERT ... SELECT (a row trigger costs a function call and an INSERT per row).
 --   INSERT   one record per row of sp_new;
---   DELETE   one record per row, from the row trigger (debug on: per row of sp_old);
+--   DELETE   one record per row of sp_old;
 --   UPDATE   sp_old and sp_new paired by the key: a pair is an UPDATE; an old key without a
 --            new partner is a DELETE, a new key without an old partner an INSERT (a key
 --            update such as id = id + 1 becomes the changes that leave the right final
@@ -57,8 +54,6 @@ DECLARE
     v_dbg      text := '';
     v_body     text;
     v_trg      text;
-    v_lean     boolean;
-    v_row      text := '';
     i          integer;
     -- types written the same whatever the session's settings
     v_plain    oid[] := ARRAY['int2', 'int4', 'int8', 'numeric', 'text', 'varchar', 'bpchar',
@@ -238,25 +233,6 @@ BEGIN
     END IF;
 
     SELECT location, stream_id || ':' INTO v_loc, v_guid FROM ${schema}.${service};
-    -- the DELETE row trigger's part (not in debug mode, which logs per statement)
-    v_lean := t.debug <> 1;
-    IF v_lean THEN
-        v_row := format($row$
-    IF TG_LEVEL = 'ROW' THEN
-        %s
-        sp_k := nextval(%L::regclass);
-        INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, db_schema,
-                        db_action, content, oldcontent, version, captured_at)
-        VALUES (sp_k, %L || sp_k::text, pg_current_xact_id(),
-                coalesce(nullif(current_setting(%L, true), ''), %L), %L, %L, %L, 'DELETE',
-                NULL, %s, %s, clock_timestamp());
-        %s
-        RETURN NULL;
-    END IF;$row$,
-            v_gon, $lit{seq_q}, $lit{items_q}, v_guid, $lit{origin_guc}, v_loc,
-            t.tablename, current_database(), t.schemaname,
-            replace(v_enc, '@ROW@', 'OLD'), t.version, v_goff);
-    END IF;
     -- The key is taken in a fenced subquery (OFFSET 0) so that the guid is made from the
     -- same nextval; a generated column would cost an expression set-up per statement.
     v_head := format(
@@ -269,16 +245,12 @@ BEGIN
     v_body := format($body$
 #variable_conflict use_variable
 DECLARE
-    sp_x  xid8;
-    sp_o  text;
-    sp_at timestamptz;
+    sp_x  xid8 := pg_current_xact_id();
+    sp_o  text := coalesce(nullif(current_setting(%L, true), ''), %L);
+    sp_at timestamptz := clock_timestamp();
     sp_n  bigint;
-    sp_k  bigint;
     %s
-BEGIN%s
-    sp_x := pg_current_xact_id();
-    sp_o := coalesce(nullif(current_setting(%L, true), ''), %L);
-    sp_at := clock_timestamp();
+BEGIN
     %s
     IF TG_OP = 'INSERT' THEN
         %s 'INSERT' AS sp_a, %s AS sp_c, NULL::text AS sp_oc
@@ -302,7 +274,7 @@ BEGIN%s
     RETURN NULL;
 END
 $body$,
-        v_gdecl, v_row, $lit{origin_guc}, v_loc, v_gon,
+        $lit{origin_guc}, v_loc, v_gdecl, v_gon,
         v_head, replace(v_enc, '@ROW@', 'n.*'),
         v_head, replace(v_enc, '@ROW@', 'n.sp_r'), replace(v_enc, '@ROW@', 'o.sp_r'),
         v_relq, v_keysel, v_relq, v_keysel, v_join,
@@ -323,18 +295,14 @@ $body$,
                    v_fnq, v_body);
     v_actions := coalesce(t.actions, 'IUD');
     FOR c IN SELECT * FROM (VALUES
-            ('I', '_ins', 'INSERT', 'REFERENCING NEW TABLE AS sp_new', 'STATEMENT'),
-            ('U', '_upd', 'UPDATE', 'REFERENCING OLD TABLE AS sp_old NEW TABLE AS sp_new',
-             'STATEMENT'),
-            ('D', '_del', 'DELETE', CASE WHEN v_lean THEN '' ELSE 'REFERENCING OLD TABLE AS sp_old'
-             END, CASE WHEN v_lean THEN 'ROW' ELSE 'STATEMENT' END),
-            ('D', '_trunc', 'TRUNCATE', '', 'STATEMENT'))
-            AS x(letter, suffix, event, referencing, level) LOOP
+            ('I', '_ins', 'INSERT', 'REFERENCING NEW TABLE AS sp_new'),
+            ('U', '_upd', 'UPDATE', 'REFERENCING OLD TABLE AS sp_old NEW TABLE AS sp_new'),
+            ('D', '_del', 'DELETE', 'REFERENCING OLD TABLE AS sp_old'),
+            ('D', '_trunc', 'TRUNCATE', '')) AS x(letter, suffix, event, referencing) LOOP
         v_trg := v_fn || c.suffix;
         IF strpos(v_actions, c.letter) > 0 THEN
-            EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %s %s FOR EACH %s '
-                           'EXECUTE FUNCTION %s()', v_trg, c.event, v_relq, c.referencing,
-                           c.level, v_fnq);
+            EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %s %s FOR EACH STATEMENT '
+                           'EXECUTE FUNCTION %s()', v_trg, c.event, v_relq, c.referencing, v_fnq);
             -- ALWAYS: also when a session sets session_replication_role = replica
             EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', v_relq, v_trg);
         ELSIF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = v_rel AND tgname = v_trg) THEN
