@@ -57,6 +57,8 @@ def query(objs: Names, table: TableName, after: int, upto: int, *, bound: bool) 
         "table": "%(table)s" if bound else dialect.literal(table.name),
         "schema": "%(schema)s" if bound else dialect.literal(schema_of(table)),
         "extra": ", i.db_catalog, i.guid" if bound else "",
+        # the window readers that need an order (DDL, records) sort themselves
+        "order": "ORDER BY i.repl_key" if bound else "",
     }
     # no comment lines: callers wrap the text in other SQL, possibly on one line
     return objs.sql.one("queries/changes.sql", raw=raw, comments=False)

@@ -1,5 +1,7 @@
 -- The records of one table in the window (after, upto]: those of transactions the tick
--- "upto" sees committed and the tick "after" does not. The trans_key range is a prefilter
+-- "upto" sees committed and the tick "after" does not, in repl_key order when read as
+-- records (the window reads that wrap this text, counts, stats and Spark's, need no order:
+-- a sort of the whole window in each of them was a cost the profile found at the source). The trans_key range is a prefilter
 -- the index serves; the snapshots (one lookup each, raising when a tick is missing) decide.
 SELECT i.repl_key,
        $raw{context} AS context,
@@ -19,4 +21,4 @@ SELECT i.repl_key,
    AND i.trans_key < pg_snapshot_xmax((SELECT ${schema}.${fn_snap}($raw{upto})))
    AND NOT pg_visible_in_snapshot(i.trans_key, (SELECT ${schema}.${fn_snap}($raw{after})))
    AND pg_visible_in_snapshot(i.trans_key, (SELECT ${schema}.${fn_snap}($raw{upto})))
- ORDER BY i.repl_key
+ $raw{order}
