@@ -37,7 +37,9 @@ def pair(tmp_path: Path) -> Any:
 def test_a_round_prints_its_own_lines_and_spark_logs_to_the_file(pair: Any, tmp_path: Path) -> None:
     src, dst = pair
     rk.setup_source(src)
-    cfg = rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst)
+    # rounds this small are netted by run itself: this test is about Spark's output
+    spark = {"master": "local[2]", "driver_round_max": 0}
+    cfg = rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst, extra={"spark": spark})
     assert rk.syncpoint(cfg, "install").returncode == 0
     sql(src, "INSERT INTO parent (id, name, ver) VALUES (1, 'a', 'v1'), (2, 'b', 'v2')")
     log = tmp_path / "logs" / "spark.log"
