@@ -49,6 +49,24 @@ def make_changes(src: Any, base: int, n_ins: int, n_upd: int, n_del: int) -> flo
     return time.perf_counter() - t
 
 
+def channel_file(src_url: str, dst_url: str, master: str, **spark: Any) -> Path:
+    """The benches' channel: ``orders`` from ``src`` into ``dst``, written to a temp file;
+    ``spark`` adds keys to its ``spark:`` section (conf, driver_round_max)."""
+    cfg = {
+        "channel": "bench",
+        "application": "bench",
+        "locations": {
+            "src": {"url": src_url, "capture": True},
+            "dst": {"url": dst_url, "integrate": True},
+        },
+        "tables": [{"name": "public.orders", "snapshot": "none"}],
+        "spark": {"master": master, **spark},
+    }
+    path = Path(tempfile.mkdtemp(prefix="sp_bench_")) / "bench.yaml"
+    path.write_text(json.dumps(cfg))
+    return path
+
+
 def checksum(conn: Any) -> Any:
     return conn.execute("SELECT md5(string_agg(o::text, ',' ORDER BY id)) FROM orders o").fetchone()
 
@@ -82,19 +100,7 @@ def main() -> None:
     try:
         src = psycopg.connect(src_url, autocommit=True)
         src.execute(ORDERS)
-        cfg = {
-            "channel": "bench",
-            "application": "bench",
-            "locations": {
-                "src": {"url": src_url, "capture": True},
-                "dst": {"url": dst_url, "integrate": True},
-            },
-            "tables": [{"name": "public.orders", "snapshot": "none"}],
-            "spark": {"master": args.master},
-        }
-        tmp = Path(tempfile.mkdtemp()) / "bench.yaml"
-        tmp.write_text(json.dumps(cfg))
-        ch = Channel.from_file(tmp)
+        ch = Channel.from_file(channel_file(src_url, dst_url, args.master))
         ch.install()
 
         t = time.perf_counter()

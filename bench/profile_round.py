@@ -37,7 +37,7 @@ from typing import Any
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).parent))
-from apply_pg import ORDERS, make_changes  # noqa: E402
+from apply_pg import ORDERS, channel_file, make_changes  # noqa: E402
 
 PG_LOG = "/var/log/postgresql/postgresql-15-main.log"
 
@@ -168,19 +168,7 @@ def main() -> None:
         src_url, dst_url = (f"{args.pg}/{n}" for n in names.values())
         src = psycopg.connect(src_url, autocommit=True)
         src.execute(ORDERS)
-        cfg = {
-            "channel": "bench",
-            "application": "bench",
-            "locations": {
-                "src": {"url": src_url, "capture": True},
-                "dst": {"url": dst_url, "integrate": True},
-            },
-            "tables": [{"name": "public.orders", "snapshot": "none"}],
-            "spark": {"master": args.master},
-        }
-        tmp = Path(tempfile.mkdtemp()) / "bench.yaml"
-        tmp.write_text(json.dumps(cfg))
-        ch = Channel.from_file(tmp)
+        ch = Channel.from_file(channel_file(src_url, dst_url, args.master))
         ch.install()
         spark = get_session(
             SparkConfig(

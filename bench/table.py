@@ -31,7 +31,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -42,7 +41,7 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).parent))
 import capture_insert_pg as cap  # noqa: E402
-from apply_pg import ORDERS, checksum, make_changes  # noqa: E402
+from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
 
 BIN = Path(sys.executable).parent
 ROWS: list[tuple[str, str, str, str]] = []  # what, measured, goal, peers / note
@@ -76,20 +75,7 @@ class Dbs:
             self.admin.execute(f'DROP DATABASE IF EXISTS "{n}" WITH (FORCE)')
 
 
-def channel_file(src_url: str, dst_url: str, master: str, **spark: Any) -> Path:
-    cfg = {
-        "channel": "bench",
-        "application": "bench",
-        "locations": {
-            "src": {"url": src_url, "capture": True},
-            "dst": {"url": dst_url, "integrate": True},
-        },
-        "tables": [{"name": "public.orders", "snapshot": "none"}],
-        "spark": {"master": master, "conf": {"spark.sql.shuffle.partitions": "4"}, **spark},
-    }
-    path = Path(tempfile.mkdtemp(prefix="sp_table_")) / "bench.yaml"
-    path.write_text(json.dumps(cfg))
-    return path
+SHUFFLE = {"spark.sql.shuffle.partitions": "4"}
 
 
 def syncpoint(cfg: Path, *args: str, **kw: Any) -> Any:
@@ -108,7 +94,7 @@ def apply_rows(dbs: Dbs, changes: int, master: str) -> None:
     src, dst, raw = dbs.make("src"), dbs.make("dst"), dbs.make("raw")
     s = psycopg.connect(dbs.url(src), autocommit=True)
     s.execute(ORDERS)
-    cfg = channel_file(dbs.url(src), dbs.url(dst), master, driver_round_max=0)
+    cfg = channel_file(dbs.url(src), dbs.url(dst), master, conf=SHUFFLE, driver_round_max=0)
     assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
     # cold: one command, JVM and Spark start included
     make_changes(s, 0, n_ins, n_upd, n_del)
@@ -281,7 +267,7 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
     s.execute(ORDERS)
     how = " (every round through Spark)" if spark_only else ""
     extra = {"driver_round_max": 0} if spark_only else {}
-    cfg = channel_file(dbs.url(src), dbs.url(dst), master, **extra)
+    cfg = channel_file(dbs.url(src), dbs.url(dst), master, conf=SHUFFLE, **extra)
     assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
     log = open(cfg.parent / "follow.log", "w")  # noqa: SIM115 - closed below
     follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)

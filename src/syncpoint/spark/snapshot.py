@@ -14,10 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-FETCHSIZE = 10_000
-BATCHSIZE = 10_000
-ROWS_PER_PARTITION = 100_000
-MAX_PARTITIONS = 4
+from syncpoint.spark.read import FETCHSIZE
+from syncpoint.spark.stage import BATCHSIZE
 
 
 def read_rows(

@@ -9,6 +9,7 @@ in the dialect data of their ``CdrSite`` subclass.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -161,7 +162,9 @@ class CdrSite:
 
     # -- settings -------------------------------------------------------------------------------
     def has_tables(self, conn: Any) -> bool:
-        raise NotImplementedError
+        """Whether this site has conflict resolution's tables (``cdr add`` ran here)."""
+        (found,) = self.run(conn, "has_tables", {"name": self.idents["cdr"]}).fetchone()
+        return bool(found)
 
     def settings(self, conn: Any) -> dict[str, CdrTable]:
         if not self.has_tables(conn):
@@ -208,6 +211,22 @@ class CdrSite:
                 cur.execute(stmt, {"table": table, "key": key, "kv": kv})
 
     # -- add / remove (vendor) ----------------------------------------------------------------
+    def trigger_stem(self, t: TableName) -> str:
+        """``{p}cdr_<hash of the table name>``: names of a table's bookkeeping objects, short
+        enough for every vendor's identifier limit whatever the table is called."""
+        return f"{self.prefix}cdr_{hashlib.sha1(str(t).encode()).hexdigest()[:10]}"
+
+    def drop_columns(self, setting: CdrTable) -> str:
+        """``DROP COLUMN IF EXISTS`` of every bookkeeping column of ``setting`` (where the
+        vendor drops several in one ALTER)."""
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        return ", ".join(f"DROP COLUMN IF EXISTS {self.q(c)}" for c in [kv, *vs.values()])
+
+    def execute_all(self, cur: Any, statements: list[str], params: dict[str, Any]) -> None:
+        """Run ``statements``, binding ``params`` to those that name any."""
+        for s in statements:
+            cur.execute(s, params) if self._uses_params(s) else cur.execute(s)
+
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:

@@ -489,6 +489,29 @@ class Integrate:
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         raise NotImplementedError
 
+    # Where the apply runs as SQL over the staging table (PostgreSQL, MariaDB): the bound
+    # parameters of one window, a staged value typed for its column, and the plain insert of
+    # a window's staged rows that keyless targets get after their keys' rows were deleted.
+    def _params(self, round_id: str, w: TableWindow) -> Params:
+        p = Params()
+        p["round_id"], p["tbl"] = round_id, w.tbl
+        return p
+
+    def _value(self, col: ApplyColumn, p: Params) -> str:
+        raise NotImplementedError
+
+    def _insert_staged(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        p = self._params(round_id, w)
+        self.run(
+            conn,
+            "insert",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            columns=", ".join(self.q(c.name) for c in t.columns),
+            values=", ".join(self._value(c, p) for c in t.columns),
+        )
+
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         raise NotImplementedError
 

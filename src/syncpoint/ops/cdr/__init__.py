@@ -9,6 +9,7 @@ rules are ``core/cdr.py``; the SQL is each vendor's ``sql/cdr/``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,20 @@ def support(integ: Any) -> Any:
     if integ.vendor not in SUPPORTED:
         return None
     return vendors.get(integ.vendor).Cdr(integ)
+
+
+def sites(cfg: Any) -> Iterator[tuple[str, Any, Any]]:
+    """(name, integrate side, vendor CDR site) of every location that both captures and
+    integrates, where its vendor supports conflict resolution."""
+    from syncpoint.ops.location import Location
+
+    for name, loc in cfg.locations.items():
+        if not (loc.capture and loc.integrate):
+            continue
+        integ = Location.of(cfg, name).integrate_side
+        helper = support(integ)
+        if helper is not None:
+            yield name, integ, helper
 
 
 def settings(integ: Any, conn: Any) -> dict[str, Any]:

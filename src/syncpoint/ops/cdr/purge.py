@@ -15,7 +15,7 @@ from typing import Any
 
 from syncpoint.config import ChannelConfig
 from syncpoint.ops import cdr
-from syncpoint.ops.location import Location, close
+from syncpoint.ops.location import close
 from syncpoint.vendors.cdrbase import canonical_key
 from syncpoint.vendors.stampstore import StampStore
 
@@ -32,13 +32,7 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
     """Tombstones purged per site (sites without conflict bookkeeping are left out)."""
     sites: dict[str, tuple[Any, Any]] = {}
     try:
-        for name, loc in cfg.locations.items():
-            if not (loc.capture and loc.integrate):
-                continue
-            integ = Location.of(cfg, name).integrate_side
-            helper = cdr.support(integ)
-            if helper is None:
-                continue
+        for name, integ, helper in cdr.sites(cfg):
             conn = integ.connect()
             if not helper.has_tables(conn):
                 close(conn)

@@ -8,18 +8,12 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import SyncpointError
 from syncpoint.ops import cdr
-from syncpoint.ops.location import Location, close
+from syncpoint.ops.location import close
 
 
 def conflict_status(cfg: ChannelConfig) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, loc in cfg.locations.items():
-        if not (loc.capture and loc.integrate):
-            continue
-        integ = Location.of(cfg, name).integrate_side
-        helper = cdr.support(integ)
-        if helper is None:
-            continue
+    for name, integ, helper in cdr.sites(cfg):
         try:
             conn = integ.connect()
         except SyncpointError as exc:

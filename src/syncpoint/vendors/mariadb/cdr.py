@@ -13,7 +13,6 @@ ignores the bookkeeping columns: they are no schema change to replicate).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
@@ -61,14 +60,8 @@ class MariadbCdr(CdrSite):
         return f"JSON_OBJECT({pairs})"
 
     def has_tables(self, conn: Any) -> bool:
-        cur = conn.cursor()
-        cur.execute(
-            "SELECT COUNT(*) FROM information_schema.TABLES "
-            "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = %s",
-            (self.idents["cdr"],),
-        )
-        found = bool(cur.fetchone()[0])
-        conn.rollback()
+        found = super().has_tables(conn)
+        conn.rollback()  # the read opened a transaction: its snapshot must not linger
         return found
 
     def befores(self, version_col: str, p: Params) -> str:
@@ -89,12 +82,12 @@ class MariadbCdr(CdrSite):
 
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:
-        h = hashlib.sha1(str(t).encode()).hexdigest()[:10]
+        stem = self.trigger_stem(t)
         return {
             "target": self.integ.qualified(t),
-            "trg_bi": self.q(f"{self.prefix}cdr_{h}_bi"),
-            "trg_bu": self.q(f"{self.prefix}cdr_{h}_bu"),
-            "trg_ad": self.q(f"{self.prefix}cdr_{h}_ad"),
+            "trg_bi": self.q(f"{stem}_bi"),
+            "trg_bu": self.q(f"{stem}_bu"),
+            "trg_ad": self.q(f"{stem}_ad"),
         }
 
     def add_statements(
@@ -141,19 +134,13 @@ class MariadbCdr(CdrSite):
     ) -> None:
         """Bookkeeping tables, columns, triggers and the settings row; the table's capture
         triggers rendered again with the new columns (DDL commits as it goes)."""
-        cur = conn.cursor()
-        params = self.setting_params(table, setting)
+        statements = self.add_statements(table, ref, setting, columns, location)
         with dialect.translated(self.integ.location, table):
-            for s in self.add_statements(table, ref, setting, columns, location):
-                cur.execute(s, params) if "%(" in s else cur.execute(s)
+            self.execute_all(conn.cursor(), statements, self.setting_params(table, setting))
             self._capture_triggers(conn, ref, location)
 
     def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
-        kv, vs = column_names(self.prefix, list(setting.groups))
-        raw = dict(self._names(ref))
-        raw["drop_columns"] = ", ".join(
-            f"DROP COLUMN IF EXISTS {self.q(c)}" for c in [kv, *vs.values()]
-        )
+        raw = dict(self._names(ref), drop_columns=self.drop_columns(setting))
         self.run(conn, "remove", {"table": table}, raw, table)
         with dialect.translated(self.integ.location, table):
             self._capture_triggers(conn, ref, self.integ.location)

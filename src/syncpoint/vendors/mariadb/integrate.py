@@ -112,26 +112,12 @@ class MariadbIntegrate(Integrate):
                 table=str(table),
             )
 
-    def _params(self, round_id: str, w: TableWindow) -> Params:
-        p = Params()
-        p["round_id"], p["tbl"] = round_id, w.tbl
-        return p
-
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         if not t.keyed or (self.dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key)):
             # ON DUPLICATE KEY UPDATE acts on any unique index: with one on other columns
             # it could update another key's row. Delete the keys' rows, then insert.
             self._delete(conn, round_id, w, t, "replace_fill")
-            p = self._params(round_id, w)
-            self.run(
-                conn,
-                "insert",
-                p,
-                table=str(t.target.ref),
-                target=self.qualified(t.target.ref),
-                columns=", ".join(self.q(c.name) for c in t.columns),
-                values=", ".join(self._value(c, p) for c in t.columns),
-            )
+            self._insert_staged(conn, round_id, w, t)
             self._warnings(conn, t.target.ref)
             return
         p = self._params(round_id, w)

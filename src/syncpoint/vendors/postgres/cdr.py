@@ -9,7 +9,6 @@ per table, ``{p}cdr_<hash of the table name>``. Versions compare with ``COLLATE 
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
@@ -40,11 +39,6 @@ class PostgresCdr(CdrSite):
     def row_json(self, alias: str, columns: Any) -> str:
         return f"row_to_json({alias})::text"
 
-    def has_tables(self, conn: Any) -> bool:
-        cur = conn.cursor()
-        cur.execute("SELECT to_regclass(%s) IS NOT NULL", (self.q(self.idents["cdr"]),))
-        return bool(cur.fetchone()[0])
-
     def befores(self, version_col: str, p: Params) -> str:
         return f"coalesce((s.b -> {p.bind(version_col)}::text)::text, '[]')"
 
@@ -56,11 +50,10 @@ class PostgresCdr(CdrSite):
 
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:
-        h = hashlib.sha1(str(t).encode()).hexdigest()[:10]
         schema = self.q(t.schema_ or dialect.DEFAULT_SCHEMA)
         return {
             "target": self.integ.qualified(t),
-            "fn": f"{schema}.{self.q(f'{self.prefix}cdr_{h}')}",
+            "fn": f"{schema}.{self.q(self.trigger_stem(t))}",
             "trg_row": self.q(f"{self.prefix}cdr_row"),
             "trg_del": self.q(f"{self.prefix}cdr_del"),
             "tombstones": f"{self.q(dialect.DEFAULT_SCHEMA)}.{self.q(self.idents['tombstones'])}",
@@ -112,18 +105,12 @@ class PostgresCdr(CdrSite):
         location: str,
     ) -> None:
         """Bookkeeping tables, columns, triggers and the settings row (caller commits)."""
-        cur = conn.cursor()
-        params = self.setting_params(table, setting)
+        statements = self.add_statements(table, ref, setting, columns, location)
         with dialect.translated(self.integ.location, table):
-            for s in self.add_statements(table, ref, setting, columns, location):
-                cur.execute(s, params) if "%(" in s else cur.execute(s)
+            self.execute_all(conn.cursor(), statements, self.setting_params(table, setting))
 
     def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
-        kv, vs = column_names(self.prefix, list(setting.groups))
-        raw = dict(self._names(ref))
-        raw["drop_columns"] = ", ".join(
-            f"DROP COLUMN IF EXISTS {self.q(c)}" for c in [kv, *vs.values()]
-        )
+        raw = dict(self._names(ref), drop_columns=self.drop_columns(setting))
         self.run(conn, "remove", {"table": table}, raw, table)
         if not self.run(conn, "settings").fetchall():
             self.run(conn, "drop_tables")

@@ -112,24 +112,10 @@ class PostgresIntegrate(Integrate):
             )
         return f"{pick(False)}::{col.type}"
 
-    def _params(self, round_id: str, w: TableWindow) -> Params:
-        p = Params()
-        p["round_id"], p["tbl"] = round_id, w.tbl
-        return p
-
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         if not t.keyed:
             self._delete(conn, round_id, w, t, "replace_delete")
-            p = self._params(round_id, w)
-            self.run(
-                conn,
-                "insert",
-                p,
-                table=str(t.target.ref),
-                target=self.qualified(t.target.ref),
-                columns=", ".join(self.q(c.name) for c in t.columns),
-                values=", ".join(self._value(c, p) for c in t.columns),
-            )
+            self._insert_staged(conn, round_id, w, t)
             return
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)

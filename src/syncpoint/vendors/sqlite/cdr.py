@@ -14,14 +14,13 @@ columns). The apply converts values in Python, as the plain apply does, and deci
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
 from syncpoint.vendors.cdrbase import MADE, CdrSite, CdrTable, column_names, members
 from syncpoint.vendors.integratebase import Params
-from syncpoint.vendors.sqlite import dialect, objects
+from syncpoint.vendors.sqlite import catalog, dialect, objects
 from syncpoint.vendors.sqlite.integrate import decode, dumps
 from syncpoint.vendors.sqlite.names import Names
 
@@ -62,13 +61,6 @@ class SqliteCdr(CdrSite):
 
     def _uses_params(self, stmt: str) -> bool:
         return bool(_NAMED.search(stmt))
-
-    def has_tables(self, conn: Any) -> bool:
-        row = conn.execute(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-            (self.idents["cdr"],),
-        ).fetchone()
-        return bool(row[0])
 
     def befores(self, version_col: str, p: Params) -> str:
         raise NotImplementedError("SQLite converts staged rows in Python")
@@ -121,12 +113,12 @@ class SqliteCdr(CdrSite):
 
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:
-        h = hashlib.sha1(str(t).encode()).hexdigest()[:10]
+        stem = self.trigger_stem(t)
         return {
             "target": self.integ.qualified(t),
-            "trg_ai": self.q(f"{self.prefix}cdr_{h}_ai"),
-            "trg_au": self.q(f"{self.prefix}cdr_{h}_au"),
-            "trg_ad": self.q(f"{self.prefix}cdr_{h}_ad"),
+            "trg_ai": self.q(f"{stem}_ai"),
+            "trg_au": self.q(f"{stem}_au"),
+            "trg_ad": self.q(f"{stem}_ad"),
         }
 
     def add_statements(
@@ -183,8 +175,9 @@ class SqliteCdr(CdrSite):
         with dialect.translated(self.integ.location, table):
             conn.execute("BEGIN IMMEDIATE")
             try:
-                for s in self.add_statements(table, ref, setting, columns, location):
-                    conn.execute(s, params) if self._uses_params(s) else conn.execute(s)
+                self.execute_all(
+                    conn, self.add_statements(table, ref, setting, columns, location), params
+                )
                 self._capture_triggers(conn)
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -194,7 +187,7 @@ class SqliteCdr(CdrSite):
     def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
         kv, vs = column_names(self.prefix, list(setting.groups))
         names = self._names(ref)
-        have = {r[1] for r in conn.execute(f"PRAGMA table_info({self.lit(ref.name)})")}
+        have = {c.name for c in catalog.columns(conn, ref.name)}
         with dialect.translated(self.integ.location, table):
             conn.execute("BEGIN IMMEDIATE")
             try:
