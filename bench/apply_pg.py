@@ -83,6 +83,12 @@ def main() -> None:
         help="rounds of --changes each; the "
         "first runs on a cold JVM, later ones show a long-running --follow",
     )
+    ap.add_argument(
+        "--stage-copy",
+        default="auto",
+        choices=["auto", "always", "never"],
+        help="spark.stage_copy: Spark's staging by each partition's COPY, or JDBC batches",
+    )
     args = ap.parse_args()
     n_ins = args.changes * 5 // 8
     n_upd = args.changes * 5 // 16
@@ -100,7 +106,7 @@ def main() -> None:
     try:
         src = psycopg.connect(src_url, autocommit=True)
         src.execute(ORDERS)
-        ch = Channel.from_file(channel_file(src_url, dst_url, args.master))
+        ch = Channel.from_file(channel_file(src_url, dst_url, args.master, stage_copy=args.stage_copy))
         ch.install()
 
         t = time.perf_counter()

@@ -232,6 +232,9 @@ class SparkConfig(_Model):
     # a round of at most this many change records is netted and staged by the driver
     # itself (the same rule), without a Spark job; 0: every round through Spark
     driver_round_max: int = Field(default=20_000, ge=0)
+    # how executors write a round's staging at a target with a bulk path (PostgreSQL's
+    # COPY): auto = with a local master, whose executors run syncpoint's own interpreter
+    stage_copy: Literal["auto", "always", "never"] = "auto"
 
 
 class TransportConfig(_Model):

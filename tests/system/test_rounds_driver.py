@@ -1,6 +1,7 @@
 """Small rounds netted by the driver (``spark.driver_round_max``) and the same rounds through
 Spark give identical targets, for every vendor pair: typed values, hostile table and column
-names, updates, a key move and deletes, over two rounds."""
+names, updates, a key move and deletes, over two rounds. At a PostgreSQL target, Spark's
+staging is written both ways too: by each partition's COPY and by JDBC batches."""
 
 from __future__ import annotations
 
@@ -19,12 +20,25 @@ pytestmark = pytest.mark.spark
 PAIRS = vals.PAIRS
 
 
+# engine -> (driver_round_max, stage_copy, what the round reports as engine and staging)
+ENGINES = {
+    "driver": (1_000_000, "auto", "driver"),
+    "spark": (0, "always", "spark"),
+    "jdbc": (0, "never", "spark"),
+}
+
+
+def engines(dst: str) -> list[str]:
+    return ["driver", "spark", "jdbc"] if dst == "postgres" else ["driver", "spark"]
+
+
 @pytest.fixture
 def trio(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """A source and two targets of the pair's vendors."""
+    """A source and a target of the pair's vendors for each engine."""
     mk = {"postgres": make_pg, "mariadb": make_mariadb}
     src, dst = request.param
-    gens = [mk[v]() if v in mk else make_sqlite(tmp_path) for v in (src, dst, dst)]
+    vs = [src] + [dst] * len(engines(dst))
+    gens = [mk[v]() if v in mk else make_sqlite(tmp_path) for v in vs]
     dbs = [next(g) for g in gens]
     yield dbs
     for g in gens:
@@ -45,7 +59,7 @@ def channel(src: Any, dst: Any, tmp: Path, engine: str) -> Channel:
             for n in ("vals", qname)
         ],
         # every round by the driver, or every round by Spark
-        "spark": {"driver_round_max": 1_000_000 if engine == "driver" else 0},
+        "spark": {"driver_round_max": ENGINES[engine][0], "stage_copy": ENGINES[engine][1]},
     }
     (tmp / f"{engine}.yaml").write_text(json.dumps(data))
     return Channel.from_file(tmp / f"{engine}.yaml")
@@ -59,14 +73,15 @@ def table(db: Any, name: str) -> list[tuple[Any, ...]]:
 def test_driver_and_spark_rounds_give_identical_targets(
     trio: Any, tmp_path: Path, spark: Any
 ) -> None:
-    src, by_driver, by_spark = trio
+    src, *targets = trio
     v = src.vendor
     src.execute(vals.TABLE[v])
     names.create(src)
-    channels = {
-        "driver": (channel(src, by_driver, tmp_path, "driver"), by_driver),
-        "spark": (channel(src, by_spark, tmp_path, "spark"), by_spark),
-    }
+    pairs = zip(engines(targets[0].vendor), targets, strict=True)
+    channels = {e: (channel(src, t, tmp_path, e), t) for e, t in pairs}
+    bulk = targets[0].vendor == "postgres"
+    staging = {"driver": "bulk" if bulk else "batched", "spark": "bulk" if bulk else "batched"}
+    staging["jdbc"] = "batched"
     for ch, _ in channels.values():
         ch.install()
     hostile = names.q(v, names.TABLE)
@@ -93,11 +108,12 @@ def test_driver_and_spark_rounds_give_identical_targets(
         names.write(src, batch)
         for engine, (ch, _) in channels.items():
             report = ch.run(once=True, spark=spark)
-            assert {r["engine"] for r in report.rounds} == {engine}
+            assert {r["engine"] for r in report.rounds} == {ENGINES[engine][2]}
+            assert {r["staging"] for r in report.rounds} == {staging[engine]}
             assert report.changes > 0
     _, by_driver = channels["driver"]
-    _, by_spark = channels["spark"]
     for name in ("vals", names.TABLE):
-        assert table(by_driver, name) == table(by_spark, name)
+        for engine, (_, other) in channels.items():
+            assert table(other, name) == table(by_driver, name), engine
     assert [r[0] for r in table(by_driver, names.TABLE)] == [1, 30]
     assert [r[0] for r in table(by_driver, "vals")] == [1, 20]

@@ -70,6 +70,9 @@ class RoundPlan:
     sync_points: dict[str, SyncPoint]
     stops: list[Stop] = field(default_factory=list)
     round_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # how the net rows reached the staging table: "bulk" (the target's bulk path, from the
+    # driver or from each Spark partition), "batched" (JDBC or DB-API batches), "" (none)
+    staging: str = ""
 
     @property
     def moves(self) -> bool:

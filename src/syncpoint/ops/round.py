@@ -333,13 +333,15 @@ class GroupRound:
 
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
         if isinstance(data, NetRows):
-            self.target.stage_rows(
+            plan.staging = self.target.stage_rows(
                 self.conn, plan.application, plan.group, plan.round_id, data.rows
             )
             return data.counts()
         from syncpoint.spark.stage import write_staging
 
         url, props = self.target.jdbc()
+        copy = self.target.stage_copy() if self._executors_copy() else None
+        plan.staging = "bulk" if copy else "batched"
         return write_staging(
             data,
             url,
@@ -351,7 +353,17 @@ class GroupRound:
             parallel=vendors.get(self.target.vendor).dialect.JDBC_PARALLEL,
             windows=[w.tbl for w in plan.reading],
             origins=any(len(w.origins) > 1 for w in plan.reading),
+            copy=copy,
         )
+
+    def _executors_copy(self) -> bool:
+        """Whether Spark's executors may write staging through the target's bulk path: they
+        need syncpoint's Python drivers, which a local master's executors have (they run this
+        interpreter); a cluster's only where ``spark.stage_copy: always`` says so."""
+        mode = self.cfg.spark.stage_copy
+        if mode != "auto":
+            return mode == "always"
+        return str(self.spark().sparkContext.master).startswith("local")
 
     def release(self, data: Any) -> None:
         """Nothing is cached between the steps (the staging job computes the counts)."""

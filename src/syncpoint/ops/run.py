@@ -90,6 +90,7 @@ def _describe(result: RoundResult) -> dict[str, Any]:
         "changes": result.changes,
         "applied": sum(result.staged.values()),
         "engine": result.engine,
+        "staging": p.staging,
         "sync_points": {k: sp.context for k, sp in p.sync_points.items()},
         "tables": [
             {

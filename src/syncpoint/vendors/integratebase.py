@@ -446,14 +446,16 @@ class Integrate:
         group: str,
         round_id: str,
         rows: Sequence[tuple[int, str, str, int, str | None]],
-    ) -> None:
+    ) -> str:
         """Write net rows (window, action, content, repl_key, origin) of a round netted by
-        the driver to the staging table, committed, as Spark's staging write does."""
+        the driver to the staging table, committed, as Spark's staging write does; return
+        how ("batched")."""
         (stmt,) = self.statements("staging_insert")
         self.begin(conn)
         with self.dialect.translated(self.location):
             conn.cursor().executemany(stmt, [(application, group, round_id, *r) for r in rows])
         self.commit(conn)
+        return "batched"
 
     # -- uninstall -------------------------------------------------------------------------
     def uninstall_statements(self, conn: Any, keep_positions: bool = False) -> list[str]:
@@ -514,6 +516,12 @@ class Integrate:
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         raise NotImplementedError
+
+    def stage_copy(self) -> tuple[str, str] | None:
+        """Where Spark's executors may stream staged rows in the vendor's bulk form, bypassing
+        JDBC: (connection string, statement taking the staging columns with ``origin`` last)
+        for a Python DB-API driver in the executor; None where the vendor has no such path."""
+        return None
 
     def jdbc(self) -> tuple[str, dict[str, str]]:
         """JDBC URL and properties for Spark's staging write."""

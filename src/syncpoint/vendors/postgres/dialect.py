@@ -92,10 +92,14 @@ def file_of(url: str) -> str | None:
     return None
 
 
+def conninfo(url: str) -> str:
+    """libpq's connection string of a location URL (its query string holds libpq parameters)."""
+    return "postgresql://" + url.split("://", 1)[1]
+
+
 def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
-    conninfo = "postgresql://" + url.split("://", 1)[1]
     try:
-        return psycopg.connect(conninfo, autocommit=autocommit, connect_timeout=10)
+        return psycopg.connect(conninfo(url), autocommit=autocommit, connect_timeout=10)
     except psycopg.Error as exc:
         err = translate(exc, location)
         err.message = f"cannot connect to {redact_url(url)}: {err.message}"  # type: ignore[attr-defined]

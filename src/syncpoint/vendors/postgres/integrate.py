@@ -37,7 +37,7 @@ class PostgresIntegrate(Integrate):
         group: str,
         round_id: str,
         rows: Sequence[tuple[int, str, str, int, str | None]],
-    ) -> None:
+    ) -> str:
         """The net rows of a round netted by the driver in one COPY stream (a few
         microseconds a row, where an INSERT per row costs tens)."""
         self.begin(conn)
@@ -46,6 +46,11 @@ class PostgresIntegrate(Integrate):
                 for r in rows:
                     cp.write_row((application, group, round_id, *r))
         self.commit(conn)
+        return "bulk"
+
+    def stage_copy(self) -> tuple[str, str] | None:
+        """Executors write their partition of the net rows with one COPY each."""
+        return self.dialect.conninfo(self.url), self.one("staging_copy")
 
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         if target.schema_ and (explicit or source_vendor == "postgres"):
