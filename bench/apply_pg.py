@@ -106,7 +106,8 @@ def main() -> None:
     try:
         src = psycopg.connect(src_url, autocommit=True)
         src.execute(ORDERS)
-        ch = Channel.from_file(channel_file(src_url, dst_url, args.master, stage_copy=args.stage_copy))
+        path = channel_file(src_url, dst_url, args.master, stage_copy=args.stage_copy)
+        ch = Channel.from_file(path)
         ch.install()
 
         t = time.perf_counter()

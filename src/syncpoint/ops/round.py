@@ -253,7 +253,7 @@ class GroupRound:
         from syncpoint.ops import cdr as cdr_ops
 
         resolved = cdr_ops.settings(self.target, self.conn)
-        reads, counts = [], {}
+        reads, counts, records = [], {}, 0
         for w in plan.reading:
             src = self.sources[w.location]
             key = self._key(src, w)
@@ -262,6 +262,13 @@ class GroupRound:
             counts[w.tbl] = 0
             if not n:
                 continue
+            records += int(n)
+            if records > self.cfg.spark.driver_round_max and self._spark is None:
+                # more records than the driver nets (DDL and forwarded records included,
+                # so at worst a session started early): the JVM starts during the reads
+                from syncpoint.ops.session import prestart
+
+                prestart(self.cfg.spark)
             read_sql = src.capture.read_query(query, key, w.rows_after, w.origins or (w.location,))
             # changes are the row records read: not DDL, not records of changes made elsewhere
             counts[w.tbl] = src.capture.window_count(src.conn, read_sql)

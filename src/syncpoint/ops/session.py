@@ -16,3 +16,11 @@ def get_session(cfg: SparkConfig) -> Any:
 
     jars, props = vendors.jvm_setup()
     return session.get_session(cfg, jars, props)
+
+
+def prestart(cfg: SparkConfig) -> None:
+    """Start that session in a thread (a round that will need it is still reading)."""
+    from syncpoint.spark import session
+
+    jars, props = vendors.jvm_setup()
+    session.prestart(cfg, jars, props)

@@ -2,15 +2,16 @@
 
 The JDBC driver jars and the Java properties they need are given by the caller (the
 vendors' dialects say which), unless the config names jars; local Python workers run this
-interpreter; under spark-submit the launcher's
-settings win; the JVM's own output is kept off stdout while it starts
-(``send_jvm_output_to``). Why: docs/internals.md, "The Spark session".
+interpreter; under spark-submit the launcher's settings win; the JVM's own output is kept off
+stdout (``send_jvm_output_to``); the session may start in a thread while the caller reads
+(``prestart``). Why: docs/internals.md, "The Spark session".
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -34,31 +35,62 @@ def send_jvm_output_to(log_file: str | None, verbose: bool = False) -> None:
 
 
 @contextmanager
-def _jvm_fds() -> Iterator[None]:
-    """Point fds 1 and 2 at the log file (or fd 1 at stderr) while the JVM is launched."""
+def _jvm_output() -> Iterator[dict[str, Any]]:
+    """Popen's stdout/stderr for the JVM: the log file (appended), or with ``verbose`` the
+    terminal's stderr; nothing (inherited) otherwise. Given to the JVM's process alone, so
+    that a session started by a thread takes no output of the process's other threads."""
     log_file, verbose = _output["log_file"], _output["verbose"]
-    if log_file is None and not verbose:
-        yield
+    if verbose:
+        yield {"stdout": sys.stderr.fileno()}
         return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = (os.dup(1), os.dup(2))
-    target = None
+    if log_file is None:
+        yield {}
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(log_file)), exist_ok=True)
+    fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        if verbose:
-            os.dup2(2, 1)
-        else:
-            os.makedirs(os.path.dirname(os.path.abspath(log_file)), exist_ok=True)
-            target = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            os.dup2(target, 1)
-            os.dup2(target, 2)
-        yield
+        yield {"stdout": fd, "stderr": fd}
     finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, target):
-            if fd is not None:
-                os.close(fd)
+        os.close(fd)
+
+
+def _launch(options: dict[str, str]) -> None:
+    """Start the driver JVM with the session's options (those a running JVM cannot take,
+    such as its Java options, included) and its output where ``send_jvm_output_to`` said."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:  # type: ignore[attr-defined]
+        return
+    conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
+    with _jvm_output() as popen_kwargs:
+        gateway = launch_gateway(conf, popen_kwargs=popen_kwargs)
+    SparkContext._ensure_initialized(gateway=gateway)  # type: ignore[attr-defined]
+
+
+_lock = threading.Lock()
+_prestart: threading.Thread | None = None
+
+
+def prestart(
+    cfg: SparkConfig, jars: Sequence[str] = (), java_properties: Mapping[str, str] | None = None
+) -> None:
+    """Start the session in a thread, so that the JVM starts while the caller goes on
+    reading; ``get_session`` then waits for it (or, had it failed, starts it itself and
+    raises the error there)."""
+    global _prestart
+    with _lock:
+        if _session is not None or _prestart is not None:
+            return
+
+        def start() -> None:
+            try:
+                get_session(cfg, jars, java_properties)
+            except Exception:  # noqa: BLE001 - get_session in the caller's thread says why
+                pass
+
+        _prestart = threading.Thread(target=start, name="spark-prestart", daemon=True)
+        _prestart.start()
 
 
 def get_session(
@@ -69,9 +101,12 @@ def get_session(
     """One SparkSession per process: the first call builds it, later calls reuse it.
     ``jars``: the JDBC drivers, unless the config names its own; ``java_properties``: Java
     system properties the drivers need (``syncpoint.ops.session`` passes the vendors')."""
+    with _lock:
+        return _session if _session is not None else _build(cfg, jars, java_properties)
+
+
+def _build(cfg: SparkConfig, jars: Sequence[str], java_properties: Mapping[str, str] | None) -> Any:
     global _session
-    if _session is not None:
-        return _session
     from pyspark.sql import SparkSession
 
     jars = list(cfg.jars) if cfg.jars is not None else list(jars)
@@ -81,31 +116,33 @@ def get_session(
         # Python workers run syncpoint's own functions (verify, snapshot): they must be this
         # interpreter, the one syncpoint is installed in, not whatever ``python3`` PATH finds
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    b = SparkSession.builder
-    if not submitted:  # spark-submit's --master (or its default) stands
-        b = b.master(cfg.master)
-    b = (
-        b.appName("syncpoint")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "8")
+    options = {
+        "spark.app.name": "syncpoint",
+        "spark.ui.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.shuffle.partitions": "8",
         # stage bars overwrite each other and syncpoint's own lines
-        .config("spark.ui.showConsoleProgress", "false")
-    )
+        "spark.ui.showConsoleProgress": "false",
+    }
+    if not submitted:  # spark-submit's --master (or its default) stands
+        options["spark.master"] = cfg.master
+    if jars:
+        options["spark.jars"] = ",".join(jars)
+    if cfg.packages:
+        options["spark.jars.packages"] = ",".join(cfg.packages)
     conf = dict(cfg.conf)
     if props:
         opts = " ".join(f"-D{k}={v}" for k, v in props.items())
         for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
             # the user's own JVM options are kept: the drivers' properties join them
             conf[key] = f"{conf[key]} {opts}" if conf.get(key) else opts
-    if jars:
-        b = b.config("spark.jars", ",".join(jars))
-    if cfg.packages:
-        b = b.config("spark.jars.packages", ",".join(cfg.packages))
-    for k, v in conf.items():
+    options.update(conf)
+    if not submitted:
+        _launch(options)
+    b = SparkSession.builder
+    for k, v in options.items():
         b = b.config(k, v)
-    with _jvm_fds():
-        _session = b.getOrCreate()
+    _session = b.getOrCreate()
     if props and submitted:
         # the driver JVM was started by spark-submit, without the options above: a driver
         # reads its properties when it first loads (no connection has been made yet)
@@ -124,7 +161,11 @@ def active_master() -> str | None:
 
 
 def stop_session() -> None:
-    global _session
-    if _session is not None:
-        _session.stop()
-        _session = None
+    global _session, _prestart
+    if _prestart is not None:
+        _prestart.join()
+        _prestart = None
+    with _lock:
+        if _session is not None:
+            _session.stop()
+            _session = None
