@@ -57,6 +57,8 @@ def canonical_key(text: str) -> str:
         return text
 
 
+HOPS_KEPT = 200  # moves of a receive stamp kept per capture location (see record_hops)
+
 # befores[<version column> + MADE]: the versions the window's changes of a group made
 MADE = ">"
 RETRIES = 5  # a window's apply done again after the application inserted one of its keys
@@ -100,6 +102,7 @@ class CdrSite:
             "tombstones": f"{p}tombstones",
             "conflicts": f"{p}conflicts",
             "d": f"{p}cdr_d",
+            "hops": f"{p}cdr_hops",
             "staging": integ.idents["staging"],
         }
 
@@ -209,6 +212,29 @@ class CdrSite:
         with self.dialect.translated(self.integ.location):
             for table, key, kv in keys:
                 cur.execute(stmt, {"table": table, "key": key, "kv": kv})
+
+    def record_hops(self, conn: Any, stamps: dict[str, Any]) -> None:
+        """Record the receive stamps (capture location -> time) that moved past the newest
+        recorded, with this site's clock now, inside the stamps' open transaction; only the
+        newest ``HOPS_KEPT`` moves of each location stay (losing older ones only makes
+        purge's bounds later, never earlier)."""
+        for loc, stamp in sorted(stamps.items()):
+            if stamp is None:
+                continue
+            at = self.integ.db_time(stamp)
+            self.run(conn, "hop_record", {"loc": loc, "stamp": at})
+            kept = self.run(conn, "hop_kept", {"loc": loc, "keep": HOPS_KEPT}).fetchone()
+            if kept is not None:
+                self.run(conn, "hop_prune", {"loc": loc, "oldest": kept[0]})
+
+    def hops(self, conn: Any) -> dict[str, list[tuple[Any, Any]]]:
+        """Per capture location: the recorded moves of this site's receive stamp of it
+        (stamp, this site's time of the move), oldest first."""
+        out: dict[str, list[tuple[Any, Any]]] = {}
+        for loc, stamp, at in self.run(conn, "hops").fetchall():
+            t = (self.integ.dialect_time(stamp), self.integ.dialect_time(at))
+            out.setdefault(loc, []).append(t)
+        return {loc: sorted(moves) for loc, moves in out.items()}
 
     # -- add / remove (vendor) ----------------------------------------------------------------
     def trigger_stem(self, t: TableName) -> str:
@@ -513,10 +539,12 @@ class ApplyPlan:
             f"d.sp_hl = 1 AND (d.sp_lkv < {rkv} OR (d.sp_lkv = {rkv} AND "
             f"(NOT {self.changed()} OR {wins})))"
         )
+        # a delete skipped because the key is a newer incarnation here still leaves the old
+        # incarnation's tombstone: every site then holds it, and purge can take it away
         return {
             "delete": f"{self._set('sp_del')} = CASE WHEN {delete} THEN 1 ELSE 0 END",
             "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
-            "THEN 1 ELSE 0 END",
+            f"OR d.sp_lkv > {rkv} THEN 1 ELSE 0 END",
         }
 
     # -- writes -------------------------------------------------------------------------------
