@@ -165,9 +165,7 @@ def test_ring_keeps_tombstones_while_a_change_is_on_its_way(ring: Any, spark: An
         assert rows(db, "item", 1) is None, n
 
 
-def test_ring_delete_behind_a_newer_incarnation_leaves_its_tombstone(
-    ring: Any, spark: Any
-) -> None:
+def test_ring_delete_behind_a_newer_incarnation_leaves_its_tombstone(ring: Any, spark: Any) -> None:
     """c deletes key 1; a applies the delete and inserts the key again (key version 2); b
     gets the new incarnation before the delete of the old one, skips the delete, and still
     records its tombstone: every site holds it, so purge can take it away; a late update

@@ -91,6 +91,7 @@ class CdrSite:
     TYPES: ClassVar[dict[str, str]] = {}  # int, text, version, key -> SQL type
     SET_PREFIX: ClassVar[str] = ""  # how an UPDATE's SET names a column of the updated table
     TRANSACTIONAL_DDL: ClassVar[bool] = True  # cdr add/remove in one transaction per site
+    STAMP_SEP: ClassVar[str] = " "  # between the stamps of a trigger body (statements or SETs)
 
     def __init__(self, integ: Integrate):
         self.integ = integ
@@ -252,6 +253,49 @@ class CdrSite:
         """Run ``statements``, binding ``params`` to those that name any."""
         for s in statements:
             cur.execute(s, params) if self._uses_params(s) else cur.execute(s)
+
+    def fragment(self, name: str, raw: dict[str, str] | None = None, **lits: str) -> str:
+        """A piece of cdr add's SQL (``sql/cdr/trigger_<name>.sql``), rendered."""
+        (text,) = self.sql(f"trigger_{name}", raw, **lits)
+        return text
+
+    def trigger_parts(self, setting: CdrTable, columns: list[str], location: str) -> dict[str, Any]:
+        """What every vendor's ``add.sql`` is made of: the bookkeeping columns to add (a
+        list), the key version column, the version a local write stamps (``now``), the
+        stamps of an insert and of an update, whether any data column changed, and the
+        new and old key as JSON."""
+        q = self.q
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        cols = members(setting, columns)
+        now = self.fragment("now", location=location)
+
+        def changed(names: list[str]) -> str:
+            return " OR ".join(self.fragment("changed", {"column": q(c)}) for c in names)
+
+        stamps = []
+        for g, v in vs.items():
+            if cols[g]:
+                raw = {"version": q(v), "changed": changed(cols[g]), "now": now}
+                stamps.append(self.fragment("stamp_changed", raw))
+            else:
+                stamps.append(self.fragment("keep", {"version": q(v)}))
+        data = [c for g in vs for c in cols[g]]
+        return {
+            "add_columns": [self.fragment("column_kv", {"column": q(kv)})]
+            + [
+                self.fragment("column_version", {"column": q(v), "type": self.TYPES["version"]})
+                for v in vs.values()
+            ],
+            "kv": q(kv),
+            "now": now,
+            "stamp_all": self.STAMP_SEP.join(
+                self.fragment("stamp", {"version": q(v), "now": now}) for v in vs.values()
+            ),
+            "stamp_changed": self.STAMP_SEP.join(stamps),
+            "any_changed": changed(data) or "0",
+            "new_key": self.key_json([f"NEW.{q(k)}" for k in setting.key]),
+            "old_key": self.key_json([f"OLD.{q(k)}" for k in setting.key]),
+        }
 
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
