@@ -26,6 +26,8 @@ def record_stamps(cfg: ChannelConfig, integ: str) -> None:
         site = cdr.support(target)
         if site is not None and not site.has_tables(conn):
             site = None
+        if site is not None:
+            site.ensure_hops(conn)
         app = cfg.application
         stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
         sps = target.sync_points(conn, app)

@@ -165,10 +165,18 @@ class CdrSite:
         return "%(" in stmt
 
     # -- settings -------------------------------------------------------------------------------
-    def has_tables(self, conn: Any) -> bool:
-        """Whether this site has conflict resolution's tables (``cdr add`` ran here)."""
-        (found,) = self.run(conn, "has_tables", {"name": self.idents["cdr"]}).fetchone()
+    def has_tables(self, conn: Any, name: str = "cdr") -> bool:
+        """Whether this site has conflict resolution's tables (``cdr add`` ran here); with
+        ``name``, that one of them."""
+        (found,) = self.run(conn, "has_tables", {"name": self.idents[name]}).fetchone()
         return bool(found)
+
+    def ensure_hops(self, conn: Any) -> None:
+        """``{p}cdr_hops`` where ``cdr add`` ran before it existed (outside a transaction:
+        MariaDB commits DDL)."""
+        if not self.has_tables(conn, "hops"):
+            self.run(conn, "create")
+            conn.commit()
 
     def settings(self, conn: Any) -> dict[str, CdrTable]:
         if not self.has_tables(conn):

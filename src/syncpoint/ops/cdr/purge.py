@@ -86,6 +86,7 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
             if not helper.has_tables(conn):
                 close(conn)
                 continue
+            helper.ensure_hops(conn)
             sites[name] = (helper, conn)
         if len(sites) < 2:
             return {}

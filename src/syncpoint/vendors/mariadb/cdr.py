@@ -54,8 +54,8 @@ class MariadbCdr(CdrSite):
         pairs = ", ".join(f"{self.lit(c)}, {alias}.{self.q(c)}" for c in columns)
         return f"JSON_OBJECT({pairs})"
 
-    def has_tables(self, conn: Any) -> bool:
-        found = super().has_tables(conn)
+    def has_tables(self, conn: Any, name: str = "cdr") -> bool:
+        found = super().has_tables(conn, name)
         conn.rollback()  # the read opened a transaction: its snapshot must not linger
         return found
 
