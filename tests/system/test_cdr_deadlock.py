@@ -18,9 +18,11 @@ from tests.system.test_cdr_pairs import GROUPS, PAIRS, ins, norm, pair, rows, up
 pytestmark = pytest.mark.spark
 __all__ = ["pair"]  # the fixture, shared with test_cdr_pairs
 
+# a session of this test's database waiting for a row lock (other tests share the server)
 WAITING = (
-    "SELECT count(*) FROM information_schema.INNODB_TRX "
-    "WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id <> CONNECTION_ID()"
+    "SELECT count(*) FROM information_schema.INNODB_TRX x "
+    "JOIN information_schema.PROCESSLIST p ON p.ID = x.trx_mysql_thread_id "
+    "WHERE x.trx_state = 'LOCK WAIT' AND p.DB = DATABASE() AND p.ID <> CONNECTION_ID()"
 )
 
 
