@@ -13,6 +13,7 @@ their parent's code::
      │    │    ├── DuplicateKey      a unique key or name is taken (a row, a catalog object)
      │    │    ├── MissingObject     a table, column or function the statement names is absent
      │    │    └── TransientError    worth retrying (lost connection, deadlock, lock timeout)
+     │    │         ├── Deadlock          the transaction was chosen to end a deadlock
      │    │         └── LockTimeout       a lock wait ran out (another session holds it)
      │    │              └── RowLockTimeout    the gate's row stayed locked (gate_row_locked)
      │    ├── NotInstalled           capture objects of this prefix are missing
@@ -26,7 +27,9 @@ Driver errors are translated into these at the vendor boundary (``vendors/*/dial
 by code, never by message text: PostgreSQL's SQLSTATE, MariaDB's error number, SQLite's
 result code. ``DuplicateKey`` is SQLSTATE 23505 (and 42P07/42710, a catalog name taken),
 MariaDB 1062/1050, SQLite's UNIQUE and PRIMARY KEY constraint codes; ``LockTimeout`` is
-SQLSTATE 55P03, MariaDB 1205, SQLite BUSY/LOCKED; ``MissingObject`` is SQLSTATE 42P01,
+SQLSTATE 55P03, MariaDB 1205, SQLite BUSY/LOCKED; ``Deadlock`` is SQLSTATE 40P01 and
+MariaDB 1213 (the connection stays usable: the transaction alone was rolled back);
+``MissingObject`` is SQLSTATE 42P01,
 42703, 42883, 3F000, MariaDB 1146/1054/1049/1305 and SQLite's "no such ..." errors (SQLite
 gives them only the generic result code, so its dialect alone reads the message). Nothing
 above the vendors catches a driver exception or reads an error's text.
@@ -114,6 +117,11 @@ class TransientError(LocationError):
     """Lost connection, deadlock, serialization failure, lock timeout: safe to retry."""
 
     code = "transient"
+
+
+class Deadlock(TransientError):
+    """The database rolled the transaction back to end a deadlock; the connection is fine
+    and the transaction may be done again at once."""
 
 
 class LockTimeout(TransientError):

@@ -268,3 +268,60 @@ def test_purge_keeps_tombstones_until_every_site_is_past_them(sites: Any, spark:
     assert a.query(tombs) == b.query(tombs) == []
     assert done["a"]["tombstones"] == done["b"]["tombstones"] == 1
     assert rows(a) == rows(b) == [(2, "two", 2, "2.00", "EUR")]
+
+
+def test_mesh_delete_behind_a_newer_incarnation_leaves_its_tombstone(
+    tmp_path: Path, spark: Any
+) -> None:
+    """b updates key 1; c deletes it; a applies the delete and inserts the key again (key
+    version 2). b then gets a's new incarnation and c's delete in one round: the new
+    incarnation replaces its row, the delete of the old one is skipped and still leaves
+    its tombstone. b's update of the old incarnation loses to the new one at a and to the
+    delete at c; every site holds the tombstone, and purge takes it away."""
+    from tests.system.test_cdr_ring import run_at
+
+    gens = [make_pg(), make_pg(), make_pg()]
+    a, b, c = dbs = [next(g) for g in gens]
+    try:
+        for db in dbs:
+            db.execute(DDL)
+        data = {
+            "channel": "mesh",
+            "application": "sync",
+            "locations": {
+                n: {"url": db.url, "capture": True, "integrate": True}
+                for n, db in zip("abc", dbs, strict=True)
+            },
+            "tables": [{"name": "public.item", "snapshot": "none"}],
+            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
+        }
+        (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
+        ch = Channel.from_file(tmp_path / "mesh.yaml")
+        ch.install()
+        setup.add(ch.cfg, "item", "latest", None)
+        a.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, 'EUR')")
+        exchange(ch, spark)
+        b.execute("UPDATE item SET name = 'from b' WHERE id = 1")
+        time.sleep(0.01)
+        c.execute("DELETE FROM item WHERE id = 1")
+        run_at(ch, "a", spark)
+        a.execute("INSERT INTO item VALUES (1, 'again', 2, 2.00, 'EUR')")
+        run_at(ch, "b", spark)
+        tombs = "SELECT key, kv FROM repl_tombstones"
+        assert b.query(tombs) == [("[1]", 1)]
+        assert b.query("SELECT name, repl_cdr_kv FROM item") == [("again", 2)]
+        exchange(ch, spark)
+        for db in dbs:
+            assert rows(db) == [(1, "again", 2, "2.00", "EUR")]
+            assert db.query(tombs) == [("[1]", 1)]
+            assert db.query("SELECT repl_cdr_kv FROM item") == [(2,)]
+        for _ in range(2):
+            exchange(ch, spark)
+        done = ch.purge()
+        for name, db in zip("abc", dbs, strict=True):
+            assert db.query(tombs) == [], name
+            assert done[name]["tombstones"] == 1
+            assert rows(db) == [(1, "again", 2, "2.00", "EUR")]
+    finally:
+        for g in gens:
+            next(g, None)

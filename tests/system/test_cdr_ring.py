@@ -14,6 +14,8 @@ import yaml
 
 from syncpoint.ops.cdr import setup
 from syncpoint.ops.channel import Channel
+from syncpoint.ops.run import RunReport, run_group
+from syncpoint.ops.stamps import record_stamps
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm, rows, upd
 
@@ -37,7 +39,10 @@ def quiet(ch: Channel, spark: Any) -> None:
     raise AssertionError("the ring did not go quiet")
 
 
-def test_ring_forwards_each_change_once_and_never_back(tmp_path: Path, spark: Any) -> None:
+@pytest.fixture
+def ring(tmp_path: Path) -> Any:
+    """A PostgreSQL, a MariaDB and a SQLite site in a ring, ``item`` under ``latest`` with
+    the pricing group, ``note`` plain."""
     gens = [make_pg(), make_mariadb(), make_sqlite(tmp_path)]
     sites = dict(zip("abc", (next(g) for g in gens), strict=True))
     try:
@@ -56,38 +61,129 @@ def test_ring_forwards_each_change_once_and_never_back(tmp_path: Path, spark: An
         }
         (tmp_path / "ring.yaml").write_text(yaml.safe_dump(data))
         ch = Channel.from_file(tmp_path / "ring.yaml")
-        assert ch.cfg.origins_via("c", "b") == ["a", "b"]  # c hears of a's changes from b
         ch.install()
         setup.add(ch.cfg, "item", "latest", GROUPS)
-        for i, (n, db) in enumerate(sites.items(), start=1):
-            db.execute(f"INSERT INTO note (id, txt) VALUES ({i}, 'from {n}')")
-        sites["a"].execute(ins("item", 1, "one"), ins("item", 2, "two"))
-        quiet(ch, spark)
-        # concurrent changes around the ring: the later wins by group, the later delete too
-        sites["a"].execute(upd("item", 1, "name = 'a1'"))
-        time.sleep(0.002)
-        sites["c"].execute(upd("item", 1, "name = 'c1'"))
-        sites["b"].execute(upd("item", 1, "price = 7.50"))
-        sites["b"].execute(upd("item", 2, "qty = 20"))
-        time.sleep(0.002)
-        sites["c"].execute("DELETE FROM item WHERE id = 2")
-        quiet(ch, spark)
-        want = tuple(norm(v) for v in (1, "c1", 1, "7.5", "EUR"))
-        for n, db in sites.items():
-            assert rows(db, "item", 1) == want, n
-            assert rows(db, "item", 2) is None, n
-            assert db.query("SELECT id, txt FROM note ORDER BY id") == [
-                (1, "from a"),
-                (2, "from b"),
-                (3, "from c"),
-            ], n
-            # each note captured once at every site, marked with where it was made: a change
-            # that came back to its site would be captured there a second time
-            notes = db.query(
-                "SELECT dbid, count(*) FROM repl_items WHERE tablename = 'note' "
-                "GROUP BY dbid ORDER BY dbid"
-            )
-            assert notes == [("a", 1), ("b", 1), ("c", 1)], n
+        yield ch, sites
     finally:
         for g in gens:
             next(g, None)
+
+
+def test_ring_forwards_each_change_once_and_never_back(ring: Any, spark: Any) -> None:
+    ch, sites = ring
+    assert ch.cfg.origins_via("c", "b") == ["a", "b"]  # c hears of a's changes from b
+    for i, (n, db) in enumerate(sites.items(), start=1):
+        db.execute(f"INSERT INTO note (id, txt) VALUES ({i}, 'from {n}')")
+    sites["a"].execute(ins("item", 1, "one"), ins("item", 2, "two"))
+    quiet(ch, spark)
+    # concurrent changes around the ring: the later wins by group, the later delete too
+    sites["a"].execute(upd("item", 1, "name = 'a1'"))
+    time.sleep(0.002)
+    sites["c"].execute(upd("item", 1, "name = 'c1'"))
+    sites["b"].execute(upd("item", 1, "price = 7.50"))
+    sites["b"].execute(upd("item", 2, "qty = 20"))
+    time.sleep(0.002)
+    sites["c"].execute("DELETE FROM item WHERE id = 2")
+    quiet(ch, spark)
+    want = tuple(norm(v) for v in (1, "c1", 1, "7.5", "EUR"))
+    for n, db in sites.items():
+        assert rows(db, "item", 1) == want, n
+        assert rows(db, "item", 2) is None, n
+        assert db.query("SELECT id, txt FROM note ORDER BY id") == [
+            (1, "from a"),
+            (2, "from b"),
+            (3, "from c"),
+        ], n
+        # each note captured once at every site, marked with where it was made: a change
+        # that came back to its site would be captured there a second time
+        notes = db.query(
+            "SELECT dbid, count(*) FROM repl_items WHERE tablename = 'note' "
+            "GROUP BY dbid ORDER BY dbid"
+        )
+        assert notes == [("a", 1), ("b", 1), ("c", 1)], n
+
+
+TOMBS = "SELECT kv FROM repl_tombstones"
+
+
+def run_at(ch: Channel, site: str, spark: Any) -> None:
+    """One pass of the rounds of one integrate location, then its receive stamps: the
+    other sites do not move meanwhile."""
+    report = RunReport()
+    for g, tables in ch.cfg.groups().items():
+        assert run_group(ch.cfg, site, g, tables, report, spark)
+    record_stamps(ch.cfg, site)
+
+
+def test_ring_purges_tombstones_after_exchange(ring: Any, spark: Any) -> None:
+    ch, sites = ring
+    sites["a"].execute(ins("item", 1, "one"), ins("item", 2, "two"))
+    quiet(ch, spark)
+    sites["b"].execute("DELETE FROM item WHERE id = 1")
+    quiet(ch, spark)
+    assert all(db.query(TOMBS) == [(1,)] for db in sites.values())
+    for _ in range(2):  # each site's stamp of its predecessor moves past what it forwarded
+        ch.run(once=True, spark=spark)
+    done = ch.purge()
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [], n
+        assert done[n]["tombstones"] == 1, n
+        assert rows(db, "item", 1) is None and rows(db, "item", 2) is not None, n
+
+
+def test_ring_keeps_tombstones_while_a_change_is_on_its_way(ring: Any, spark: Any) -> None:
+    """b's update of key 1 went on to c; a deletes key 1 and every site holds the
+    tombstone, but the update is still on its way from c to a: the tombstones stay, and
+    the update, when it comes, loses to the delete at a as it did everywhere."""
+    ch, sites = ring
+    sites["a"].execute(ins("item", 1, "one"))
+    quiet(ch, spark)
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    sites["b"].execute(upd("item", 1, "name = 'b1'"))
+    run_at(ch, "c", spark)  # c applied (and captured, for a) b's update
+    time.sleep(0.002)
+    sites["a"].execute("DELETE FROM item WHERE id = 1")
+    run_at(ch, "b", spark)  # b applies a's delete
+    run_at(ch, "c", spark)  # c applies it from b
+    assert all(db.query(TOMBS) == [(1,)] for db in sites.values())
+    for _ in range(2):  # b and c move on; a does not read c's stream
+        run_at(ch, "b", spark)
+        run_at(ch, "c", spark)
+    done = ch.purge()
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [(1,)], n
+        assert done[n]["tombstones"] == 0, n
+    quiet(ch, spark)
+    for n, db in sites.items():
+        assert rows(db, "item", 1) is None, n
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    ch.purge()
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [], n
+        assert rows(db, "item", 1) is None, n
+
+
+def test_ring_delete_behind_a_newer_incarnation_leaves_its_tombstone(ring: Any, spark: Any) -> None:
+    """c deletes key 1; a applies the delete and inserts the key again (key version 2); b
+    gets the new incarnation before the delete of the old one, skips the delete, and still
+    records its tombstone: every site holds it, so purge can take it away; a late update
+    of the old incarnation loses to the new one at b."""
+    ch, sites = ring
+    sites["a"].execute(ins("item", 1, "one"))
+    quiet(ch, spark)
+    sites["c"].execute("DELETE FROM item WHERE id = 1")
+    run_at(ch, "a", spark)
+    sites["a"].execute(ins("item", 1, "again"))
+    run_at(ch, "b", spark)
+    quiet(ch, spark)
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [(1,)], n
+        assert db.query("SELECT repl_cdr_kv FROM item WHERE id = 1") == [(2,)], n
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    ch.purge()
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [], n
+        assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "again", 1, "1", "EUR")), n

@@ -10,6 +10,7 @@ columns when missing. Details: docs/internals.md, "Rounds".
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,12 +21,24 @@ from syncpoint.core.netting import NetRows
 from syncpoint.core.positions import INITIAL, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow, target_name
 from syncpoint.core.types import NType
-from syncpoint.errors import PositionConflict, TableStopped, TransientError, WorkFailed
+from syncpoint.errors import (
+    Deadlock,
+    PositionConflict,
+    TableStopped,
+    TransientError,
+    WorkFailed,
+)
 from syncpoint.ops.location import Location, close
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.integratebase import apply_table
 
 log = logging.getLogger("syncpoint.rounds")
+
+# A round's apply transaction chosen to end a deadlock (an application locking the same
+# rows in another order, often under conflict resolution's row locks) is done again a few
+# times within the round, a little later each time, before the round gives up.
+DEADLOCK_RETRIES = 5
+DEADLOCK_BACKOFF_S = 0.2
 
 
 @dataclass
@@ -407,7 +420,24 @@ class GroupRound:
 
         resolve = cdr_ops.steps(self.target, self.conn, [w for w in plan.windows if w.moves])
         try:
-            self.target.apply(self.conn, plan, staged, tables, order, origin, resolve)
+            for attempt in range(1, DEADLOCK_RETRIES + 1):
+                try:
+                    self.target.apply(self.conn, plan, staged, tables, order, origin, resolve)
+                    break
+                except Deadlock as exc:
+                    # the database rolled the whole transaction back (positions included):
+                    # doing it again is safe, and the other session has gone on meanwhile
+                    if attempt == DEADLOCK_RETRIES:
+                        raise
+                    log.warning(
+                        "round %s at %s: %s; applying again (attempt %d of %d)",
+                        plan.round_id,
+                        self.integrate,
+                        exc.message,
+                        attempt + 1,
+                        DEADLOCK_RETRIES,
+                    )
+                    time.sleep(DEADLOCK_BACKOFF_S * attempt)
         except (PositionConflict, TransientError):
             raise
         except WorkFailed as exc:

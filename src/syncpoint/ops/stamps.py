@@ -18,10 +18,16 @@ def record_stamps(cfg: ChannelConfig, integ: str) -> None:
     """Move the receive stamps of ``integ`` for every capture location whose tables all
     stand at their group's sync point."""
     from syncpoint.core import stamps as stamprules
+    from syncpoint.ops import cdr
     from syncpoint.vendors.stampstore import StampStore
 
     place = Location.of(cfg, integ)
     with place.integrate() as (target, conn):
+        site = cdr.support(target)
+        if site is not None and not site.has_tables(conn):
+            site = None
+        if site is not None:
+            site.ensure_hops(conn)
         app = cfg.application
         stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
         sps = target.sync_points(conn, app)
@@ -49,6 +55,8 @@ def record_stamps(cfg: ChannelConfig, integ: str) -> None:
         store = StampStore(place.vendor, cfg.prefix, cfg.channel, integ)
         store.ensure(conn)
         target.begin(conn)
-        store.record(conn, sorted(candidates), candidates)
+        moved = store.record(conn, sorted(candidates), candidates)
+        if site is not None:  # purge's bound on when forwarded changes were captured here
+            site.record_hops(conn, {k: s.cap_begin for k, s in moved.locations.items()})
         target.commit(conn)
         failpoints.hit("after_stamps")

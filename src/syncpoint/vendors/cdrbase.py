@@ -57,6 +57,8 @@ def canonical_key(text: str) -> str:
         return text
 
 
+HOPS_KEPT = 200  # moves of a receive stamp kept per capture location (see record_hops)
+
 # befores[<version column> + MADE]: the versions the window's changes of a group made
 MADE = ">"
 RETRIES = 5  # a window's apply done again after the application inserted one of its keys
@@ -89,6 +91,7 @@ class CdrSite:
     TYPES: ClassVar[dict[str, str]] = {}  # int, text, version, key -> SQL type
     SET_PREFIX: ClassVar[str] = ""  # how an UPDATE's SET names a column of the updated table
     TRANSACTIONAL_DDL: ClassVar[bool] = True  # cdr add/remove in one transaction per site
+    STAMP_SEP: ClassVar[str] = " "  # between the stamps of a trigger body (statements or SETs)
 
     def __init__(self, integ: Integrate):
         self.integ = integ
@@ -100,6 +103,7 @@ class CdrSite:
             "tombstones": f"{p}tombstones",
             "conflicts": f"{p}conflicts",
             "d": f"{p}cdr_d",
+            "hops": f"{p}cdr_hops",
             "staging": integ.idents["staging"],
         }
 
@@ -161,10 +165,18 @@ class CdrSite:
         return "%(" in stmt
 
     # -- settings -------------------------------------------------------------------------------
-    def has_tables(self, conn: Any) -> bool:
-        """Whether this site has conflict resolution's tables (``cdr add`` ran here)."""
-        (found,) = self.run(conn, "has_tables", {"name": self.idents["cdr"]}).fetchone()
+    def has_tables(self, conn: Any, name: str = "cdr") -> bool:
+        """Whether this site has conflict resolution's tables (``cdr add`` ran here); with
+        ``name``, that one of them."""
+        (found,) = self.run(conn, "has_tables", {"name": self.idents[name]}).fetchone()
         return bool(found)
+
+    def ensure_hops(self, conn: Any) -> None:
+        """``{p}cdr_hops`` where ``cdr add`` ran before it existed (outside a transaction:
+        MariaDB commits DDL)."""
+        if not self.has_tables(conn, "hops"):
+            self.run(conn, "create")
+            conn.commit()
 
     def settings(self, conn: Any) -> dict[str, CdrTable]:
         if not self.has_tables(conn):
@@ -210,6 +222,29 @@ class CdrSite:
             for table, key, kv in keys:
                 cur.execute(stmt, {"table": table, "key": key, "kv": kv})
 
+    def record_hops(self, conn: Any, stamps: dict[str, Any]) -> None:
+        """Record the receive stamps (capture location -> time) that moved past the newest
+        recorded, with this site's clock now, inside the stamps' open transaction; only the
+        newest ``HOPS_KEPT`` moves of each location stay (losing older ones only makes
+        purge's bounds later, never earlier)."""
+        for loc, stamp in sorted(stamps.items()):
+            if stamp is None:
+                continue
+            at = self.integ.db_time(stamp)
+            self.run(conn, "hop_record", {"loc": loc, "stamp": at})
+            kept = self.run(conn, "hop_kept", {"loc": loc, "keep": HOPS_KEPT}).fetchone()
+            if kept is not None:
+                self.run(conn, "hop_prune", {"loc": loc, "oldest": kept[0]})
+
+    def hops(self, conn: Any) -> dict[str, list[tuple[Any, Any]]]:
+        """Per capture location: the recorded moves of this site's receive stamp of it
+        (stamp, this site's time of the move), oldest first."""
+        out: dict[str, list[tuple[Any, Any]]] = {}
+        for loc, stamp, at in self.run(conn, "hops").fetchall():
+            t = (self.integ.dialect_time(stamp), self.integ.dialect_time(at))
+            out.setdefault(loc, []).append(t)
+        return {loc: sorted(moves) for loc, moves in out.items()}
+
     # -- add / remove (vendor) ----------------------------------------------------------------
     def trigger_stem(self, t: TableName) -> str:
         """``{p}cdr_<hash of the table name>``: names of a table's bookkeeping objects, short
@@ -226,6 +261,49 @@ class CdrSite:
         """Run ``statements``, binding ``params`` to those that name any."""
         for s in statements:
             cur.execute(s, params) if self._uses_params(s) else cur.execute(s)
+
+    def fragment(self, name: str, raw: dict[str, str] | None = None, **lits: str) -> str:
+        """A piece of cdr add's SQL (``sql/cdr/trigger_<name>.sql``), rendered."""
+        (text,) = self.sql(f"trigger_{name}", raw, **lits)
+        return text
+
+    def trigger_parts(self, setting: CdrTable, columns: list[str], location: str) -> dict[str, Any]:
+        """What every vendor's ``add.sql`` is made of: the bookkeeping columns to add (a
+        list), the key version column, the version a local write stamps (``now``), the
+        stamps of an insert and of an update, whether any data column changed, and the
+        new and old key as JSON."""
+        q = self.q
+        kv, vs = column_names(self.prefix, list(setting.groups))
+        cols = members(setting, columns)
+        now = self.fragment("now", location=location)
+
+        def changed(names: list[str]) -> str:
+            return " OR ".join(self.fragment("changed", {"column": q(c)}) for c in names)
+
+        stamps = []
+        for g, v in vs.items():
+            if cols[g]:
+                raw = {"version": q(v), "changed": changed(cols[g]), "now": now}
+                stamps.append(self.fragment("stamp_changed", raw))
+            else:
+                stamps.append(self.fragment("keep", {"version": q(v)}))
+        data = [c for g in vs for c in cols[g]]
+        return {
+            "add_columns": [self.fragment("column_kv", {"column": q(kv)})]
+            + [
+                self.fragment("column_version", {"column": q(v), "type": self.TYPES["version"]})
+                for v in vs.values()
+            ],
+            "kv": q(kv),
+            "now": now,
+            "stamp_all": self.STAMP_SEP.join(
+                self.fragment("stamp", {"version": q(v), "now": now}) for v in vs.values()
+            ),
+            "stamp_changed": self.STAMP_SEP.join(stamps),
+            "any_changed": changed(data) or "0",
+            "new_key": self.key_json([f"NEW.{q(k)}" for k in setting.key]),
+            "old_key": self.key_json([f"OLD.{q(k)}" for k in setting.key]),
+        }
 
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
@@ -513,10 +591,12 @@ class ApplyPlan:
             f"d.sp_hl = 1 AND (d.sp_lkv < {rkv} OR (d.sp_lkv = {rkv} AND "
             f"(NOT {self.changed()} OR {wins})))"
         )
+        # a delete skipped because the key is a newer incarnation here still leaves the old
+        # incarnation's tombstone: every site then holds it, and purge can take it away
         return {
             "delete": f"{self._set('sp_del')} = CASE WHEN {delete} THEN 1 ELSE 0 END",
             "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
-            "THEN 1 ELSE 0 END",
+            f"OR d.sp_lkv > {rkv} THEN 1 ELSE 0 END",
         }
 
     # -- writes -------------------------------------------------------------------------------

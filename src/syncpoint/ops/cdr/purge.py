@@ -1,11 +1,21 @@
 """Purging tombstones (part of ``syncpoint purge``), never before every site is past them.
 
-A tombstone is needed at a site S while a change of the deleted incarnation made elsewhere
-may still arrive there. Such a change was made at some site X before X learnt of the
-delete, that is before X wrote its own tombstone of that key and key version. So a
-tombstone goes only when every site holds it, and at every site S, for every other site X,
-S's receive stamp of X (every change captured at X before it is applied at S, in X's clock)
-is later than the time X wrote its tombstone (X's clock too). It then goes at every site.
+A tombstone is needed at a site S while a change of the deleted incarnation may still
+arrive there. Such a change was captured at some site X before X wrote its own tombstone
+of that key and key version, at time T (X's clock): a local change before the delete, or
+one applied there before the delete came. It travels to S along the route the channel
+gives X's changes to S: directly, or through sites that apply and capture it again
+(a ring). So a tombstone goes only when every site holds it and, for every pair (X, S),
+S is known to hold everything X captured before T:
+
+- directly: S's receive stamp of X is later than T;
+- through X -> H1 -> ... -> S: H1 held everything X captured before T at the time H1's
+  stamp of X first moved past T (H1's clock, recorded with each move in ``{p}cdr_hops``);
+  what H1 applied by then it captured by then, so the next hop needs its stamp of H1 past
+  that time, and so on up to S's receive stamp of the last hop.
+
+Moves of a stamp not recorded (pruned, or made before ``cdr add``) only make these times
+later: the rule waits longer, never less. The tombstone then goes at every site.
 """
 
 from __future__ import annotations
@@ -20,12 +30,51 @@ from syncpoint.vendors.cdrbase import canonical_key
 from syncpoint.vendors.stampstore import StampStore
 
 Key = tuple[str, str, int]
+Moves = dict[str, list[tuple[datetime, datetime]]]  # capture location -> (stamp, moved at)
 
 
 def _utc(t: datetime | None) -> datetime | None:
     if t is None:
         return None
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t
+
+
+def route(cfg: ChannelConfig, origin: str, site: str, table: str) -> list[str] | None:
+    """The sites a change made at ``origin`` passes on its way to ``site`` (``origin``
+    first, ``site`` last), or None when ``site`` never takes ``origin``'s changes."""
+    conf = next((t for t in cfg.tables if table in (t.name, str(t.ref))), None)
+    path = [site]
+    while path[0] != origin:
+        via = [s for s in cfg.sources_of(path[0]) if origin in cfg.origins_via(path[0], s, conf)]
+        if not via or via[0] in path:
+            return None
+        path.insert(0, via[0])
+    return path
+
+
+def held_since(moves: Moves, source: str, t: datetime) -> datetime | None:
+    """The earliest recorded time at which a site's stamp of ``source`` was past ``t``:
+    from then on the site held (and had captured) everything ``source`` captured before
+    ``t``. None when no recorded move is past ``t``."""
+    past = [at for stamp, at in moves.get(source, []) if stamp > t]
+    return min(past) if past else None
+
+
+def past(
+    path: list[str],
+    written: datetime,
+    stamps: dict[str, dict[str, datetime | None]],
+    moves: dict[str, Moves],
+) -> bool:
+    """Whether the last site of ``path`` holds everything its first site captured before
+    ``written`` (the first site's clock)."""
+    t: datetime | None = written
+    for prev, here in zip(path, path[1:-1], strict=False):
+        t = held_since(moves[here], prev, t)  # type: ignore[arg-type]
+        if t is None:
+            return False
+    stamp = stamps[path[-1]].get(path[-2])
+    return stamp is not None and t is not None and t < stamp
 
 
 def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
@@ -37,12 +86,14 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
             if not helper.has_tables(conn):
                 close(conn)
                 continue
+            helper.ensure_hops(conn)
             sites[name] = (helper, conn)
         if len(sites) < 2:
             return {}
         written: dict[str, dict[Key, datetime]] = {}
         local: dict[str, dict[Key, Key]] = {}  # the key as compared -> as the site wrote it
         stamps: dict[str, dict[str, datetime | None]] = {}
+        moves: dict[str, Moves] = {}
         for name, (helper, conn) in sites.items():
             found = helper.tombstones(conn)
             # vendors write a key's JSON text with their own spacing: compared in one form
@@ -54,17 +105,32 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
             except Exception:  # noqa: BLE001 - no stamps yet: nothing is past anything
                 stamps[name] = {}
             conn.rollback()
+            moves[name] = {
+                loc: [(_utc(s), _utc(at)) for s, at in ms]  # type: ignore[misc]
+                for loc, ms in helper.hops(conn).items()
+            }
+            conn.rollback()
+        routes: dict[tuple[str, str, str], list[str] | None] = {}
+
+        def way(x: str, s: str, table: str) -> list[str] | None:
+            if (x, s, table) not in routes:
+                routes[x, s, table] = route(cfg, x, s, table)
+            return routes[x, s, table]
+
+        def goes(key: Key) -> bool:
+            for s in sites:
+                for x in sites:
+                    path = way(x, s, key[0]) if x != s else None
+                    if path is None:
+                        continue  # s never takes x's changes: nothing of x can come
+                    if any(h not in sites for h in path) or not past(
+                        path, written[x][key], stamps, moves
+                    ):
+                        return False
+            return True
+
         common = set.intersection(*(set(w) for w in written.values()))
-        gone = [
-            key
-            for key in common
-            if all(
-                (stamp := stamps[s].get(x)) is not None and written[x][key] < stamp
-                for s in sites
-                for x in sites
-                if x != s
-            )
-        ]
+        gone = [key for key in common if goes(key)]
         out = {}
         for name, (helper, conn) in sites.items():
             helper.purge_tombstones(conn, [local[name][key] for key in gone])

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
-from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
+from syncpoint.vendors.cdrbase import CdrSite, CdrTable
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.mariadb import catalog, dialect, triggers
 from syncpoint.vendors.mariadb.dialect import json_path
@@ -24,11 +24,6 @@ from syncpoint.vendors.mariadb.names import Names
 from syncpoint.vendors.mariadb.state import watched
 
 VERSION = "VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-# the time of the write (SYSDATE: not the statement's start, nor a SET timestamp), in UTC
-NOW = (
-    "CONCAT(DATE_FORMAT(UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), "
-    "SYSDATE(6)) MICROSECOND, '%Y-%m-%dT%H:%i:%s.%f'), '|', {location})"
-)
 
 
 class MariadbCdr(CdrSite):
@@ -59,8 +54,8 @@ class MariadbCdr(CdrSite):
         pairs = ", ".join(f"{self.lit(c)}, {alias}.{self.q(c)}" for c in columns)
         return f"JSON_OBJECT({pairs})"
 
-    def has_tables(self, conn: Any) -> bool:
-        found = super().has_tables(conn)
+    def has_tables(self, conn: Any, name: str = "cdr") -> bool:
+        found = super().has_tables(conn, name)
         conn.rollback()  # the read opened a transaction: its snapshot must not linger
         return found
 
@@ -93,32 +88,12 @@ class MariadbCdr(CdrSite):
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:
-        q = self.q
-        kv, vs = column_names(self.prefix, list(setting.groups))
-        cols = members(setting, columns)
-        add = [f"ADD COLUMN IF NOT EXISTS {q(kv)} BIGINT NOT NULL DEFAULT 1"] + [
-            f"ADD COLUMN IF NOT EXISTS {q(v)} {VERSION} NOT NULL DEFAULT ''" for v in vs.values()
-        ]
-        changed = []
-        for g, v in vs.items():
-            if cols[g]:
-                same = " AND ".join(f"NEW.{q(c)} <=> OLD.{q(c)}" for c in cols[g])
-                changed.append(
-                    f"IF NOT ({same}) THEN SET NEW.{q(v)} = v; "
-                    f"ELSE SET NEW.{q(v)} = OLD.{q(v)}; END IF;"
-                )
-            else:
-                changed.append(f"SET NEW.{q(v)} = OLD.{q(v)};")
+        parts = self.trigger_parts(setting, columns, location)
         raw = dict(self._names(ref))
+        raw.update({k: v for k, v in parts.items() if k != "add_columns"})
         raw.update(
-            add_columns=", ".join(add),
-            kv=q(kv),
+            add_columns=", ".join(parts["add_columns"]),
             origin=self.names.origin_var,
-            now=NOW.format(location=self.lit(location)),
-            stamp_all=" ".join(f"SET NEW.{q(v)} = v;" for v in vs.values()),
-            stamp_changed=" ".join(changed),
-            new_key=self.key_json([f"NEW.{q(k)}" for k in setting.key]),
-            old_key=self.key_json([f"OLD.{q(k)}" for k in setting.key]),
             table=self.lit(table),
         )
         return self.sql("create") + self.sql("add", raw)

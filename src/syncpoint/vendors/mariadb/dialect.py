@@ -11,6 +11,7 @@ import pymysql
 
 from syncpoint.config import redact_url
 from syncpoint.errors import (
+    Deadlock,
     DuplicateKey,
     LocationError,
     LockTimeout,
@@ -35,6 +36,7 @@ _TRANSIENT = {1040, 1053, 1205, 1213, 2003, 2006, 2013, 2055}
 # lock wait timeout; duplicate entry, table exists; no such table, unknown column, unknown
 # database, no such function, unknown table (DROP), cannot drop a missing column or key.
 _LOCK_TIMEOUT = 1205
+_DEADLOCK = 1213
 _DUPLICATE = {1062, 1050}
 _MISSING = {1146, 1054, 1049, 1305, 1051, 1091}
 
@@ -80,6 +82,8 @@ def translate(exc: Exception, location: str | None = None, table: str | None = N
 def _error_class(code: int | None) -> type[LocationError]:
     if code == _LOCK_TIMEOUT:
         return LockTimeout
+    if code == _DEADLOCK:
+        return Deadlock
     if code in _TRANSIENT:
         return TransientError
     if code in _DUPLICATE:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
-from syncpoint.vendors.cdrbase import CdrSite, CdrTable, column_names, members
+from syncpoint.vendors.cdrbase import CdrSite, CdrTable
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.names import Names
@@ -65,34 +65,12 @@ class PostgresCdr(CdrSite):
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:
-        q = self.q
-        kv, vs = column_names(self.prefix, list(setting.groups))
-        cols = members(setting, columns)
-        add = [f"ADD COLUMN {q(kv)} bigint NOT NULL DEFAULT 1"] + [
-            f"ADD COLUMN {q(v)} text NOT NULL DEFAULT ''" for v in vs.values()
-        ]
-        changed = []
-        for g, v in vs.items():
-            if cols[g]:
-                new = ", ".join(f"NEW.{q(c)}" for c in cols[g])
-                old = ", ".join(f"OLD.{q(c)}" for c in cols[g])
-                changed.append(
-                    f"IF ROW({new}) IS DISTINCT FROM ROW({old}) THEN NEW.{q(v)} := v; "
-                    f"ELSE NEW.{q(v)} := OLD.{q(v)}; END IF;"
-                )
-            else:
-                changed.append(f"NEW.{q(v)} := OLD.{q(v)};")
+        parts = self.trigger_parts(setting, columns, location)
         raw = dict(self._names(ref))
-        raw.update(
-            add_columns=", ".join(add),
-            kv=q(kv),
-            stamp_all=" ".join(f"NEW.{q(v)} := v;" for v in vs.values()),
-            stamp_changed=" ".join(changed),
-            new_key=self.key_json([f"NEW.{q(k)}" for k in setting.key]),
-            old_key=self.key_json([f"OLD.{q(k)}" for k in setting.key]),
-        )
+        raw.update({k: v for k, v in parts.items() if k != "add_columns"})
+        raw["add_columns"] = ", ".join(parts["add_columns"])
         return self.sql("create") + self.sql(
-            "add", raw, origin_guc=self.origin_setting, location=location, table=table
+            "add", raw, origin_guc=self.origin_setting, table=table
         )
 
     def add(

@@ -11,6 +11,7 @@ from psycopg import sql
 
 from syncpoint.config import redact_url
 from syncpoint.errors import (
+    Deadlock,
     DuplicateKey,
     LocationError,
     LockTimeout,
@@ -37,6 +38,7 @@ _TRANSIENT = ("08", "40001", "40P01", "55P03", "57P01", "57P02", "57P03")
 # violation, or a catalog name taken by a concurrent CREATE; an undefined table, column,
 # function or schema.
 _LOCK_TIMEOUT = "55P03"
+_DEADLOCK = "40P01"
 _DUPLICATE = ("23505", "42P07", "42710")
 _MISSING = ("42P01", "42703", "42883", "3F000")
 
@@ -65,6 +67,8 @@ def translate(exc: Exception, location: str | None = None, table: str | None = N
 def _error_class(state: str, operational: bool) -> type[LocationError]:
     if state == _LOCK_TIMEOUT:
         return LockTimeout
+    if state == _DEADLOCK:
+        return Deadlock
     if operational or state.startswith(_TRANSIENT):
         return TransientError
     if state in _DUPLICATE:

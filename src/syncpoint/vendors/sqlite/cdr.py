@@ -18,19 +18,19 @@ import re
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
-from syncpoint.vendors.cdrbase import MADE, CdrSite, CdrTable, column_names, members
+from syncpoint.vendors.cdrbase import MADE, CdrSite, CdrTable, column_names
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.sqlite import catalog, dialect, objects
 from syncpoint.vendors.sqlite.integrate import decode, dumps
 from syncpoint.vendors.sqlite.names import Names
 
-NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000|' || {location}"
 _NAMED = re.compile(r"(?<![\w:]):[a-z_]+")
 
 
 class SqliteCdr(CdrSite):
     vendor = "sqlite"
     PARAM = ":{}"
+    STAMP_SEP = ", "  # the SETs of the stamping UPDATE
     TYPES: ClassVar[dict[str, str]] = {
         "int": "INTEGER",
         "text": "TEXT",
@@ -124,35 +124,16 @@ class SqliteCdr(CdrSite):
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:
-        q = self.q
-        kv, vs = column_names(self.prefix, list(setting.groups))
-        cols = members(setting, columns)
-        now = NOW.format(location=self.lit(location))
+        parts = self.trigger_parts(setting, columns, location)
         names = self._names(ref)
         out = self.sql("create")
-        add = [(kv, "INTEGER NOT NULL DEFAULT 1")]
-        add += [(v, "TEXT NOT NULL DEFAULT ''") for v in vs.values()]
-        for c, typ in add:
-            out += self.sql("add_column", {"target": names["target"], "column": q(c), "type": typ})
-        changed = []
-        for g, v in vs.items():
-            if cols[g]:
-                diff = " OR ".join(f"NEW.{q(c)} IS NOT OLD.{q(c)}" for c in cols[g])
-                changed.append(f"{q(v)} = CASE WHEN {diff} THEN {now} ELSE OLD.{q(v)} END")
-            else:
-                changed.append(f"{q(v)} = OLD.{q(v)}")
-        data = [c for g in vs for c in cols[g]]
+        for add in parts["add_columns"]:
+            out += self.sql("add_column", {"target": names["target"], "add": add})
         raw = dict(names)
-        raw.update(
-            kv=q(kv),
-            table=self.lit(table),
-            now=now,
-            stamp_all=", ".join(f"{q(v)} = {now}" for v in vs.values()),
-            stamp_changed=", ".join(changed),
-            any_changed=" OR ".join(f"NEW.{q(c)} IS NOT OLD.{q(c)}" for c in data) or "0",
-            new_key=self.key_json([f"NEW.{q(k)}" for k in setting.key]),
-            old_key=self.key_json([f"OLD.{q(k)}" for k in setting.key]),
-            new_match=" AND ".join(f"{q(k)} IS NEW.{q(k)}" for k in setting.key),
+        raw.update({k: v for k, v in parts.items() if k != "add_columns"})
+        raw["table"] = self.lit(table)
+        raw["new_match"] = " AND ".join(
+            self.fragment("key_match", {"column": self.q(k)}) for k in setting.key
         )
         return out + self.sql("add", raw)
 

@@ -22,3 +22,13 @@ UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE d.sp_upd =
 -- 3. Keys without a row, in position order.
 INSERT INTO $raw{target} ($raw{columns})
 SELECT $raw{d_values} FROM ${d} d WHERE d.sp_ins = 1 ORDER BY d.sp_rk
+---
+-- 4. An older incarnation replaced by a newer one: the delete that ended it did not come
+--    here (a round's net change of the key at a site that deleted and inserted it again
+--    is the insert). Its tombstone, with the delete's version unknown here (''), so that
+--    this site holds it like every other and purge can take it away; the delete's own
+--    version replaces '' when it comes.
+INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at)
+SELECT %(table)s, d.sp_k, d.sp_lkv, '', UTC_TIMESTAMP(6)
+  FROM ${d} d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
+ON DUPLICATE KEY UPDATE kv = kv

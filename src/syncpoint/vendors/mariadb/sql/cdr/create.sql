@@ -32,3 +32,13 @@ CREATE TABLE IF NOT EXISTS ${conflicts} (
     winner          VARCHAR(8) NOT NULL,
     decided_at      DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
+---
+-- When each receive stamp of this location moved (the stamp, and this location's clock at
+-- the move): everything the capture location captured before the stamp was here by then,
+-- and so captured here for the next site of a ring. Purge bounds tombstones with it.
+CREATE TABLE IF NOT EXISTS ${hops} (
+    capture_loc  VARCHAR(255) NOT NULL,
+    cap_begin    DATETIME(6) NOT NULL,
+    recorded_at  DATETIME(6) NOT NULL,
+    PRIMARY KEY (capture_loc, cap_begin)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin

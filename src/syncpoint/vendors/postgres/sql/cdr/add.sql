@@ -10,8 +10,7 @@ BEGIN
     IF coalesce(current_setting($lit{origin_guc}, true), '') <> '' THEN
         RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
     END IF;
-    v := to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') || '|'
-         || $lit{location};
+    v := $raw{now};
     IF TG_OP = 'INSERT' THEN
         NEW.$raw{kv} := coalesce((SELECT max(tb.kv) + 1 FROM $raw{tombstones} tb
                                   WHERE tb.table_name = $lit{table}

@@ -8,11 +8,13 @@ SELECT %(table)s, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv,
  WHERE d.sp_lkv > $raw{rkv} OR (d.sp_lkv = $raw{rkv} AND $raw{changed})
 ---
 -- 2. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
---    every site ends with the same one.
+--    every site ends with the same one (a tombstone whose delete was not seen here, '',
+--    takes the delete's).
 INSERT INTO ${tombstones} AS tb (table_name, key, kv, version)
 SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, '') FROM ${d} d WHERE d.sp_tomb = 1
 ON CONFLICT (table_name, key, kv) DO UPDATE
-   SET version = CASE WHEN EXCLUDED.version COLLATE "C" $raw{op} tb.version COLLATE "C"
+   SET version = CASE WHEN tb.version = ''
+                        OR EXCLUDED.version COLLATE "C" $raw{op} tb.version COLLATE "C"
                       THEN EXCLUDED.version ELSE tb.version END
 ---
 -- 3. The deletes that take effect.

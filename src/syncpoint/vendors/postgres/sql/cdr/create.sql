@@ -31,3 +31,13 @@ CREATE TABLE IF NOT EXISTS ${conflicts} (
     winner          text NOT NULL,
     decided_at      timestamptz NOT NULL DEFAULT clock_timestamp()
 )
+---
+-- When each receive stamp of this location moved (the stamp, and this location's clock at
+-- the move): everything the capture location captured before the stamp was here by then,
+-- and so captured here for the next site of a ring. Purge bounds tombstones with it.
+CREATE TABLE IF NOT EXISTS ${hops} (
+    capture_loc  text NOT NULL,
+    cap_begin    timestamptz NOT NULL,
+    recorded_at  timestamptz NOT NULL,
+    PRIMARY KEY (capture_loc, cap_begin)
+)

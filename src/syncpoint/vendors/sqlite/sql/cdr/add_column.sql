@@ -1,1 +1,1 @@
-ALTER TABLE $raw{target} ADD COLUMN $raw{column} $raw{type}
+ALTER TABLE $raw{target} $raw{add}

@@ -8,11 +8,13 @@ SELECT :table, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv, :r
  WHERE d.sp_lkv > $raw{rkv} OR (d.sp_lkv = $raw{rkv} AND $raw{changed})
 ---
 -- 2. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
---    every site ends with the same one.
+--    every site ends with the same one (a tombstone whose delete was not seen here, '',
+--    takes the delete's).
 INSERT INTO ${tombstones} AS tb (table_name, key, kv, version)
 SELECT :table, d.sp_k, $raw{rkv}, coalesce(d.sp_dv, '') FROM ${d} AS d WHERE d.sp_tomb = 1
 ON CONFLICT (table_name, key, kv) DO UPDATE
-   SET version = CASE WHEN excluded.version $raw{op} tb.version THEN excluded.version
+   SET version = CASE WHEN tb.version = '' OR excluded.version $raw{op} tb.version
+                      THEN excluded.version
                       ELSE tb.version END
 ---
 -- 3. The deletes that take effect.

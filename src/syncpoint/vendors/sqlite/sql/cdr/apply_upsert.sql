@@ -21,3 +21,12 @@ UPDATE $raw{target} AS t SET $raw{sets} FROM ${d} AS d WHERE $raw{match} AND d.s
 -- 3. Keys without a row, in position order.
 INSERT INTO $raw{target} ($raw{columns})
 SELECT $raw{d_values} FROM ${d} AS d WHERE d.sp_ins = 1 ORDER BY d.sp_rk
+---
+-- 4. An older incarnation replaced by a newer one: the delete that ended it did not come
+--    here (a round's net change of the key at a site that deleted and inserted it again
+--    is the insert). Its tombstone, with the delete's version unknown here (''), so that
+--    this site holds it like every other and purge can take it away; the delete's own
+--    version replaces '' when it comes.
+INSERT INTO ${tombstones} (table_name, key, kv, version)
+SELECT :table, d.sp_k, d.sp_lkv, '' FROM ${d} AS d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
+ON CONFLICT (table_name, key, kv) DO NOTHING

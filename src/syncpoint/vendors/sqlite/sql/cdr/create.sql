@@ -32,3 +32,13 @@ CREATE TABLE IF NOT EXISTS ${conflicts} (
     winner          TEXT NOT NULL,
     decided_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now'))
 )
+---
+-- When each receive stamp of this location moved (the stamp, and this location's clock at
+-- the move): everything the capture location captured before the stamp was here by then,
+-- and so captured here for the next site of a ring. Purge bounds tombstones with it.
+CREATE TABLE IF NOT EXISTS ${hops} (
+    capture_loc  TEXT NOT NULL,
+    cap_begin    TEXT NOT NULL,
+    recorded_at  TEXT NOT NULL,
+    PRIMARY KEY (capture_loc, cap_begin)
+)

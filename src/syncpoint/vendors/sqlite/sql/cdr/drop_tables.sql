@@ -4,3 +4,5 @@ DROP TABLE IF EXISTS ${conflicts}
 DROP TABLE IF EXISTS ${tombstones}
 ---
 DROP TABLE IF EXISTS ${cdr}
+---
+DROP TABLE IF EXISTS ${hops}

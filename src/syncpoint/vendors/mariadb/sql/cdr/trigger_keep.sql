@@ -1,0 +1,2 @@
+-- A fragment of cdr add's triggers: a group without columns keeps its version.
+SET NEW.$raw{version} = OLD.$raw{version};

@@ -1,0 +1,2 @@
+-- A fragment of cdr add's triggers: an update stamps the version of a group whose columns changed, keeps the others.
+IF $raw{changed} THEN NEW.$raw{version} := v; ELSE NEW.$raw{version} := OLD.$raw{version}; END IF;

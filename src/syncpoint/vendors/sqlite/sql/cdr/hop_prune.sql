@@ -1,0 +1,3 @@
+-- The oldest moves of a stamp beyond the newest ones kept: bounds from them could only be
+-- later (never earlier) from the moves that remain.
+DELETE FROM ${hops} WHERE capture_loc = :loc AND cap_begin < :oldest

@@ -1,0 +1,2 @@
+-- Every recorded move of this location's receive stamps.
+SELECT capture_loc, cap_begin, recorded_at FROM ${hops}

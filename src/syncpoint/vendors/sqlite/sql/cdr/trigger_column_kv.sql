@@ -1,0 +1,2 @@
+-- A fragment of cdr add's triggers: the key version column cdr add puts on the table.
+ADD COLUMN $raw{column} INTEGER NOT NULL DEFAULT 1

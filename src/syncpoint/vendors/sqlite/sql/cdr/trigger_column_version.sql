@@ -1,0 +1,2 @@
+-- A fragment of cdr add's triggers: a column group's version column.
+ADD COLUMN $raw{column} TEXT NOT NULL DEFAULT ''
