@@ -10,6 +10,8 @@ columns when missing. Details: docs/internals.md, "Rounds".
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -357,11 +359,26 @@ class GroupRound:
                 self.conn, plan.application, plan.group, plan.round_id, data.rows
             )
             return data.counts()
-        from syncpoint.spark.stage import write_staging
+        from syncpoint.spark.stage import write_staging, write_staging_files
 
+        windows = [w.tbl for w in plan.reading]
+        origins = any(len(w.origins) > 1 for w in plan.reading)
+        if self.target.bulk_staging and self._executors_copy():
+            plan.staging = "bulk"
+            with tempfile.TemporaryDirectory(prefix="syncpoint-stage-") as tmp:
+                counts, files = write_staging_files(
+                    data,
+                    os.path.join(tmp, "rows"),
+                    application=plan.application,
+                    group=plan.group,
+                    round_id=plan.round_id,
+                    windows=windows,
+                    origins=origins,
+                )
+                self.target.stage_files(self.conn, files)
+            return counts
+        plan.staging = "batched"
         url, props = self.target.jdbc()
-        copy = self.target.stage_copy() if self._executors_copy() else None
-        plan.staging = "bulk" if copy else "batched"
         return write_staging(
             data,
             url,
@@ -371,15 +388,15 @@ class GroupRound:
             group=plan.group,
             round_id=plan.round_id,
             parallel=vendors.get(self.target.vendor).dialect.JDBC_PARALLEL,
-            windows=[w.tbl for w in plan.reading],
-            origins=any(len(w.origins) > 1 for w in plan.reading),
-            copy=copy,
+            windows=windows,
+            origins=origins,
         )
 
     def _executors_copy(self) -> bool:
-        """Whether Spark's executors may write staging through the target's bulk path: they
-        need syncpoint's Python drivers, which a local master's executors have (they run this
-        interpreter); a cluster's only where ``spark.stage_copy: always`` says so."""
+        """Whether Spark's executors may hand the staging rows over as files: the driver must
+        read them, which it can where a local master's executors write (this machine's
+        disk); a cluster's only where ``spark.stage_copy: always`` says the driver's
+        temporary directory is a file system the executors write as well."""
         mode = self.cfg.spark.stage_copy
         if mode != "auto":
             return mode == "always"

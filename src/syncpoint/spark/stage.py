@@ -7,12 +7,12 @@ counts observed here, by the write job itself (an ``Observation``: no second pas
 cache), before it applies anything (``Integrate._check_staged``). A partial,
 doubled or foreign staging aborts the round; nothing half-staged is ever applied.
 
-Where the target has a bulk path (``Integrate.stage_copy``: PostgreSQL's ``COPY``) and the
-executors run syncpoint's own interpreter, each partition streams its rows in one COPY from
-a Python executor instead of JDBC batches (the profile measured the JDBC insert as the
-largest share of a round); the counts then come from the partitions themselves, and a task
-repeated after its COPY committed makes the staged count too large, which the apply
-transaction refuses as it refuses any other doubled staging.
+Where the target has a bulk path (``Integrate.stage_files``: PostgreSQL's ``COPY ... CSV``)
+and the executors write to a disk the driver reads (a local master), the job writes the
+rows as CSV files instead (``write_staging_files``: Spark's own file commit keeps exactly
+one output of each task, however often it ran) and the driver streams the files' bytes
+into one COPY; the profile measured the JDBC insert as the largest share of a round, and
+handing rows to Python executors costs about as much again as writing them as files.
 
 A vendor that takes one writer at a time (``JDBC_PARALLEL = False``) is written by one
 partition. Batch inserts are rewritten into multi-row statements by the drivers where
@@ -39,18 +39,13 @@ def write_staging(
     parallel: bool,
     windows: list[int],
     origins: bool = False,
-    copy: tuple[str, str] | None = None,
 ) -> dict[int, int]:
     """Append the net rows, tagged with application, sync group and round, to ``table``;
     return how many rows of each window the job wrote (observed during the write itself,
     so the round is read, netted and staged by one Spark job). ``origins``: each row's
-    origin is written too (windows carrying changes first made at several locations).
-    ``copy``: (connection string, COPY statement) of the target's bulk path."""
+    origin is written too (windows carrying changes first made at several locations)."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
-
-    if copy is not None:
-        return _copy_staging(net, copy, application, group, round_id, parallel, origins)
 
     obs = Observation()
     out = net.select(
@@ -78,18 +73,40 @@ def write_staging(
     return {t: int(got[f"w{t}"]) for t in windows if int(got[f"w{t}"])}
 
 
-def _copy_staging(
+# CSV as PostgreSQL's COPY reads it: quotes doubled, NULL an empty unquoted field, an empty
+# string "" (Spark's defaults for both), and no whitespace trimmed (Spark trims by default)
+CSV_OPTIONS = {
+    "quote": '"',
+    "escape": '"',
+    "ignoreLeadingWhiteSpace": "false",
+    "ignoreTrailingWhiteSpace": "false",
+    "header": "false",
+    "encoding": "UTF-8",
+    "lineSep": "\n",
+}
+
+
+def write_staging_files(
     net: Any,
-    copy: tuple[str, str],
+    directory: str,
+    *,
     application: str,
     group: str,
     round_id: str,
-    parallel: bool,
-    origins: bool,
-) -> dict[int, int]:
+    windows: list[int],
+    origins: bool = False,
+) -> tuple[dict[int, int], list[str]]:
+    """Write the staging rows (the columns of ``write_staging``, ``origin`` always last) as
+    CSV files under ``directory`` (which must not exist); return the rows of each window,
+    observed during the write, and the files in order."""
+    import glob
+    import os
+
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
-    rows = net.select(
+    obs = Observation()
+    out = net.select(
         F.lit(application).alias("application_name"),
         F.lit(group).alias("sync_name"),
         F.lit(round_id).alias("round_id"),
@@ -98,22 +115,8 @@ def _copy_staging(
         "content",
         "repl_key",
         (F.col("origin") if origins else F.lit(None).cast("string")).alias("origin"),
-    ).coalesce(WRITE_PARTITIONS if parallel else 1)
-    conninfo, statement = copy
-
-    def write(part: Any) -> Any:
-        import psycopg
-
-        counts: dict[int, int] = {}
-        with psycopg.connect(conninfo, connect_timeout=10) as conn:  # commits at the end
-            with conn.cursor().copy(statement) as cp:
-                for r in part:
-                    cp.write_row(r)
-                    counts[r[3]] = counts.get(r[3], 0) + 1
-        yield counts
-
-    total: dict[int, int] = {}
-    for counts in rows.rdd.mapPartitions(write).collect():
-        for t, n in counts.items():
-            total[int(t)] = total.get(int(t), 0) + n
-    return total
+    ).observe(obs, *[F.count_if(F.col("tbl") == w).alias(f"w{w}") for w in windows])
+    out.coalesce(WRITE_PARTITIONS).write.options(**CSV_OPTIONS).csv(directory)
+    got = obs.get
+    files = sorted(glob.glob(os.path.join(directory, "part-*")))
+    return {t: int(got[f"w{t}"]) for t in windows if int(got[f"w{t}"])}, files

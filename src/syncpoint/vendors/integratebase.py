@@ -517,11 +517,13 @@ class Integrate:
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         raise NotImplementedError
 
-    def stage_copy(self) -> tuple[str, str] | None:
-        """Where Spark's executors may stream staged rows in the vendor's bulk form, bypassing
-        JDBC: (connection string, statement taking the staging columns with ``origin`` last)
-        for a Python DB-API driver in the executor; None where the vendor has no such path."""
-        return None
+    # whether ``stage_files`` loads Spark's staging files (the vendor's bulk path)
+    bulk_staging = False
+
+    def stage_files(self, conn: Any, files: list[str]) -> None:
+        """Load the CSV files Spark wrote (``spark.stage.write_staging_files``) into the
+        staging table, committed."""
+        raise NotImplementedError
 
     def jdbc(self) -> tuple[str, dict[str, str]]:
         """JDBC URL and properties for Spark's staging write."""
