@@ -25,10 +25,12 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 sys.path.insert(0, str(Path(__file__).parent))
 from apply_pg import ORDERS, channel_file  # noqa: E402
@@ -37,15 +39,15 @@ from private_pg import private_cluster  # noqa: E402
 
 BIN = Path(sys.executable).parent
 BATCH = 2_500_000
+# fewer checkpoints while gigabytes of queue are written
+PRIVATE_SETTINGS = {"max_wal_size": "'8GB'"}
 INSERT = (
     "INSERT INTO orders SELECT g, g %% 1000, (g %% 100000) / 100.0, 'new', 'note ' || g, "
     "timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second' "
     "FROM generate_series(%s::bigint, %s) g"
 )
 # an order-free checksum: string_agg of millions of rows would pass PostgreSQL's 1 GB limit
-SUM = (
-    "SELECT count(*), sum(('x' || substr(md5(o::text), 1, 15))::bit(60)::bigint) FROM orders o"
-)
+SUM = "SELECT count(*), sum(('x' || substr(md5(o::text), 1, 15))::bit(60)::bigint) FROM orders o"
 
 
 def make_changes(src: Any, changes: int) -> float:
@@ -157,13 +159,25 @@ def max_heap_mib(cfg: Path) -> str:
 
 
 def measure(base: str, changes: int, master: str) -> dict[str, Any]:
-    admin = psycopg.connect(f"{base}/postgres", autocommit=True)
-    for n in ("mem_src", "mem_dst"):
-        admin.execute(f'CREATE DATABASE "{n}"')
-    src = psycopg.connect(f"{base}/mem_src", autocommit=True)
+    """One measured run in two new databases of the server at ``base``, dropped after."""
+    tag = uuid.uuid4().hex[:8]
+    names = (f"sp_mem_{tag}_src", f"sp_mem_{tag}_dst")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
+        for n in names:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(n)))
+        try:
+            return _measure(f"{base}/{names[0]}", f"{base}/{names[1]}", changes, master)
+        finally:
+            for n in names:
+                admin.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(n))
+                )
+
+
+def _measure(src_url: str, dst_url: str, changes: int, master: str) -> dict[str, Any]:
+    src = psycopg.connect(src_url, autocommit=True)
     src.execute(ORDERS)
-    cfg = channel_file(f"{base}/mem_src", f"{base}/mem_dst", master,
-                       conf={"spark.sql.shuffle.partitions": "4"})  # fmt: skip
+    cfg = channel_file(src_url, dst_url, master, conf={"spark.sql.shuffle.partitions": "4"})
     subprocess.run([str(BIN / "syncpoint"), "-c", str(cfg), "install"], check=True,
                    stdout=subprocess.DEVNULL)  # fmt: skip
     made = make_changes(src, changes)
@@ -174,17 +188,23 @@ def measure(base: str, changes: int, master: str) -> dict[str, Any]:
         [str(BIN / "syncpoint"), "-c", str(cfg), "run", "--once", "--json"],
         stdout=subprocess.PIPE, stderr=log,
     )  # fmt: skip
-    sampler = Sampler(proc)
-    out, _ = proc.communicate()
+    try:
+        sampler = Sampler(proc)
+        out, _ = proc.communicate()
+    finally:
+        if proc.poll() is None:  # interrupted: the run and its JVM go too
+            proc.terminate()
+            proc.wait(30)
     took = time.perf_counter() - t
     sampler.join()
     log.close()
     report = json.loads(out) if proc.returncode == 0 and out.strip() else {}
-    dst = psycopg.connect(f"{base}/mem_dst", autocommit=True)
-    try:
-        equal = src.execute(SUM).fetchone() == dst.execute(SUM).fetchone()
-    except psycopg.errors.UndefinedTable:
-        equal = False
+    with psycopg.connect(dst_url, autocommit=True) as dst:
+        try:
+            equal = src.execute(SUM).fetchone() == dst.execute(SUM).fetchone()
+        except psycopg.errors.UndefinedTable:
+            equal = False
+    src.close()
     return {
         "changes_made": changes,
         "changes_applied": report.get("changes"),
@@ -210,8 +230,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="the figures as one JSON line")
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
-    # fewer checkpoints while gigabytes of queue are written
-    with private_cluster({"max_wal_size": "'8GB'"}) as base:
+    with private_cluster(PRIVATE_SETTINGS) as base:
         got = measure(base, args.changes, args.master)
     got["load"] = [round(load0, 1), round(os.getloadavg()[0], 1)]
     if args.json:

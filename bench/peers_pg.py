@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import sql
-
 from apply_pg import ORDERS, checksum, make_changes
+from psycopg import sql
 
 POLL = 0.02
 
