@@ -79,9 +79,12 @@ def descendants(pid: int) -> list[int]:
 
 
 def spark_jvm(pid: int) -> int | None:
+    """The driver JVM: the descendant running SparkSubmit, not spark-class's short-lived
+    launcher JVM (``org.apache.spark.launcher.Main``) that names it too."""
     for k in descendants(pid):
         try:
-            if b"SparkSubmit" in Path(f"/proc/{k}/cmdline").read_bytes():
+            cmd = Path(f"/proc/{k}/cmdline").read_bytes()
+            if b"SparkSubmit" in cmd and b"launcher.Main" not in cmd:
                 return k
         except OSError:
             pass
@@ -111,12 +114,21 @@ class Sampler:
     def _run(self) -> None:
         t0 = time.perf_counter()
         jstat: subprocess.Popen[str] | None = None
+        tried = 0.0
         while self.proc.poll() is None:
             try:
                 self.py_hwm = max(self.py_hwm, status_kib(self.proc.pid, "VmHWM"))
                 if self.jvm is None:
                     self.jvm = spark_jvm(self.proc.pid)
-                    if self.jvm is not None and shutil.which("jstat"):
+                # jstat cannot attach before the JVM has published its counters: retried
+                if (
+                    self.jvm is not None
+                    and shutil.which("jstat")
+                    and (jstat is None or jstat.poll() is not None)
+                    and time.perf_counter() - tried > 3
+                ):
+                    tried = time.perf_counter()
+                    if Path(f"/proc/{self.jvm}").exists():
                         jstat = subprocess.Popen(
                             ["jstat", "-gc", str(self.jvm), "1000"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,

@@ -15,6 +15,7 @@ the end, on failure too; the databases are the caller's.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -193,6 +194,17 @@ class Londiste:
     def close(self) -> None:
         for name in list(self.procs):
             self.stop(name)
+        # the leaf worker's table copy is a daemon of its own (``copy ... -d``): found by
+        # this run's ini directory in its command line
+        for pid in os.listdir("/proc"):
+            try:
+                if (
+                    pid.isdigit()
+                    and str(self.dir).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ):
+                    os.kill(int(pid), signal.SIGTERM)
+            except OSError:
+                pass
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
