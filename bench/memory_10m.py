@@ -106,6 +106,8 @@ class Sampler:
         self.proc = proc
         self.py_hwm = self.jvm_hwm = 0
         self.heap = self.old = self.heap_max = 0.0  # KiB
+        self.survived = 0.0  # KiB: survivors + old generation, sampled after a collection
+        self.collections = 0.0
         self.jvm: int | None = None
         self.samples: list[tuple[float, float, float]] = []  # t, heap used, old used
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -158,6 +160,9 @@ class Sampler:
             self.heap = max(self.heap, used)
             self.old = max(self.old, v["OU"])
             self.heap_max = max(self.heap_max, v["S0C"] + v["S1C"] + v["EC"] + v["OC"])
+            if v["YGC"] + v["FGC"] > self.collections:  # what outlived the last collection
+                self.collections = v["YGC"] + v["FGC"]
+                self.survived = max(self.survived, v["S0U"] + v["S1U"] + v["OU"])
             self.samples.append((time.perf_counter() - t0, used, v["OU"]))
 
     def join(self) -> None:
@@ -170,7 +175,7 @@ def max_heap_mib(cfg: Path) -> str:
     return str(conf.get("spark.driver.memory", "1g (Spark's default)"))
 
 
-def measure(base: str, changes: int, master: str) -> dict[str, Any]:
+def measure(base: str, changes: int, master: str, driver_memory: str = "") -> dict[str, Any]:
     """One measured run in two new databases of the server at ``base``, dropped after."""
     tag = uuid.uuid4().hex[:8]
     names = (f"sp_mem_{tag}_src", f"sp_mem_{tag}_dst")
@@ -178,7 +183,9 @@ def measure(base: str, changes: int, master: str) -> dict[str, Any]:
         for n in names:
             admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(n)))
         try:
-            return _measure(f"{base}/{names[0]}", f"{base}/{names[1]}", changes, master)
+            return _measure(
+                f"{base}/{names[0]}", f"{base}/{names[1]}", changes, master, driver_memory
+            )
         finally:
             for n in names:
                 admin.execute(
@@ -186,10 +193,15 @@ def measure(base: str, changes: int, master: str) -> dict[str, Any]:
                 )
 
 
-def _measure(src_url: str, dst_url: str, changes: int, master: str) -> dict[str, Any]:
+def _measure(
+    src_url: str, dst_url: str, changes: int, master: str, driver_memory: str
+) -> dict[str, Any]:
     src = psycopg.connect(src_url, autocommit=True)
     src.execute(ORDERS)
-    cfg = channel_file(src_url, dst_url, master, conf={"spark.sql.shuffle.partitions": "4"})
+    conf = {"spark.sql.shuffle.partitions": "4"}
+    if driver_memory:
+        conf["spark.driver.memory"] = driver_memory
+    cfg = channel_file(src_url, dst_url, master, conf=conf)
     subprocess.run([str(BIN / "syncpoint"), "-c", str(cfg), "install"], check=True,
                    stdout=subprocess.DEVNULL)  # fmt: skip
     made = make_changes(src, changes)
@@ -226,6 +238,8 @@ def _measure(src_url: str, dst_url: str, changes: int, master: str) -> dict[str,
         "run_s": round(took, 1),
         "heap_peak_mib": round(sampler.heap / 1024),
         "old_gen_peak_mib": round(sampler.old / 1024),
+        "after_collection_peak_mib": round(sampler.survived / 1024),
+        "collections": int(sampler.collections),
         "heap_committed_peak_mib": round(sampler.heap_max / 1024),
         "driver_memory": max_heap_mib(cfg),
         "jvm_rss_peak_mib": round(sampler.jvm_hwm / 1024),
@@ -240,10 +254,13 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=10_000_000)
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--json", action="store_true", help="the figures as one JSON line")
+    ap.add_argument(
+        "--driver-memory", default="", help="spark.driver.memory (the heap's maximum), e.g. 512m"
+    )
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
     with private_cluster(PRIVATE_SETTINGS) as base:
-        got = measure(base, args.changes, args.master)
+        got = measure(base, args.changes, args.master, args.driver_memory)
     got["load"] = [round(load0, 1), round(os.getloadavg()[0], 1)]
     if args.json:
         print(json.dumps(got))

@@ -214,8 +214,9 @@ def memory_row(base: str, changes: int, master: str) -> None:
     ok = m["exit"] == 0 and m["target_equals_source"]
     row(
         f"memory, {changes:,} changes in one `syncpoint run --once`",
-        f"driver JVM heap peak {m['heap_peak_mib']:,} MiB (old generation "
-        f"{m['old_gen_peak_mib']:,}), Python peak RSS {m['python_rss_peak_mib']:,} MiB; "
+        f"driver JVM heap peak {m['heap_peak_mib']:,} MiB used of {m['heap_committed_peak_mib']:,}"
+        f" (at most {m['after_collection_peak_mib']:,} MiB outlived a collection), Python "
+        f"peak RSS {m['python_rss_peak_mib']:,} MiB; "
         f"{m['changes_applied'] or 0:,} changes in {m['run_s']:.0f} s",
         "heap < 1 GB, Python < 500 MB",
         f"-Xmx {m['driver_memory']}; JVM peak RSS {m['jvm_rss_peak_mib']:,} MiB; "
