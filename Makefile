@@ -48,8 +48,10 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
 # PgQ's C trigger is what the capture bench measures against (Debian's package for the
-# PostgreSQL 15 server the tests use)
-BENCH_DEBS := postgresql-15-pgq3
+# PostgreSQL 15 server the tests use); Londiste 3 is a peer of the apply rows: its worker,
+# the pgqd ticker and the SQL side londiste create-root/create-leaf install (pgq_node,
+# londiste), which python3-londiste does not pull in
+BENCH_DEBS := postgresql-15-pgq3 postgresql-15-pgq-node postgresql-15-londiste-sql pgqd python3-londiste
 
 bench: deps
 	@missing=""; \

@@ -1,8 +1,12 @@
 """``make bench``: one table of every figure of the performance targets, measured in this
 run, with the ratios taken in the same run, the machine's core count and its load.
 
-Rows (PostgreSQL 15 to PostgreSQL 15 on this cluster; W1 = COPY 300k, UPDATE 150k,
-DELETE 30k; W2 = 20,000 single-row transactions):
+Rows (PostgreSQL 15 to PostgreSQL 15; W1 = COPY 300k, UPDATE 150k, DELETE 30k; W2 =
+20,000 single-row transactions). The capture, pgbench and lag rows run on the shared
+cluster (``--pg``); the apply rows, the peers' apply and the memory row on a private
+PostgreSQL 15 instance this script starts (``private_pg.py``: ``wal_level = logical``,
+which the shared cluster cannot get without a restart), so that syncpoint and the peers
+apply W1 on the same server; the table says where each row ran.
 
 - apply W1, warm JVM (a second ``run --once`` in a process whose Spark session is up);
 - apply W1, one ``syncpoint run --once`` command from a cold start (JVM start included);
@@ -13,12 +17,17 @@ DELETE 30k; W2 = 20,000 single-row transactions):
   TEMPLATE``) without capture, with syncpoint's, with PgQ's, runs interleaved;
 - lag from source commit to target visibility under ``run --follow --interval 0.2`` with a
   writer at 1,000 changes/s, and the time a fresh ``run --follow`` takes to catch up a 10 s
-  backlog.
+  backlog;
+- the peers' apply of W1 from a standing start: native logical replication and Londiste 3
+  (``peers_pg.py``), beside syncpoint's warm apply of the same W1 on the same server;
+- memory: 10 million changes in one ``syncpoint run --once`` (``memory_10m.py``): the
+  driver JVM's peak heap and the Python process's peak RSS, the target checked.
 
 A peer that cannot be installed or measured here is a row that says so. Every database it
 makes is dropped at the end; nothing is hard-coded.
 
-    .venv/bin/python bench/table.py [--quick] [--pg postgresql://postgres@127.0.0.1:5432]
+    .venv/bin/python bench/table.py [--quick] [--no-peers] [--no-memory] [--apply-on-shared]
+        [--pg postgresql://postgres@127.0.0.1:5432]
 """
 
 from __future__ import annotations
@@ -33,7 +42,9 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import uuid
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +52,20 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).parent))
 import capture_insert_pg as cap  # noqa: E402
+import memory_10m  # noqa: E402
+import peers_pg  # noqa: E402
 from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
+from private_pg import private_cluster  # noqa: E402
 
 BIN = Path(sys.executable).parent
-ROWS: list[tuple[str, str, str, str]] = []  # what, measured, goal, peers / note
+ROWS: list[tuple[str, str, str, str, str]] = []  # what, measured, goal, peers / note, where
+SHARED = "shared"
+PRIVATE = "private"
+WHERE = {SHARED: "shared", PRIVATE: "private"}  # the table's labels, set in main
 
 
-def row(what: str, measured: str, goal: str, note: str = "") -> None:
-    ROWS.append((what, measured, goal, note))
+def row(what: str, measured: str, goal: str, note: str = "", where: str = SHARED) -> None:
+    ROWS.append((what, measured, goal, note, where))
     print(f"  {what}: {measured}  {note}", file=sys.stderr, flush=True)
 
 
@@ -83,7 +100,8 @@ def syncpoint(cfg: Path, *args: str, **kw: Any) -> Any:
 
 
 # -- apply ---------------------------------------------------------------------------------
-def apply_rows(dbs: Dbs, changes: int, master: str) -> None:
+def apply_rows(dbs: Dbs, changes: int, master: str, where: str) -> float:
+    """The apply rows; returns the warm apply's changes/s (the peers' rows compare to it)."""
     from syncpoint.config import SparkConfig
     from syncpoint.ops.channel import Channel
     from syncpoint.ops.session import get_session
@@ -134,19 +152,77 @@ def apply_rows(dbs: Dbs, changes: int, master: str) -> None:
         f"{warm_rate:,.0f} changes/s ({warm:.1f} s)",
         ">= 150,000 changes/s",
         f"target equals source: {equal}",
+        where,
     )
     row(
         f"apply W1 ({cold_changes:,} changes), one `run --once` from a cold start",
         f"{cold_rate:,.0f} changes/s ({cold:.1f} s)",
         ">= 60,000 changes/s",
+        "",
+        where,
     )
     row(
         f"raw COPY TO | COPY FROM pipe of the {final:,} final rows",
         f"{final / pipe:,.0f} rows/s ({pipe:.2f} s); warm apply took {warm / pipe:.1f}x the pipe",
         "apply within 4x of it",
+        "",
+        where,
     )
     for c in (s, d, r):
         c.close()
+    return warm_rate
+
+
+# -- peers and memory (private instance) -----------------------------------------------------
+def peer_rows(dbs: Dbs, changes: int, warm_rate: float | None) -> None:
+    """Native logical replication and Londiste 3 replaying W1 from a standing start."""
+    londiste = all(shutil.which(b) for b in ("londiste", "pgqd"))
+    for name, fn, missing in (
+        ("native logical replication (pgoutput)", peers_pg.native_standing, None),
+        (
+            "Londiste 3 replay (pgqd + londiste worker, defaults)",
+            peers_pg.londiste_standing,
+            None if londiste else "python3-londiste or pgqd not installed",
+        ),
+    ):
+        what = f"{name}, W1 ({changes:,} changes) from a standing start"
+        if missing:
+            row(what, "not measured", "-", missing, PRIVATE)
+            continue
+        src, dst = dbs.make("peer_src"), dbs.make("peer_dst")
+        try:
+            took = fn(dbs.url(src), dbs.url(dst), changes)
+        except Exception as e:  # a peer that fails is a row that says so
+            traceback.print_exc()
+            row(what, "failed", "-", f"{type(e).__name__}: {e}", PRIVATE)
+            continue
+        if took < 0:
+            row(what, "did not catch up in 900 s", "-", "", PRIVATE)
+            continue
+        rate = changes / took
+        note = (
+            f"{rate / warm_rate:.2f}x syncpoint's warm apply of the same W1 on the same server; "
+            if warm_rate
+            else ""
+        )
+        row(what, f"{rate:,.0f} changes/s ({took:.1f} s)", "-", note + "target equals source",
+            PRIVATE)  # fmt: skip
+
+
+def memory_row(base: str, changes: int, master: str) -> None:
+    m = memory_10m.measure(base, changes, master)
+    ok = m["exit"] == 0 and m["target_equals_source"]
+    row(
+        f"memory, {changes:,} changes in one `syncpoint run --once`",
+        f"driver JVM heap peak {m['heap_peak_mib']:,} MiB used of {m['heap_committed_peak_mib']:,}"
+        f" (at most {m['after_collection_peak_mib']:,} MiB outlived a collection), Python "
+        f"peak RSS {m['python_rss_peak_mib']:,} MiB; "
+        f"{m['changes_applied'] or 0:,} changes in {m['run_s']:.0f} s",
+        "heap < 1 GB, Python < 500 MB",
+        f"-Xmx {m['driver_memory']}; JVM peak RSS {m['jvm_rss_peak_mib']:,} MiB; "
+        + ("target equals source" if ok else f"exit {m['exit']}, see {m['log']}"),
+        PRIVATE,
+    )
 
 
 # -- capture -------------------------------------------------------------------------------
@@ -370,47 +446,72 @@ def main() -> None:
     ap.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
-    ap.add_argument("--only", default="capture,pgbench,apply,lag", help="rows to measure")
+    ap.add_argument(
+        "--only", default="capture,pgbench,apply,lag,peers,memory", help="rows to measure"
+    )
+    ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
+    ap.add_argument("--no-memory", action="store_true", help="skip the 10M-change memory row")
+    ap.add_argument(
+        "--apply-on-shared",
+        action="store_true",
+        help="the apply rows on --pg instead of the private instance",
+    )
     args = ap.parse_args()
     runs = 1 if args.quick else 3
+    only = [
+        o
+        for o in args.only.split(",")
+        if not (o == "peers" and args.no_peers) and not (o == "memory" and args.no_memory)
+    ]
+    private = ("apply" in only and not args.apply_on_shared) or "peers" in only or "memory" in only
     dbs = Dbs(args.pg)
     load0 = os.getloadavg()
     t0 = time.perf_counter()
-    try:
-        only = args.only.split(",")
-        if "capture" in only:
-            capture_rows(f"{args.pg}/postgres", runs, 30_000 if args.quick else 300_000,
-                         2_000 if args.quick else 20_000)  # fmt: skip
-        if "pgbench" in only:
-            pgbench_row(dbs, 5 if args.quick else 15, runs)
-        if "apply" in only:
-            apply_rows(dbs, 48_000 if args.quick else 480_000, args.master)
-        if "lag" in only:
-            for spark_only in (False, True):
-                lag_rows(dbs, args.master, 5 if args.quick else 15, spark_only)
-    finally:
-        dbs.drop_all()
-    row("native logical replication (peer)", "not measured here", "-",
-        "needs wal_level = logical, a restart of the shared cluster (peer research: "
-        "61-64k changes/s)")  # fmt: skip
-    row("Londiste 3 replay (peer)", "not measured here", "-",
-        "pgqd and londiste workers are not set up by this script (peer research: "
-        "18-21k changes/s)")  # fmt: skip
-    row(
-        "memory, 10M changes in one run --once",
-        "not measured by make bench",
-        "heap < 1 GB, Python < 500 MB",
-        "bench/apply_pg.py --changes 10000000 under /usr/bin/time -v",
-    )
+    host = args.pg.rsplit("@", 1)[-1]
+    with ExitStack() as stack:
+        pdbs = dbs
+        if private:
+            base = stack.enter_context(private_cluster(memory_10m.PRIVATE_SETTINGS))
+            pdbs = Dbs(base)
+            stack.callback(pdbs.drop_all)
+            WHERE[PRIVATE] = f"private {base.rsplit(':', 1)[1]} (wal_level logical)"
+        WHERE[SHARED] = f"shared {host}"
+        measure(args, only, runs, dbs, pdbs)
     load1 = os.getloadavg()
     print(
         f"\n{os.cpu_count()} CPUs; load average {load0[0]:.1f} at the start, "
         f"{load1[0]:.1f} at the end; {time.perf_counter() - t0:.0f} s\n"
     )
-    print("| what | measured | goal | peers in the same run / note |")
-    print("|---|---|---|---|")
-    for what, measured, goal, note in ROWS:
-        print(f"| {what} | {measured} | {goal} | {note} |")
+    print("| what | measured | goal | peers in the same run / note | server |")
+    print("|---|---|---|---|---|")
+    for *cells, where in ROWS:
+        print("| " + " | ".join(c.replace("|", "\\|") for c in (*cells, WHERE[where])) + " |")
+
+
+def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs: Dbs) -> None:
+    """Every row asked for; ``pdbs``: the private instance's databases (or ``dbs``)."""
+    warm_rate = None
+    try:
+        if "capture" in only:
+            capture_rows(f"{args.pg}/postgres", runs, 30_000 if args.quick else 300_000,
+                         2_000 if args.quick else 20_000)  # fmt: skip
+        if "pgbench" in only:
+            pgbench_row(dbs, 5 if args.quick else 15, runs)
+        w1 = 48_000 if args.quick else 480_000
+        if "apply" in only:
+            on_shared = args.apply_on_shared or pdbs is dbs
+            warm_rate = apply_rows(
+                dbs if on_shared else pdbs, w1, args.master, SHARED if on_shared else PRIVATE
+            )
+        if "lag" in only:
+            for spark_only in (False, True):
+                lag_rows(dbs, args.master, 5 if args.quick else 15, spark_only)
+        if "peers" in only:
+            peer_rows(pdbs, w1, warm_rate if not args.apply_on_shared else None)
+        if "memory" in only:
+            memory_row(pdbs.base, 1_000_000 if args.quick else 10_000_000, args.master)
+    finally:
+        dbs.drop_all()
 
 
 if __name__ == "__main__":
