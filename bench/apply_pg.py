@@ -15,8 +15,10 @@ databases for comparison. Prints figures; nothing is hard-coded.
 from __future__ import annotations
 
 import argparse
+import atexit
 import io
 import json
+import shutil
 import tempfile
 import time
 import uuid
@@ -62,7 +64,9 @@ def channel_file(src_url: str, dst_url: str, master: str, **spark: Any) -> Path:
         "tables": [{"name": "public.orders", "snapshot": "none"}],
         "spark": {"master": master, **spark},
     }
-    path = Path(tempfile.mkdtemp(prefix="sp_bench_")) / "bench.yaml"
+    folder = tempfile.mkdtemp(prefix="sp_bench_")
+    atexit.register(shutil.rmtree, folder, True)  # the file outlives the call, not the run
+    path = Path(folder) / "bench.yaml"
     path.write_text(json.dumps(cfg))
     return path
 
