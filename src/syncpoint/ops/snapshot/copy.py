@@ -72,6 +72,7 @@ class TableCopy:
         self.by_data = pair.integer and pair.shape.primary_key[:1] == (pair.partition,)
         self.direct_mod = DirectPath.module(self.vendor, self.target.vendor)
         self.direct: DirectPath | None = None
+        self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
 
     def close(self) -> None:
         self.steps.close()
@@ -146,6 +147,7 @@ class TableCopy:
             else:
                 nxt, lo, hi = None, None, None
             t0 = time.monotonic()
+            self.chunk = (lo, hi, nxt is None)
             n = self._copy(lo, hi, nxt is None, s)
             t1 = time.monotonic()
             self._apply(s, table, n, nxt)
@@ -196,6 +198,12 @@ class TableCopy:
             # partition value is NULL (a non-key column), go with the last chunk
             out[-1] = f"{p} >= {int(cuts[-2])} OR {p} IS NULL"
         return out
+
+    def _key_range(self, table: ApplyTable) -> str | None:
+        """The chunk's range over the target, where the key is the partition column alone."""
+        if table.key != (self.pair.partition,) or self.chunk is None:
+            return None
+        return " OR ".join(f"({r})" for r in self._ranges(*self.chunk, 1))
 
     def _parts(self, s: st.SnapshotState) -> int:
         if not s.step:
@@ -273,7 +281,9 @@ class TableCopy:
             if origin:
                 origin.set_origin(conn, self.pair.location)
             if self.direct is not None:
-                self.direct.apply(conn, self.round_id, n, s.table, s.truncate_pending)
+                self.direct.apply(
+                    conn, self.round_id, n, s.table, s.truncate_pending, self._key_range(table)
+                )
                 self._recorded(s, conn, origin, nxt, n)
                 return
             t.run(conn, "staging_cleanup", (self.app, self.sync_name, self.round_id))

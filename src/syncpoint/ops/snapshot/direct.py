@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from syncpoint.errors import PositionConflict
+from syncpoint.errors import DuplicateKey, PositionConflict
 from syncpoint.vendors.integratebase import ApplyTable, Integrate
 from syncpoint.vendors.snapshotbase import direct_path
 
@@ -72,9 +72,13 @@ class DirectPath:
         )
         return sum(run_tasks(spark, jobs, self.mod.copy_range))
 
-    def apply(self, conn: Any, attempt: str, n: int, table_name: str, empty: bool) -> None:
+    def apply(
+        self, conn: Any, attempt: str, n: int, table_name: str, empty: bool, key_range: str | None
+    ) -> None:
         """Inside the chunk's apply transaction: the staged rows checked and upserted, the
-        staging emptied (``empty``: the target emptied first, ``--truncate``)."""
+        staging emptied (``empty``: the target emptied first, ``--truncate``). ``key_range``:
+        the chunk's range over the target's key (SQL over ``sp_row``) where the key is the
+        partition column alone; a target without rows there takes a plain insert."""
         run, t = self.mod.run, self.table
         run(conn, self.staging, "direct_cleanup", (attempt,))
         found = int(run(conn, self.staging, "direct_count", (attempt,)).fetchone()[0])
@@ -90,23 +94,43 @@ class DirectPath:
             self.target.run(conn, "empty", table=str(t.target.ref), target=target)
         if n:
             q = self.target.q
-            rest = [c for c in t.columns if c.name not in t.key]
-            on_conflict = (
-                "UPDATE SET " + ", ".join(f"{q(c.name)} = EXCLUDED.{q(c.name)}" for c in rest)
-                if rest
-                else "NOTHING"
+            columns = ", ".join(q(c.name) for c in t.columns)
+            fresh = empty or (
+                key_range is not None
+                and not run(
+                    conn, self.staging, "direct_any", target=target, range=key_range
+                ).fetchone()[0]
             )
-            run(
-                conn,
-                self.staging,
-                "direct_upsert",
-                (attempt,),
-                target=target,
-                columns=", ".join(q(c.name) for c in t.columns),
-                key=", ".join(q(k) for k in t.key),
-                on_conflict=on_conflict,
-            )
+            if not fresh or not self._insert(conn, attempt, target, columns):
+                rest = [c for c in t.columns if c.name not in t.key]
+                on_conflict = (
+                    "UPDATE SET " + ", ".join(f"{q(c.name)} = EXCLUDED.{q(c.name)}" for c in rest)
+                    if rest
+                    else "NOTHING"
+                )
+                run(
+                    conn,
+                    self.staging,
+                    "direct_upsert",
+                    (attempt,),
+                    target=target,
+                    columns=columns,
+                    key=", ".join(q(k) for k in t.key),
+                    on_conflict=on_conflict,
+                )
         run(conn, self.staging, "direct_done")
+
+    def _insert(self, conn: Any, attempt: str, target: str, columns: str) -> bool:
+        """The plain insert, under a savepoint; False (and nothing done) when a key was
+        there after all."""
+        try:
+            with conn.transaction():
+                self.mod.run(
+                    conn, self.staging, "direct_insert", (attempt,), target=target, columns=columns
+                )
+        except DuplicateKey:
+            return False
+        return True
 
 
 def drop_staging(mod: Any, conn: Any, prefix: str, location: str, target: str) -> None:
