@@ -130,6 +130,11 @@ def test_binary_and_text_copies_into_same_and_wider_types(
     rows = "SELECT id, n::numeric(30,10), i::bigint, v::text, ts FROM t ORDER BY id"
     assert same.query(rows) == pg_db.query(rows) == wider.query(rows)
     assert wider.query("SELECT count(*) FROM t WHERE extra = 'kept'") == [(2000,)]
+    # again over the loaded target: rows there are replaced by key (the upsert)
+    pg_db.execute("UPDATE t SET v = 'again' WHERE id % 3 = 0")
+    ch.snapshot(restart=True, spark=spark)
+    assert same.query(rows) == pg_db.query(rows)
+    assert same.query("SELECT count(*) FROM t WHERE v = 'again'") == [(666,)]
 
 
 def test_rows_staged_twice_fail_the_chunk_and_apply_nothing(
@@ -168,7 +173,7 @@ def test_rows_staged_twice_fail_the_chunk_and_apply_nothing(
         assert mod.copy_range(job) == 50 and mod.copy_range(job) == 50
         target.begin(conn)
         with pytest.raises(PositionConflict, match="100 instead of 50"):
-            direct.apply(conn, "attempt-1", 50, "t", False)
+            direct.apply(conn, "attempt-1", 50, "t", False, None)
         target.rollback(conn)
     assert dst.query("SELECT count(*) FROM t") == [(0,)]
 

@@ -121,3 +121,9 @@ def run_tasks(spark: Any, jobs: list[Any], task: Callable[[Any], int]) -> list[i
         return []
     rdd = spark.sparkContext.parallelize(jobs, len(jobs))
     return [int(n) for n in rdd.map(task).collect()]
+
+
+def slots(spark: Any) -> int:
+    """How many tasks Spark runs at once (its default parallelism): more tasks than that
+    for one chunk only add each task's start-up."""
+    return max(1, int(spark.sparkContext.defaultParallelism))

@@ -217,12 +217,15 @@ class TableCopy:
 
         self.round_id = uuid.uuid4().hex
         if self.direct is not None:
+            from syncpoint.spark.snapshot import slots
+
+            spark = self.steps.spark()
             n = self.direct.copy(
-                self.steps.spark(),
+                spark,
                 self.src.capture.url,
                 self.rows.table,
                 self.round_id,
-                self._ranges(lo, hi, last, self._parts(s)),
+                self._ranges(lo, hi, last, min(self._parts(s), slots(spark))),
             )
             failpoints.hit("snapshot_after_stage")
             return n
