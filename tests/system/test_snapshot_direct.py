@@ -196,3 +196,17 @@ def test_sparse_keys_take_a_handful_of_chunks(
     assert targets[0].query("SELECT count(*), sum(id) FROM t") == pg_db.query(
         "SELECT count(*), sum(id) FROM t"
     )
+
+
+def test_a_failing_task_names_no_password(pg_db: Any, spark: Any) -> None:
+    from syncpoint.spark.snapshot import run_tasks
+    from syncpoint.vendors.postgres import snapshot_direct as mod
+
+    pg_db.execute("CREATE TABLE t (id bigint PRIMARY KEY)")
+    user, rest = pg_db.url.split("://", 1)[1].split("@", 1)
+    bad = f"postgresql://{user.split(':')[0]}:s3cret-pw@{rest.rsplit('/', 1)[0]}/sp_no_such_db"
+    job = mod.RangeCopy(pg_db.url, bad, "COPY (SELECT 1) TO STDOUT", "COPY t FROM STDIN")
+    with pytest.raises(Exception) as err:  # noqa: PT011 - whatever Spark wraps it in
+        run_tasks(spark, [job], mod.copy_range)
+    assert "sp_no_such_db" in str(err.value)  # the task's own error came through
+    assert "s3cret-pw" not in str(err.value)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.core.types import widens
@@ -76,8 +76,8 @@ def mode(source: Sequence[tuple[str, str, str, str]], table: ApplyTable) -> str 
 class RangeCopy:
     """One task's work: the COPY out at the source and the COPY in at the target."""
 
-    source_url: str
-    target_url: str
+    source_url: str = field(repr=False)  # may hold a password: never shown
+    target_url: str = field(repr=False)
     out_sql: str
     in_sql: str
 
