@@ -2,7 +2,8 @@
 applied but not committed; after the hand-over; and at seven random moments) while writers
 keep changing the table: each next ``snapshot`` resumes without copying the finished chunks
 again, ``run`` refuses the table meanwhile, and after the last one and a round the target
-equals the source, every key once."""
+equals the source, every key once. Into SQLite (the JDBC path) and into PostgreSQL (the
+direct path: COPY streamed into a typed staging)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import make_pg
 from tests.system import roundkit as rk
 from tests.system import snapkit as sk
 
@@ -25,9 +27,9 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(1800)]
 
 # Ten kills: three at named failpoints inside a chunk and after the hand-over, and seven at
 # random moments of a running copy (a random delay after a chunk was seen to commit, so a
-# kill can fall anywhere: during a read, a staging write, an apply). The writers' keys
-# spread the key range wide, so the copy has dozens of chunks: enough left for every kill
-# however fast the machine is.
+# kill can fall anywhere: during a read, a staging write, an apply). Chunks of 300 rows
+# (bounds from the data: the key is the partition column) of a table the writers keep
+# growing give dozens of chunks: enough left for every kill however fast the machine is.
 KILLS = [
     "random",
     "snapshot_after_stage@2",
@@ -40,7 +42,7 @@ KILLS = [
     "random",
     "snapshot_after_handover",
 ]
-ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "100"}
+ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "300"}
 ROWS = 6_000
 
 
@@ -79,11 +81,21 @@ def kill_at_random(cfg: Path, dst: Any, env: dict[str, str], rng: random.Random)
     p.wait()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, sqlite_db: Any) -> Any:
+    if request.param == "sqlite":
+        yield sqlite_db
+        return
+    gen = make_pg()
+    yield next(gen)
+    next(gen, None)
+
+
 def test_snapshot_killed_at_each_step_and_at_random_converges(
-    pg_db: Any, sqlite_db: Any, tmp_path: Path
+    pg_db: Any, target: Any, tmp_path: Path
 ) -> None:
     sk.seed(pg_db, ROWS)
-    cfg = sk.config(tmp_path / "sp.yaml", {"src": pg_db}, sqlite_db)
+    cfg = sk.config(tmp_path / "sp.yaml", {"src": pg_db}, target)
     assert rk.syncpoint(cfg, "install").returncode == 0
     procs = sk.start_writers("postgres", pg_db.url, 3, ROWS, seconds=1800)
     rng = random.Random(9)
@@ -91,13 +103,13 @@ def test_snapshot_killed_at_each_step_and_at_random_converges(
         before = -1
         for n, kill in enumerate(KILLS):
             if kill == "random":
-                kill_at_random(cfg, sqlite_db, {**os.environ, **ENV}, rng)
+                kill_at_random(cfg, target, {**os.environ, **ENV}, rng)
             else:
                 r = rk.syncpoint(
                     cfg, "snapshot", env={**ENV, "SYNCPOINT_FAILPOINT": kill}, timeout=900
                 )
                 assert r.returncode == -signal.SIGKILL, (kill, r.stdout, r.stderr)
-            now = state(sqlite_db)[0]
+            now = state(target)[0]
             # the next run resumes: what was committed stays, nothing starts over
             assert now >= max(before, 0), (kill, now, before)
             before = now
@@ -111,6 +123,6 @@ def test_snapshot_killed_at_each_step_and_at_random_converges(
         sk.stop(procs)
     r = rk.syncpoint(cfg, "run", "--once")
     assert r.returncode == 0, r.stderr
-    ok, detail = sk.same(pg_db, sqlite_db)
+    ok, detail = sk.same(pg_db, target)
     assert ok, detail
-    assert sk.keys_unique(sqlite_db)
+    assert sk.keys_unique(target)

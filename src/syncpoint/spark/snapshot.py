@@ -111,3 +111,19 @@ def copy_chunk(
         w = w.option(k, v)
     w.mode("append").save()
     return int(obs.get["n"])
+
+
+def run_tasks(spark: Any, jobs: list[Any], task: Callable[[Any], int]) -> list[int]:
+    """One Spark task per job (``task(job)`` runs in a Python worker and returns a count);
+    the counts, in the jobs' order. The direct path's copies: Spark schedules, the rows go
+    from database to database without passing through the JVM."""
+    if not jobs:
+        return []
+    rdd = spark.sparkContext.parallelize(jobs, len(jobs))
+    return [int(n) for n in rdd.map(task).collect()]
+
+
+def slots(spark: Any) -> int:
+    """How many tasks Spark runs at once (its default parallelism): more tasks than that
+    for one chunk only add each task's start-up."""
+    return max(1, int(spark.sparkContext.defaultParallelism))

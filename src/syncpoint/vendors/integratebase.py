@@ -460,11 +460,16 @@ class Integrate:
     # -- uninstall -------------------------------------------------------------------------
     def uninstall_statements(self, conn: Any, keep_positions: bool = False) -> list[str]:
         """The DROPs that remove this prefix's control tables here: table stops, staging,
-        the gate table and, unless ``keep_positions``, positions, sync points and receive
-        stamps (``{p}stin_*``). Only tables that exist; any other table is never named."""
+        the gate table, snapshot states and typed stagings (``{p}snapstage_*``) and, unless
+        ``keep_positions``, positions, sync points and receive stamps (``{p}stin_*``). Only
+        tables that exist; any other table is never named."""
         have = {str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()}
         self.end_read(conn)
         names = [self.idents["stops"], self.idents["staging"], f"{self.prefix}load_state"]
+        # snapshot states (a kept position says a table was loaded), and the typed stagings
+        # of snapshots that did not finish (a finished one drops its own)
+        names.append(self.idents["snapshots"])
+        names += sorted(n for n in have if n.startswith(f"{self.prefix}snapstage_"))
         if not keep_positions:
             names += [self.idents["positions"], self.idents["sync_points"]]
             names += sorted(n for n in have if n.startswith(f"{self.prefix}stin_"))

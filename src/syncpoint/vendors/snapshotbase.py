@@ -40,3 +40,17 @@ def verify_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowS
     """Rows as ``verify`` reads them: as capture writes them, at any location (SQLite has
     a variant that needs no capture objects)."""
     return vendors.get(vendor).snapshot.verify_source(conn, table, prefix)  # type: ignore[no-any-return]
+
+
+def direct_path(source_vendor: str, target_vendor: str) -> Any:
+    """The vendor's direct path of a snapshot (``vendors/<v>/snapshot_direct.py``: rows
+    streamed from source to target database without passing through Spark's JVM), where
+    source and target are of that one vendor and it has one; else None."""
+    import importlib.util
+
+    if source_vendor != target_vendor:
+        return None
+    name = f"syncpoint.vendors.{source_vendor}.snapshot_direct"
+    if importlib.util.find_spec(name) is None:
+        return None
+    return importlib.import_module(name)

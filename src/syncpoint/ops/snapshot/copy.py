@@ -9,6 +9,16 @@ the rows by key (the rounds' own statement, so values convert exactly as changes
 records the chunk in ``{p}snapshots`` and deletes the staged rows. A kill at any point
 leaves either the chunk applied and recorded, or neither; the next ``snapshot`` goes on
 from the first chunk not recorded.
+
+Where source and target vendor have a direct path (``ops/snapshot/direct.py``: PostgreSQL
+to PostgreSQL), a chunk's ranges are streamed database to database into a typed staging
+table instead, by Spark tasks, and applied the same way.
+
+Chunk bounds: when the partition column leads the source's primary key (an index walk
+finds any row's successor), each chunk ends where the data has ``CHUNK_ROWS`` more rows
+(``next_bound.sql``), however sparse the keys; otherwise chunks are equal steps of the
+partition column's range. Either way the state stores where the next chunk starts, and a
+resumed run goes on from there (the state's ``step`` is 0 for bounds from the data).
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from syncpoint.errors import PositionConflict
 from syncpoint.ops import snapshot_state as st
 from syncpoint.ops.location import Location
 from syncpoint.ops.round import GroupRound, Source
+from syncpoint.ops.snapshot.direct import DirectPath, drop_staging
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, row_source, sql
@@ -57,6 +68,11 @@ class TableCopy:
         self.sync_name = f"snapshot {pair.location} {pair.table.ref}"[:200]
         self.part = vendors.get(self.vendor).dialect.quote(pair.partition)
         self.part_sql = f"sp_row.{self.part}" if pair.integer else "0"
+        # bounds from the data need an index led by the partition column: the key's
+        self.by_data = pair.integer and pair.shape.primary_key[:1] == (pair.partition,)
+        self.direct_mod = DirectPath.module(self.vendor, self.target.vendor)
+        self.direct: DirectPath | None = None
+        self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
 
     def close(self) -> None:
         self.steps.close()
@@ -84,6 +100,8 @@ class TableCopy:
         if self.pair.integer and mn is not None:
             lo, hi = int(mn), int(mx)
             step = max(1, math.ceil((hi - lo + 1) * CHUNK_ROWS / max(int(n), 1)))
+            if self.by_data:
+                step = 0
             next_lo: int | None = lo
         else:
             step, next_lo = 0, (0 if int(n or 0) else None)
@@ -107,20 +125,30 @@ class TableCopy:
     # -- chunks ---------------------------------------------------------------------------------
     def chunks(self, s: st.SnapshotState, on_progress: Callable[[st.SnapshotState], None]) -> None:
         table = self._apply_table(s)
+        self.direct = DirectPath.choose(
+            self.direct_mod,
+            self.src.conn,
+            self.rows.table,
+            self.rows,
+            self.target,
+            self.pair.location,
+            table,
+        )
+        if self.direct is not None and s.next_lo is not None:
+            self.direct.create(self.conn)
+        how = f"direct path ({self.direct.fmt} COPY)" if self.direct else "JDBC path"
+        log.info("%s from %s: copied by the %s", s.table, s.location, how)
         while s.next_lo is not None:
             a = s.next_lo
-            if self.pair.integer and s.hi is not None and s.step:
-                b = a + s.step
-                last = b > s.hi
-                rng = f"{self.part_sql} >= {int(a)} AND {self.part_sql} < {int(b)}"
-                if last:  # rows whose partition value is NULL (a non-key column) go last
-                    rng = f"({rng}) OR {self.part_sql} IS NULL"
+            if self.pair.integer and s.hi is not None:
+                b, last = self._bound(s, a)
                 nxt: int | None = None if last else b
-                lo, hi = a, min(b, s.hi + 1)
+                lo, hi = a, (max(b, s.hi + 1) if last else b)
             else:
-                rng, nxt, lo, hi = "1 = 1", None, None, None
+                nxt, lo, hi = None, None, None
             t0 = time.monotonic()
-            n = self._copy(rng, lo, hi, s)
+            self.chunk = (lo, hi, nxt is None)
+            n = self._copy(lo, hi, nxt is None, s)
             t1 = time.monotonic()
             self._apply(s, table, n, nxt)
             log.info(
@@ -135,10 +163,73 @@ class TableCopy:
             failpoints.hit("snapshot_after_chunk")
             on_progress(s)
 
-    def _copy(self, rng: str, lo: int | None, hi: int | None, s: st.SnapshotState) -> int:
+    def _bound(self, s: st.SnapshotState, a: int) -> tuple[int, bool]:
+        """Where the chunk from ``a`` ends (exclusive), and whether it is the last."""
+        if s.step:
+            return a + s.step, a + s.step > (s.hi or 0)
+        cur = self.src.conn.cursor()
+        cur.execute(
+            sql(
+                self.vendor,
+                "next_bound",
+                part=self.part,
+                table=self.rows.table,
+                lo=str(int(a)),
+                rows=str(max(1, CHUNK_ROWS)),
+            )
+        )
+        row = cur.fetchone()
+        _idle(self.src.conn)
+        if row is None or row[0] is None:
+            return max(a, s.hi or a) + 1, True
+        return max(int(row[0]), a + 1), False
+
+    def _ranges(self, lo: int | None, hi: int | None, last: bool, parts: int) -> list[str]:
+        """The chunk [lo, hi) as ``parts`` ranges of about equal width (SQL over sp_row);
+        the last chunk's last range also takes every row from lo on and NULLs."""
+        p = self.part_sql
+        if lo is None or hi is None:
+            return ["1 = 1"]
+        parts = max(1, min(parts, hi - lo))
+        cuts = [lo + (hi - lo) * i // parts for i in range(parts)] + [hi]
+        out = [f"{p} >= {int(x)} AND {p} < {int(y)}" for x, y in zip(cuts, cuts[1:], strict=False)]
+        if last:
+            # rows beyond the bounds read at the start (inserted since), and rows whose
+            # partition value is NULL (a non-key column), go with the last chunk
+            out[-1] = f"{p} >= {int(cuts[-2])} OR {p} IS NULL"
+        return out
+
+    def _key_range(self, table: ApplyTable) -> str | None:
+        """The chunk's range over the target, where the key is the partition column alone."""
+        if table.key != (self.pair.partition,) or self.chunk is None:
+            return None
+        return " OR ".join(f"({r})" for r in self._ranges(*self.chunk, 1))
+
+    def _parts(self, s: st.SnapshotState) -> int:
+        if not s.step:
+            est = float(CHUNK_ROWS)
+        else:
+            est = s.step * max(s.rows_estimated, 1) / max((s.hi or 0) - (s.lo or 0) + 1, 1)
+        return max(1, min(PARTITIONS, math.ceil(est / ROWS_PER_PARTITION)))
+
+    def _copy(self, lo: int | None, hi: int | None, last: bool, s: st.SnapshotState) -> int:
         from syncpoint.spark.snapshot import copy_chunk
 
         self.round_id = uuid.uuid4().hex
+        if self.direct is not None:
+            from syncpoint.spark.snapshot import slots
+
+            spark = self.steps.spark()
+            n = self.direct.copy(
+                spark,
+                self.src.capture.url,
+                self.rows.table,
+                self.round_id,
+                self._ranges(lo, hi, last, min(self._parts(s), slots(spark))),
+            )
+            failpoints.hit("snapshot_after_stage")
+            return n
+        rng = " OR ".join(f"({r})" for r in self._ranges(lo, hi, last, 1))
         extra = f", {self.rows.letters} AS sp_fix" if self.rows.letters else ""
         query = sql(
             self.vendor,
@@ -150,8 +241,7 @@ class TableCopy:
             range=rng,
         )
         parallel = bool(vendors.get(self.vendor).dialect.JDBC_PARALLEL)
-        est = (s.step or 0) * max(s.rows_estimated, 1) / max((s.hi or 0) - (s.lo or 0) + 1, 1)
-        parts = max(1, min(PARTITIONS, math.ceil(est / ROWS_PER_PARTITION))) if parallel else 1
+        parts = self._parts(s) if parallel else 1
         n = copy_chunk(
             self.steps.spark(),
             self.src.capture.jdbc(),
@@ -193,6 +283,12 @@ class TableCopy:
         try:
             if origin:
                 origin.set_origin(conn, self.pair.location)
+            if self.direct is not None:
+                self.direct.apply(
+                    conn, self.round_id, n, s.table, s.truncate_pending, self._key_range(table)
+                )
+                self._recorded(s, conn, origin, nxt, n)
+                return
             t.run(conn, "staging_cleanup", (self.app, self.sync_name, self.round_id))
             cur = t.run(conn, "staging_count", (self.round_id,))
             found = {int(a): int(b) for a, b in cur.fetchall()}
@@ -208,16 +304,22 @@ class TableCopy:
                 t.run(conn, "empty", table=str(table.target.ref), target=target)
             if n:
                 t.upsert(conn, self.round_id, self._window(s), table)
-            st.chunk_done(t, conn, self.app, s, nxt, n)
             t.run(conn, "staging_done", (self.round_id,))
-            if origin:
-                origin.set_origin(conn, None)
-            failpoints.hit("snapshot_before_commit")
-            t.commit(conn)
-            s.truncate_pending = False
+            self._recorded(s, conn, origin, nxt, n)
         except BaseException:
             t.rollback(conn)
             raise
+
+    def _recorded(
+        self, s: st.SnapshotState, conn: Any, origin: Any, nxt: int | None, n: int
+    ) -> None:
+        """The chunk's record, and the commit of its transaction."""
+        st.chunk_done(self.target, conn, self.app, s, nxt, n)
+        if origin:
+            origin.set_origin(conn, None)
+        failpoints.hit("snapshot_before_commit")
+        self.target.commit(conn)
+        s.truncate_pending = False
 
     # -- hand-over ------------------------------------------------------------------------------
     def hand_over(self, s: st.SnapshotState) -> None:
@@ -236,6 +338,9 @@ class TableCopy:
                 if origin:
                     origin.set_origin(conn, None)
             st.hand_over(t, conn, self.app, s)
+            if self.direct_mod is not None:
+                target = str(self._window(s).target)
+                drop_staging(self.direct_mod, conn, t.prefix, self.pair.location, target)
             t.commit(conn)
         except BaseException:
             t.rollback(conn)

@@ -1,0 +1,138 @@
+"""The direct path of a snapshot chunk, where the source and target vendor have one
+(PostgreSQL to PostgreSQL): Spark runs one task per key range of the chunk, each streaming
+the range from the source database into a typed staging table at the target and
+committing it; the chunk's apply transaction checks the staged count against the sum of
+the tasks' counts and upserts the typed rows by key.
+
+Used when it copies exactly what the JDBC path would: the vendor's row source needs no
+``finish`` step, the target has a unique index on the key (a keyless target is applied
+by delete and insert, on the JDBC path), and every column written has a type the vendor
+can carry exactly (the vendor's ``mode``). ``SYNCPOINT_SNAPSHOT_PATH=jdbc`` keeps every
+table on the JDBC path (for comparisons).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from syncpoint.errors import DuplicateKey, PositionConflict
+from syncpoint.vendors.integratebase import ApplyTable, Integrate
+from syncpoint.vendors.snapshotbase import direct_path
+
+
+class DirectPath:
+    """The direct path of one (capture location, table) into its target."""
+
+    def __init__(self, mod: Any, target: Integrate, location: str, table: ApplyTable, fmt: str):
+        self.mod, self.target, self.table, self.fmt = mod, target, table, fmt
+        self.staging = mod.staging_name(target.prefix, location, str(table.target.ref))
+
+    @staticmethod
+    def module(source_vendor: str, target_vendor: str) -> Any:
+        if os.environ.get("SYNCPOINT_SNAPSHOT_PATH", "") == "jdbc":
+            return None
+        return direct_path(source_vendor, target_vendor)
+
+    @classmethod
+    def choose(
+        cls,
+        mod: Any,
+        source_conn: Any,
+        source_table: str,
+        rows: Any,
+        target: Integrate,
+        location: str,
+        table: ApplyTable,
+    ) -> DirectPath | None:
+        """The direct path for this table, or None (then the JDBC path copies it)."""
+        if mod is None or rows.finish is not None or not table.keyed:
+            return None
+        fmt = mod.mode(mod.source_columns(source_conn, source_table), table)
+        return None if fmt is None else cls(mod, target, location, table, fmt)
+
+    def create(self, conn: Any) -> None:
+        self.mod.create_staging(conn, self.staging, self.table, self.target.location)
+
+    def copy(
+        self, spark: Any, source_url: str, source_table: str, attempt: str, ranges: list[str]
+    ) -> int:
+        """Copy the chunk's ranges into the staging (committed); the rows the tasks wrote."""
+        from syncpoint.spark.snapshot import run_tasks
+
+        jobs = self.mod.copies(
+            source_url,
+            self.target.url,
+            source_table,
+            self.table,
+            self.staging,
+            self.fmt,
+            attempt,
+            ranges,
+        )
+        return sum(run_tasks(spark, jobs, self.mod.copy_range))
+
+    def apply(
+        self, conn: Any, attempt: str, n: int, table_name: str, empty: bool, key_range: str | None
+    ) -> None:
+        """Inside the chunk's apply transaction: the staged rows checked and upserted, the
+        staging emptied (``empty``: the target emptied first, ``--truncate``). ``key_range``:
+        the chunk's range over the target's key (SQL over ``sp_row``) where the key is the
+        partition column alone; a target without rows there takes a plain insert."""
+        run, t = self.mod.run, self.table
+        run(conn, self.staging, "direct_cleanup", (attempt,))
+        found = int(run(conn, self.staging, "direct_count", (attempt,)).fetchone()[0])
+        if found != n:
+            raise PositionConflict(
+                f"the staged rows of snapshot chunk {attempt} are not those written "
+                f"({found} instead of {n}); nothing of this chunk was applied",
+                location=self.target.location,
+                table=table_name,
+            )
+        target = self.target.qualified(t.target.ref)
+        if empty:
+            self.target.run(conn, "empty", table=str(t.target.ref), target=target)
+        if n:
+            q = self.target.q
+            columns = ", ".join(q(c.name) for c in t.columns)
+            fresh = empty or (
+                key_range is not None
+                and not run(
+                    conn, self.staging, "direct_any", target=target, range=key_range
+                ).fetchone()[0]
+            )
+            if not fresh or not self._insert(conn, attempt, target, columns):
+                rest = [c for c in t.columns if c.name not in t.key]
+                on_conflict = (
+                    "UPDATE SET " + ", ".join(f"{q(c.name)} = EXCLUDED.{q(c.name)}" for c in rest)
+                    if rest
+                    else "NOTHING"
+                )
+                run(
+                    conn,
+                    self.staging,
+                    "direct_upsert",
+                    (attempt,),
+                    target=target,
+                    columns=columns,
+                    key=", ".join(q(k) for k in t.key),
+                    on_conflict=on_conflict,
+                )
+        run(conn, self.staging, "direct_done")
+
+    def _insert(self, conn: Any, attempt: str, target: str, columns: str) -> bool:
+        """The plain insert, under a savepoint; False (and nothing done) when a key was
+        there after all."""
+        try:
+            with conn.transaction():
+                self.mod.run(
+                    conn, self.staging, "direct_insert", (attempt,), target=target, columns=columns
+                )
+        except DuplicateKey:
+            return False
+        return True
+
+
+def drop_staging(mod: Any, conn: Any, prefix: str, location: str, target: str) -> None:
+    """Inside the hand-over transaction: the table's typed staging goes."""
+    mod.run(conn, mod.staging_name(prefix, location, target), "direct_drop")

@@ -1,0 +1,155 @@
+"""The direct path of a PostgreSQL to PostgreSQL snapshot: each key range of a chunk is a
+``COPY (SELECT ...) TO STDOUT`` at the source streamed into ``COPY ... FROM STDIN`` of a
+typed staging table at the target, in binary when every column's type is the same on both
+sides, else in text (then only for types whose text carries every value exactly into the
+target's type: see ``mode``). The chunk's apply transaction then checks the count and
+upserts the typed rows by key: no JSON is built or parsed, no row passes through Python
+or the JVM.
+
+The typed staging (``{p}snapstage_<hash>``, per capture location and target table) holds
+the target's columns and the chunk attempt id; it is unlogged (a crash empties it, and
+nothing of it was applied), made anew by each snapshot run of the table and dropped at the
+hand-over and by uninstall.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from syncpoint.core.types import widens
+from syncpoint.vendors.integratebase import ApplyTable
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.snapshot import SESSION_INIT
+from syncpoint.vendors.postgres.types import parse
+from syncpoint.vendors.sqlfiles import SqlFiles
+
+ATTEMPT = "sp_snapshot_attempt"  # the staging's column of the chunk attempt id
+# kinds whose text form, written by the source and read by the target under the same
+# session settings, is the same value in a wider type of the same kind
+TEXT_EXACT = {"int", "decimal", "float", "text", "bool", "date", "time", "timestamp", "uuid"}
+
+
+def source_columns(conn: Any, table: str) -> list[tuple[str, str, str, str]]:
+    """(name, base type, typtype, typcategory) of the source table's columns (``table``:
+    quoted and qualified), in a read ended at once."""
+    cur = conn.cursor()
+    cur.execute(SqlFiles("postgres", "snapshot").one("columns"), (table,))
+    rows = [(str(a), str(b), str(c), str(d)) for a, b, c, d in cur.fetchall()]
+    conn.rollback()
+    return rows
+
+
+def staging_name(prefix: str, location: str, target: str) -> str:
+    digest = hashlib.sha256(f"{location}\n{target}".encode()).hexdigest()[:16]
+    return f"{prefix}snapstage_{digest}"
+
+
+def mode(source: Sequence[tuple[str, str, str, str]], table: ApplyTable) -> str | None:
+    """``binary``, ``text``, or None (the direct path cannot copy these columns exactly).
+    ``source``: the source's columns as ``snapshot/columns.sql`` reads them (name, base
+    type, typtype, typcategory)."""
+    by = {name: (base, typtype, cat) for name, base, typtype, cat in source}
+    if any(c.name == ATTEMPT for c in table.target.columns):
+        return None
+    binary = True
+    for c in table.columns:
+        if c.name not in by or c.source is None:
+            return None
+        base, typtype, cat = by[c.name]
+        same = c.source.declared == c.type or base == c.type
+        if same and (typtype in ("c", "e") or cat == "A"):
+            # binary composites and arrays carry type oids, which differ between databases
+            # for types made there; their text is the same literal on both sides
+            binary = False
+        elif not same:
+            a, b = c.source, parse(c.type)
+            if a.kind != b.kind or a.kind not in TEXT_EXACT or not widens(a, b):
+                return None
+            binary = False
+    return "binary" if binary else "text"
+
+
+@dataclass(frozen=True)
+class RangeCopy:
+    """One task's work: the COPY out at the source and the COPY in at the target."""
+
+    source_url: str = field(repr=False)  # may hold a password: never shown
+    target_url: str = field(repr=False)
+    out_sql: str
+    in_sql: str
+
+
+def _files(staging: str) -> SqlFiles:
+    idents = {"staging": staging, "attempt": ATTEMPT}
+    return SqlFiles("postgres", "snapshot", idents, comments=False)
+
+
+def copies(
+    source_url: str,
+    target_url: str,
+    table: str,
+    apply: ApplyTable,
+    staging: str,
+    fmt: str,
+    attempt: str,
+    ranges: Sequence[str],
+) -> list[RangeCopy]:
+    """One ``RangeCopy`` per range (SQL over ``sp_row``, quoted identifiers and integers)."""
+    f = _files(staging)
+    cols = ", ".join(dialect.quote(c.name) for c in apply.columns)
+    src_cols = ", ".join(f"sp_row.{dialect.quote(c.name)}" for c in apply.columns)
+    how = "(FORMAT binary)" if fmt == "binary" else ""
+    in_sql = f.one("direct_copy_in", raw={"columns": cols, "format": how})
+    return [
+        RangeCopy(
+            source_url,
+            target_url,
+            f.one(
+                "direct_copy_out",
+                raw={"columns": src_cols, "table": table, "range": r, "format": how},
+                literals={"attempt": attempt},
+            ),
+            in_sql,
+        )
+        for r in ranges
+    ]
+
+
+def copy_range(job: RangeCopy) -> int:
+    """Run in a Spark task: stream the range from source to staging, commit, return the
+    number of rows the target took. Errors name neither URL nor password."""
+    src = dialect.connect(job.source_url)
+    try:
+        dst = dialect.connect(job.target_url)
+        try:
+            for conn in (src, dst):
+                # the settings capture pins: text values read and written alike
+                conn.execute(SESSION_INIT)
+            with dialect.translated():
+                cur = dst.cursor()
+                with cur.copy(job.in_sql) as w:
+                    with src.cursor().copy(job.out_sql) as r:
+                        for block in r:
+                            w.write(block)
+                n = int(cur.rowcount)
+                dst.commit()
+            return n
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+def create_staging(conn: Any, staging: str, apply: ApplyTable, location: str) -> None:
+    """Make the table's typed staging anew, in its own transaction."""
+    cols = ", ".join(f"{dialect.quote(c.name)} {c.type}" for c in apply.columns)
+    _files(staging).run(conn, "direct_staging", raw={"columns": cols})
+    conn.commit()
+
+
+def run(conn: Any, staging: str, name: str, params: Sequence[Any] = (), **raw: str) -> Any:
+    """A statement of the direct path's apply at the target (in the caller's transaction)."""
+    return _files(staging).run(conn, name, params, raw=raw)
