@@ -104,7 +104,8 @@ class Source:
 
     def execute(self, stmt: str, params: tuple[Any, ...] | list[Any] = ()) -> None:
         cur = self.conn.cursor()
-        cur.execute(stmt, params or None)  # PyMySQL formats with "%" whenever given params
+        # PyMySQL formats with "%" whenever given parameters, even none
+        cur.execute(stmt, params) if params else cur.execute(stmt)
 
     def transaction(self, work: Callable[[], None]) -> None:
         self.execute(self.begin)
