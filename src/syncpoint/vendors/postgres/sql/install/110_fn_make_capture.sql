@@ -33,6 +33,7 @@ DECLARE
     v_keys     smallint[];
     v_names    text[] := '{}';
     v_missing  text;
+    v_keysel   text := '';
     v_join     text := '';
     v_cols     text := '';
     v_proj     boolean := false;
@@ -50,7 +51,6 @@ DECLARE
     v_gon      text := '';
     v_goff     text := '';
     v_head     text;
-    v_origin   text;
     v_dbg      text := '';
     v_body     text;
     v_trg      text;
@@ -132,8 +132,9 @@ BEGIN
          WHERE o.oprname = '=' AND o.oprleft = c.atttypid AND o.oprright = c.atttypid
            AND n.nspname <> 'pg_catalog'
          LIMIT 1;
+        v_keysel := v_keysel || format(', t.%I AS sp_k%s', c.attname, i);
         v_join := v_join || CASE WHEN i > 1 THEN ' AND ' ELSE '' END
-                  || format('o.%I %s n.%I', c.attname, coalesce(v_eq, '='), c.attname);
+                  || format('o.sp_k%s %s n.sp_k%s', i, coalesce(v_eq, '='), i);
         v_names := v_names || c.attname::text;
     END LOOP;
 
@@ -221,34 +222,33 @@ BEGIN
                FROM unnest(v_need) WITH ORDINALITY AS x(g, o)));
     END IF;
 
-    SELECT location, stream_id || ':' INTO v_loc, v_guid FROM ${schema}.${service};
-    -- The transaction, the origin and the time are evaluated inside the statement (a
-    -- DECLARE initializer is one more plpgsql step for every statement).
-    v_origin := format('coalesce(nullif(current_setting(%L, true), %L), %L)',
-                       $lit{origin_guc}, '', v_loc);
     IF t.debug = 1 THEN
         v_dbg := format(
             'GET DIAGNOSTICS sp_n = ROW_COUNT; '
             'INSERT INTO %s (repl_key, line) VALUES ('
             'CASE WHEN sp_n > 0 THEN currval(%L::regclass) END, '
             'format(''%%s %%s: %%s record(s), trans_key %%s, dbid %%s'', '
-            'TG_OP, %L, sp_n, pg_current_xact_id(), %s));',
-            $lit{debug_q}, $lit{seq_q}, format('%I.%I', t.schemaname, t.tablename), v_origin);
+            'TG_OP, %L, sp_n, sp_x, sp_o));',
+            $lit{debug_q}, $lit{seq_q}, format('%I.%I', t.schemaname, t.tablename));
     END IF;
 
+    SELECT location, stream_id || ':' INTO v_loc, v_guid FROM ${schema}.${service};
     -- The key is taken in a fenced subquery (OFFSET 0) so that the guid is made from the
     -- same nextval; a generated column would cost an expression set-up per statement.
     v_head := format(
         'INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, db_schema, '
         'db_action, content, oldcontent, version, captured_at) '
-        'SELECT q.sp_k, %L || q.sp_k::text, pg_current_xact_id(), %s, %L, %L, %L, q.sp_a, '
-        'q.sp_c, q.sp_oc, %s, clock_timestamp() FROM (SELECT nextval(%L::regclass) AS sp_k, ',
-        $lit{items_q}, v_guid, v_origin, t.tablename, current_database(), t.schemaname,
-        t.version, $lit{seq_q});
+        'SELECT q.sp_k, %L || q.sp_k::text, sp_x, sp_o, %L, %L, %L, q.sp_a, q.sp_c, q.sp_oc, '
+        '%s, sp_at FROM (SELECT nextval(%L::regclass) AS sp_k, ',
+        $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname, t.version,
+        $lit{seq_q});
     v_body := format($body$
 #variable_conflict use_variable
 DECLARE
-    %s
+    sp_x  xid8 := pg_current_xact_id();
+    sp_o  text := coalesce(nullif(current_setting(%L, true), ''), %L);
+    sp_at timestamptz := clock_timestamp();
+    sp_n  bigint;
     %s
 BEGIN
     %s
@@ -256,11 +256,11 @@ BEGIN
         %s 'INSERT' AS sp_a, %s AS sp_c, NULL::text AS sp_oc
           FROM sp_new AS n OFFSET 0) AS q;
     ELSIF TG_OP = 'UPDATE' THEN
-        %s CASE WHEN o.* IS NOT DISTINCT FROM NULL THEN 'INSERT'
-                WHEN n.* IS NOT DISTINCT FROM NULL THEN 'DELETE' ELSE 'UPDATE' END AS sp_a,
-           CASE WHEN n.* IS DISTINCT FROM NULL THEN %s END AS sp_c,
-           CASE WHEN o.* IS DISTINCT FROM NULL THEN %s END AS sp_oc
-          FROM sp_old AS o FULL JOIN sp_new AS n ON %s
+        %s CASE WHEN o.sp_m IS NULL THEN 'INSERT' WHEN n.sp_m IS NULL THEN 'DELETE'
+                ELSE 'UPDATE' END AS sp_a,
+           CASE WHEN n.sp_m THEN %s END AS sp_c, CASE WHEN o.sp_m THEN %s END AS sp_oc
+          FROM (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_old AS t) AS o
+          FULL JOIN (SELECT true AS sp_m, t.*::%s AS sp_r%s FROM sp_new AS t) AS n ON %s
         OFFSET 0) AS q;
     ELSIF TG_OP = 'DELETE' THEN
         %s 'DELETE' AS sp_a, NULL::text AS sp_c, %s AS sp_oc
@@ -274,9 +274,10 @@ BEGIN
     RETURN NULL;
 END
 $body$,
-        CASE WHEN t.debug = 1 THEN 'sp_n bigint;' ELSE '' END, v_gdecl, v_gon,
+        $lit{origin_guc}, v_loc, v_gdecl, v_gon,
         v_head, replace(v_enc, '@ROW@', 'n.*'),
-        v_head, replace(v_enc, '@ROW@', 'n.*'), replace(v_enc, '@ROW@', 'o.*'), v_join,
+        v_head, replace(v_enc, '@ROW@', 'n.sp_r'), replace(v_enc, '@ROW@', 'o.sp_r'),
+        v_relq, v_keysel, v_relq, v_keysel, v_join,
         v_head, replace(v_enc, '@ROW@', 'o.*'),
         v_head, $lit{tables_q}, p_id,
         v_dbg, v_goff);
