@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from syncpoint.config import TableConfig
@@ -107,9 +108,10 @@ class Source:
         # PyMySQL formats with "%" whenever given parameters, even none
         cur.execute(stmt, params) if params else cur.execute(stmt)
 
-    def transaction(self, work: Callable[[], None]) -> None:
+    def transaction(self, statements: list[tuple[str, tuple[Any, ...] | list[Any]]]) -> None:
         self.execute(self.begin)
-        work()
+        for stmt, params in statements:
+            self.execute(stmt, params)
         self.execute("COMMIT")
 
     def records(self) -> int:
@@ -123,6 +125,11 @@ class Source:
             self._admin_sql(
                 f"DROP DATABASE IF EXISTS `{DB.format(vendor=self.vendor, mode=self.mode)}`"
             )
+
+
+def single_rows(s: Source, ids: range) -> None:
+    for i in ids:
+        s.transaction([(s.insert, row_values(i))])
 
 
 def run_once(
@@ -142,32 +149,29 @@ def run_once(
             out[m][step] += time.perf_counter() - t0
             cpu[m][step] += time.process_time() - c0
 
-        def bulk_insert(s: Source) -> None:
-            for start in range(1, w1_rows + 1, batch):
-                ids = range(start, min(start + batch, w1_rows + 1))
-                values = ", ".join([f"({', '.join([s.mark] * 5)})"] * len(ids))
-                params = [v for i in ids for v in row_values(i)]
-                s.execute(
+        # the W1 INSERT statements are made before the clock starts (same text for every
+        # mode of a vendor)
+        mark = sources[modes[0]].mark
+        bulk: list[tuple[str, tuple[Any, ...] | list[Any]]] = []
+        for start in range(1, w1_rows + 1, batch):
+            ids = range(start, min(start + batch, w1_rows + 1))
+            values = ", ".join([f"({', '.join([mark] * 5)})"] * len(ids))
+            bulk.append(
+                (
                     f"INSERT INTO orders (id, customer_id, amount, status, note) VALUES {values}",
-                    params,
+                    [v for i in ids for v in row_values(i)],
                 )
-
+            )
         for m in modes:
-            timed(m, "insert", lambda s=sources[m]: s.transaction(lambda: bulk_insert(s)))
+            timed(m, "insert", partial(sources[m].transaction, bulk))
         for step, stmt in W1_SQL.items():
             for m in modes:
-                timed(m, step, lambda s=sources[m], q=stmt: s.transaction(lambda: s.execute(q)))
+                timed(m, step, partial(sources[m].transaction, [(stmt, ())]))
         base = 1_000_001
         for start in range(base, base + w2, BLOCK):
             ids = range(start, min(start + BLOCK, base + w2))
             for m in modes:
-                s = sources[m]
-
-                def block(s: Source = s, ids: range = ids) -> None:
-                    for i in ids:
-                        s.transaction(lambda i=i: s.execute(s.insert, row_values(i)))
-
-                timed(m, "w2", block)
+                timed(m, "w2", partial(single_rows, sources[m], ids))
             modes = modes[1:] + modes[:1]  # each mode takes every place in turn
         for m in out:
             for d in (out[m], cpu[m]):
