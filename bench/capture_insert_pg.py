@@ -21,6 +21,12 @@ printed is measured by this run.
 
     .venv/bin/python bench/capture_insert_pg.py [--runs 3] [--w1-rows 300000] [--w2 20000]
         [--modes none,capture,rowtrigger,pgq] [--url postgresql://postgres@127.0.0.1:5432/postgres]
+
+``--loops N`` measures the trigger's own cost per single-row statement instead: a ``DO``
+block runs N single-row INSERTs (then UPDATEs by key, then DELETEs by key), each committed,
+with ``synchronous_commit = off``, so that neither client round trips nor fsync hide the
+trigger; it prints the backend CPU time per statement over ``none`` (the modes take turns
+in blocks of 500 statements; medians over ``--runs``).
 """
 
 from __future__ import annotations
@@ -120,6 +126,13 @@ class Backend:
         self.hz = os.sysconf("SC_CLK_TCK")
 
     def cpu(self) -> float:
+        # schedstat's run time is in nanoseconds; stat's utime + stime in clock ticks
+        # (10 ms), too coarse for a few thousand statements of some microseconds each
+        try:
+            with open(self.stat.replace("/stat", "/schedstat")) as f:
+                return int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            pass
         try:
             with open(self.stat) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -193,6 +206,82 @@ def run_once(admin: str, modes: list[str], rows: str, w2: int) -> dict[str, dict
     return out
 
 
+LOOP = {
+    "insert": "INSERT INTO orders (id, customer_id, amount, status, note)"
+    " VALUES (i, i % 5000, i * 0.01, 'NEW', 'note ' || i)",
+    "update": "UPDATE orders SET status = 'PAID' WHERE id = i",
+    "delete": "DELETE FROM orders WHERE id = i",
+}
+
+
+LOOP_BLOCK = 500
+
+
+def loops_once(admin: str, modes: list[str], n: int) -> dict[str, dict[str, float]]:
+    """Backend CPU seconds of N committed single-row statements of each kind, per mode,
+    run inside the server (a DO block) so that the trigger's cost is most of the rest."""
+    out: dict[str, dict[str, float]] = {m: {} for m in modes}
+    backends: dict[str, Backend] = {}
+    for m in modes:
+        setup(admin, m)
+        backends[m] = Backend(db_url(admin, m))
+        backends[m].conn.execute("SET synchronous_commit = off")
+    try:
+        for kind, stmt in LOOP.items():
+            for m in modes:
+                out[m][kind] = 0.0
+            # blocks of LOOP_BLOCK statements, modes in rotating order: the load of a shared
+            # machine changes within seconds, and falls on every mode alike this way
+            for start in range(1, n + 1, LOOP_BLOCK):
+                end = min(start + LOOP_BLOCK - 1, n)
+                block = f"DO $$ BEGIN FOR i IN {start}..{end} LOOP {stmt}; COMMIT; END LOOP; END $$"
+                for m in modes:
+                    b = backends[m]
+                    c0 = b.cpu()
+                    b.conn.execute(block)
+                    out[m][kind] += b.cpu() - c0
+                modes = modes[1:] + modes[:1]
+    finally:
+        for b in backends.values():
+            b.conn.close()
+    return out
+
+
+def loops_main(args: argparse.Namespace, modes: list[str]) -> int:
+    results: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    try:
+        for r in range(args.runs):
+            order = modes[r % len(modes) :] + modes[: r % len(modes)]
+            for mode, res in loops_once(args.url, order, args.loops).items():
+                results[mode].append(res)
+                print(f"run {r + 1} {mode:10s} " + _fmt(res), flush=True, file=sys.stderr)
+    finally:
+        for mode in modes:
+            drop(args.url, mode)
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"\n{args.loops} committed single-row statements of each kind in a DO block, "
+        f"synchronous_commit off; median of {args.runs} runs; "
+        f"load average {load} on {os.cpu_count()} CPUs at the end"
+    )
+    print("backend CPU us per statement" + ("" if "none" not in modes else ", and over none"))
+    print(f"{'mode':12s}" + "".join(f"{k:>18s}" for k in LOOP))
+    for m in modes:
+        cells = []
+        for k in LOOP:
+            us = statistics.median(x[k] for x in results[m]) / args.loops * 1e6
+            if "none" in modes and m != "none":
+                extra = statistics.median(
+                    (x[k] - y[k]) / args.loops * 1e6
+                    for x, y in zip(results[m], results["none"], strict=True)
+                )
+                cells.append(f"{us:8.1f} ({extra:+6.1f})")
+            else:
+                cells.append(f"{us:8.1f}         ")
+        print(f"{m:12s}" + "".join(f"{c:>18s}" for c in cells))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/postgres")
@@ -201,8 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--w2", type=int, default=20_000)
     ap.add_argument("--modes", default="none,capture")
     ap.add_argument("--json", action="store_true", help="print the raw runs as JSON lines")
+    ap.add_argument("--loops", type=int, default=0, help="server-side single-row loops of N")
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
+    if args.loops:
+        return loops_main(args, modes)
     rows = copy_text(args.w1_rows)
     n = args.w1_rows
     changes = n + n // 2 + n // 10
