@@ -52,6 +52,7 @@ import psycopg
 
 sys.path.insert(0, str(Path(__file__).parent))
 import capture_insert_pg as cap  # noqa: E402
+import capture_vendor  # noqa: E402
 import memory_10m  # noqa: E402
 import peers_pg  # noqa: E402
 from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
@@ -61,7 +62,8 @@ BIN = Path(sys.executable).parent
 ROWS: list[tuple[str, str, str, str, str]] = []  # what, measured, goal, peers / note, where
 SHARED = "shared"
 PRIVATE = "private"
-WHERE = {SHARED: "shared", PRIVATE: "private"}  # the table's labels, set in main
+# the table's labels, set in main (MariaDB's server and SQLite's files are the only ones)
+WHERE = {SHARED: "shared", PRIVATE: "private", "mariadb": "MariaDB", "sqlite": "SQLite file"}
 
 
 def row(what: str, measured: str, goal: str, note: str = "", where: str = SHARED) -> None:
@@ -447,7 +449,9 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
     ap.add_argument(
-        "--only", default="capture,pgbench,apply,lag,peers,memory", help="rows to measure"
+        "--only",
+        default="capture,vendors,pgbench,apply,lag,peers,memory",
+        help="rows to measure",
     )
     ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
     ap.add_argument("--no-memory", action="store_true", help="skip the 10M-change memory row")
@@ -495,6 +499,13 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
         if "capture" in only:
             capture_rows(f"{args.pg}/postgres", runs, 30_000 if args.quick else 300_000,
                          2_000 if args.quick else 20_000)  # fmt: skip
+        if "vendors" in only:  # MariaDB's and SQLite's capture, the same W1 and W2
+            for vendor in ("mariadb", "sqlite"):
+                for what, measured, ratio in capture_vendor.capture_rows(
+                    vendor, runs, 30_000 if args.quick else 300_000, 2_000 if args.quick else 20_000
+                ):
+                    goal = "<= 2.5x" if " W1 " in what else "<= 1.10x"
+                    row(what, f"{ratio} ({measured})", goal, where=vendor)
         if "pgbench" in only:
             pgbench_row(dbs, 5 if args.quick else 15, runs)
         w1 = 48_000 if args.quick else 480_000
