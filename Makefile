@@ -8,6 +8,9 @@ DEBS   := libpostgresql-jdbc-java libmariadb-java libxerial-sqlite-jdbc-java
 # the status page is tested in a real headless browser
 DEBS   += chromium chromium-driver
 PYTEST_ARGS ?=
+# two test processes (a file each at a time, one Spark session each): the suite waits on
+# databases, subprocesses and JVM starts far more than it computes
+PYTEST_WORKERS ?= -n 2 --dist loadfile
 
 .PHONY: demo test lint unit bench deps jars docs clean
 
@@ -33,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/mypy src
 
 test: deps lint
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 unit: $(STAMP)
 	$(BIN)/pytest tests/unit $(PYTEST_ARGS)

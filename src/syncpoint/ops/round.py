@@ -363,7 +363,7 @@ class GroupRound:
 
         windows = [w.tbl for w in plan.reading]
         origins = any(len(w.origins) > 1 for w in plan.reading)
-        if self.target.bulk_staging and self._executors_copy():
+        if self.target.staging_csv is not None and self._executors_copy():
             plan.staging = "bulk"
             with tempfile.TemporaryDirectory(prefix="syncpoint-stage-") as tmp:
                 counts, files = write_staging_files(
@@ -373,6 +373,7 @@ class GroupRound:
                     group=plan.group,
                     round_id=plan.round_id,
                     windows=windows,
+                    csv_options=self.target.staging_csv,
                     origins=origins,
                 )
                 self.target.stage_files(self.conn, files)

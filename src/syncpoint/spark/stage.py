@@ -7,9 +7,9 @@ counts observed here, by the write job itself (an ``Observation``: no second pas
 cache), before it applies anything (``Integrate._check_staged``). A partial,
 doubled or foreign staging aborts the round; nothing half-staged is ever applied.
 
-Where the target has a bulk path (``Integrate.stage_files``: PostgreSQL's ``COPY ... CSV``)
-and the executors write to a disk the driver reads (a local master), the job writes the
-rows as CSV files instead (``write_staging_files``: Spark's own file commit keeps exactly
+Where the target has a bulk path (``Integrate.stage_files``, with the CSV options its
+loader reads) and the executors write to a disk the driver reads (a local master), the job
+writes the rows as CSV files instead (``write_staging_files``: Spark's own file commit keeps exactly
 one output of each task, however often it ran) and the driver streams the files' bytes
 into one COPY; the profile measured the JDBC insert as the largest share of a round, and
 handing rows to Python executors costs about as much again as writing them as files.
@@ -73,19 +73,6 @@ def write_staging(
     return {t: int(got[f"w{t}"]) for t in windows if int(got[f"w{t}"])}
 
 
-# CSV as PostgreSQL's COPY reads it: quotes doubled, NULL an empty unquoted field, an empty
-# string "" (Spark's defaults for both), and no whitespace trimmed (Spark trims by default)
-CSV_OPTIONS = {
-    "quote": '"',
-    "escape": '"',
-    "ignoreLeadingWhiteSpace": "false",
-    "ignoreTrailingWhiteSpace": "false",
-    "header": "false",
-    "encoding": "UTF-8",
-    "lineSep": "\n",
-}
-
-
 def write_staging_files(
     net: Any,
     directory: str,
@@ -94,11 +81,13 @@ def write_staging_files(
     group: str,
     round_id: str,
     windows: list[int],
+    csv_options: dict[str, str],
     origins: bool = False,
 ) -> tuple[dict[int, int], list[str]]:
     """Write the staging rows (the columns of ``write_staging``, ``origin`` always last) as
-    CSV files under ``directory`` (which must not exist); return the rows of each window,
-    observed during the write, and the files in order."""
+    CSV files under ``directory`` (which must not exist), written with the target loader's
+    ``csv_options``; return the rows of each window, observed during the write, and the
+    files in order."""
     import glob
     import os
 
@@ -116,7 +105,7 @@ def write_staging_files(
         "repl_key",
         (F.col("origin") if origins else F.lit(None).cast("string")).alias("origin"),
     ).observe(obs, *[F.count_if(F.col("tbl") == w).alias(f"w{w}") for w in windows])
-    out.coalesce(WRITE_PARTITIONS).write.options(**CSV_OPTIONS).csv(directory)
+    out.coalesce(WRITE_PARTITIONS).write.options(**csv_options).csv(directory)
     got = obs.get
     files = sorted(glob.glob(os.path.join(directory, "part-*")))
     return {t: int(got[f"w{t}"]) for t in windows if int(got[f"w{t}"])}, files

@@ -522,8 +522,9 @@ class Integrate:
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         raise NotImplementedError
 
-    # whether ``stage_files`` loads Spark's staging files (the vendor's bulk path)
-    bulk_staging = False
+    # Spark's CSV writer options of the files ``stage_files`` loads (the vendor's bulk
+    # path), or None where the vendor has none
+    staging_csv: dict[str, str] | None = None
 
     def stage_files(self, conn: Any, files: list[str]) -> None:
         """Load the CSV files Spark wrote (``spark.stage.write_staging_files``) into the

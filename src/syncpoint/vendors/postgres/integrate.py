@@ -48,7 +48,17 @@ class PostgresIntegrate(Integrate):
         self.commit(conn)
         return "bulk"
 
-    bulk_staging = True
+    # CSV as COPY reads it: quotes doubled, NULL an empty unquoted field, an empty string
+    # "" (Spark's defaults for both), and no whitespace trimmed (Spark trims by default)
+    staging_csv = {
+        "quote": '"',
+        "escape": '"',
+        "ignoreLeadingWhiteSpace": "false",
+        "ignoreTrailingWhiteSpace": "false",
+        "header": "false",
+        "encoding": "UTF-8",
+        "lineSep": "\n",
+    }
 
     def stage_files(self, conn: Any, files: list[str]) -> None:
         """Spark's CSV files into the staging table by one COPY, their bytes as written
