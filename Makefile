@@ -8,9 +8,10 @@ DEBS   := libpostgresql-jdbc-java libmariadb-java libxerial-sqlite-jdbc-java
 # the status page is tested in a real headless browser
 DEBS   += chromium chromium-driver
 PYTEST_ARGS ?=
-# two test processes (a file each at a time, one Spark session each): the suite waits on
-# databases, subprocesses and JVM starts far more than it computes
-PYTEST_WORKERS ?= -n 2 --dist loadfile
+# two test processes (one Spark session each; an idle one takes tests queued for the other,
+# so two long tests do not end up one after the other): the suite waits on databases,
+# subprocesses and JVM starts far more than it computes
+PYTEST_WORKERS ?= -n 2 --dist worksteal
 
 .PHONY: demo test lint unit bench deps jars docs clean
 
