@@ -3,7 +3,9 @@ database into a typed staging): it gives the target the JDBC path gives, value f
 for many types and hostile names, in binary (same types) and in text (a target whose types
 widen the source's); a task whose rows are staged twice fails the chunk, which applies
 nothing; chunk bounds come from the data, so a table of sparse keys takes a handful of
-chunks; the typed staging is gone after the hand-over."""
+chunks; the typed staging is gone after the hand-over; a key range the target holds no
+row of is written straight into the table by the tasks, except at a site that also
+captures (its writes carry their origin)."""
 
 from __future__ import annotations
 
@@ -170,7 +172,7 @@ def test_rows_staged_twice_fail_the_chunk_and_apply_nothing(
             ["sp_row.id > 50"],
         )
         # a task retried after its commit: its rows are staged twice
-        assert mod.copy_range(job) == 50 and mod.copy_range(job) == 50
+        assert mod.copy_range(job) == (50, 0) and mod.copy_range(job) == (50, 0)
         target.begin(conn)
         with pytest.raises(PositionConflict, match="100 instead of 50"):
             direct.apply(conn, "attempt-1", 50, "t", False, None)
@@ -210,3 +212,110 @@ def test_a_failing_task_names_no_password(pg_db: Any, spark: Any) -> None:
         run_tasks(spark, [job], mod.copy_range)
     assert "sp_no_such_db" in str(err.value)  # the task's own error came through
     assert "s3cret-pw" not in str(err.value)
+
+
+def test_fresh_ranges_go_straight_into_the_table_others_through_the_staging(
+    pg_db: Any, targets: Any, tmp_path: Path, spark: Any, caplog: Any, monkeypatch: Any
+) -> None:
+    pg_db.execute(
+        "CREATE TABLE t (id bigint PRIMARY KEY, v text)",
+        "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3000) g",
+    )
+    dst = targets[0]
+    # one row already at the target, in the second chunk's range: that chunk is staged and
+    # upserted (the row replaced), the others are written by the tasks themselves
+    dst.execute(
+        "CREATE TABLE t (id bigint PRIMARY KEY, v text)", "INSERT INTO t VALUES (1500, 'old')"
+    )
+    monkeypatch.setattr("syncpoint.ops.snapshot.copy.CHUNK_ROWS", 1000)
+    ch = channel(tmp_path, pg_db, dst, "public.t")
+    ch.install()
+    log = snapshot(ch, spark, caplog)
+    assert re.findall(r"chunk of (\d+) rows: (\d+) written to the target table", log) == [
+        ("1000", "1000"),
+        ("1000", "0"),
+        ("1000", "1000"),
+    ], log
+    rows = "SELECT count(*), md5(string_agg(id || v, ',' ORDER BY id)) FROM t"
+    assert dst.query(rows) == pg_db.query(rows)
+
+
+def test_a_fresh_range_that_meets_a_key_is_staged_instead(
+    pg_db: Any, targets: Any, tmp_path: Path
+) -> None:
+    from syncpoint.ops.location import Location
+    from syncpoint.ops.snapshot.direct import DirectPath
+    from syncpoint.vendors.integratebase import apply_table
+    from syncpoint.vendors.postgres import snapshot_direct as mod
+
+    pg_db.execute(
+        "CREATE TABLE t (id bigint PRIMARY KEY, v text)",
+        "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 100) g",
+    )
+    dst = targets[0]
+    # a key written at the target after the range was found empty: the task's COPY into
+    # the table meets it, rolls back, and stages the range for the chunk's upsert
+    dst.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)", "INSERT INTO t VALUES (70, 'x')")
+    ch = channel(tmp_path, pg_db, dst, "public.t")
+    with Location.of(ch.cfg, "cen").integrate() as (target, conn):
+        shape = target.describe(conn, target.resolve(ch.cfg.tables[0].ref, True, "postgres"))
+        table = apply_table(shape, ("id",), {c.name: mod.parse(c.type) for c in shape.columns})
+        direct = DirectPath(mod, target, "src", table, "binary")
+        direct.create(conn)
+        assert not direct.fresh(conn, "sp_row.id > 50")
+        assert direct.fresh(conn, "sp_row.id > 70")
+        (job,) = mod.copies(
+            pg_db.url,
+            dst.url,
+            '"public"."t"',
+            table,
+            direct.staging,
+            "binary",
+            "a1",
+            ["sp_row.id > 50"],
+            '"public"."t"',
+        )
+        assert mod.copy_range(job) == (50, 0)
+        staged = f"SELECT count(*) FROM \"{direct.staging}\" WHERE sp_snapshot_attempt = 'a1'"
+        assert dst.query(staged) == [(50,)]
+        assert dst.query("SELECT count(*), max(v) FROM t") == [(1, "x")]  # nothing half-written
+        dst.execute(f'DELETE FROM t; TRUNCATE "{direct.staging}"')
+        assert mod.copy_range(job) == (0, 50)  # the range free: straight into the table
+        assert dst.query("SELECT count(*), min(id) FROM t") == [(50, 51)]
+        assert dst.query(staged) == [(0,)]
+
+
+def test_a_target_that_also_captures_gets_its_rows_marked_with_their_origin(
+    pg_db: Any, targets: Any, tmp_path: Path, spark: Any, caplog: Any
+) -> None:
+    # a site replicating both ways: the snapshot's writes at it must carry the source as
+    # their origin (else they would travel back as its own changes), which a task's own
+    # transaction does not: every chunk goes through the staging and the chunk's transaction
+    pg_db.execute(
+        "CREATE TABLE t (id bigint PRIMARY KEY, v text)",
+        "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 500) g",
+    )
+    dst = targets[0]
+    dst.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)")
+    data = {
+        "channel": "both",
+        "application": "wh",
+        "locations": {
+            "src": {"url": pg_db.url, "capture": True},
+            "cen": {"url": dst.url, "capture": True, "integrate": True},
+        },
+        "tables": [{"name": "public.t"}],
+        "spark": {"master": "local[2]"},
+    }
+    path = tmp_path / "both.yaml"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    ch = Channel.from_file(path)
+    ch.install()
+    log = snapshot(ch, spark, caplog)
+    assert re.findall(r"(\d+) written to the target table", log) == ["0"], log
+    assert dst.query("SELECT count(*) FROM t") == [(500,)]
+    origins = dst.query(
+        "SELECT dbid, count(*) FROM repl_items WHERE tablename LIKE '%t' "
+        "AND db_action NOT IN ('CREATE', 'ALTER', 'DROP', 'TRUNCATE') GROUP BY dbid"
+    )
+    assert origins == [("src", 500)]

@@ -11,11 +11,15 @@ with what it finds staged (as rounds do), so a partial or repeated write is neve
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from syncpoint.spark.read import FETCHSIZE
 from syncpoint.spark.stage import BATCHSIZE
+
+T = TypeVar("T")
 
 
 def read_rows(
@@ -113,17 +117,38 @@ def copy_chunk(
     return int(obs.get["n"])
 
 
-def run_tasks(spark: Any, jobs: list[Any], task: Callable[[Any], int]) -> list[int]:
-    """One Spark task per job (``task(job)`` runs in a Python worker and returns a count);
-    the counts, in the jobs' order. The direct path's copies: Spark schedules, the rows go
-    from database to database without passing through the JVM."""
+def run_tasks(spark: Any, jobs: list[Any], task: Callable[[Any], T]) -> list[T]:
+    """One Spark task per job (``task(job)`` runs in a Python worker and returns its
+    counts); what they returned, in the jobs' order. The direct path's copies: Spark
+    schedules, the rows go from database to database without passing through the JVM."""
     if not jobs:
         return []
     rdd = spark.sparkContext.parallelize(jobs, len(jobs))
-    return [int(n) for n in rdd.map(task).collect()]
+    return list(rdd.map(task).collect())
 
 
 def slots(spark: Any) -> int:
     """How many tasks Spark runs at once (its default parallelism): more tasks than that
     for one chunk only add each task's start-up."""
     return max(1, int(spark.sparkContext.defaultParallelism))
+
+
+def warm_workers(spark: Any, module: str) -> threading.Thread:
+    """Start Spark's Python workers, each importing ``module``, in a thread: the first
+    Python job of a session waits a second or more for them, which the snapshot's tick,
+    bounds and catalog reads can hide. Spark keeps the workers for the tasks after."""
+
+    def task(_: int) -> int:
+        importlib.import_module(module)
+        return 0
+
+    def run() -> None:
+        try:
+            n = slots(spark)
+            spark.sparkContext.parallelize(range(n), n).map(task).collect()
+        except Exception:  # noqa: BLE001 - the copy's own job will say what is wrong
+            pass
+
+    thread = threading.Thread(target=run, name="spark-warm-workers", daemon=True)
+    thread.start()
+    return thread

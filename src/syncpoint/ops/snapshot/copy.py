@@ -11,11 +11,12 @@ leaves either the chunk applied and recorded, or neither; the next ``snapshot`` 
 from the first chunk not recorded.
 
 Where source and target vendor have a direct path (``ops/snapshot/direct.py``: PostgreSQL
-to PostgreSQL), a chunk's ranges are streamed database to database into a typed staging
-table instead, by Spark tasks, and applied the same way.
+to PostgreSQL), a chunk's ranges are streamed database to database by Spark tasks:
+straight into the target table when the chunk's key range holds no target row (each task
+commits its range; the chunk's record follows), else into a typed staging applied as above.
 
 Chunk bounds: when the partition column leads the source's primary key (an index walk
-finds any row's successor), each chunk ends where the data has ``CHUNK_ROWS`` more rows
+finds any row's successor), each chunk ends where the data has ``chunk_rows`` more rows
 (``next_bound.sql``), however sparse the keys; otherwise chunks are equal steps of the
 partition column's range. Either way the state stores where the next chunk starts, and a
 resumed run goes on from there (the state's ``step`` is 0 for bounds from the data).
@@ -45,8 +46,10 @@ from syncpoint.vendors.snapshotbase import RowSource, row_source, sql
 
 log = logging.getLogger("syncpoint.snapshot")
 # rows per chunk: the unit of progress and of restart (the environment may lower it, for
-# a finer restart grain on a slow link)
-CHUNK_ROWS = int(os.environ.get("SYNCPOINT_SNAPSHOT_CHUNK_ROWS", "250000"))
+# a finer restart grain on a slow link). The direct path copies a million rows in a
+# second or two, and each chunk costs a Spark job and fresh connections: larger chunks.
+CHUNK_ROWS = int(os.environ.get("SYNCPOINT_SNAPSHOT_CHUNK_ROWS", "0")) or None
+JDBC_CHUNK_ROWS, DIRECT_CHUNK_ROWS = 250_000, 1_000_000
 PARTITIONS = 4  # parallel JDBC ranges per chunk where the vendor reads in parallel
 ROWS_PER_PARTITION = 50_000
 
@@ -71,6 +74,7 @@ class TableCopy:
         # bounds from the data need an index led by the partition column: the key's
         self.by_data = pair.integer and pair.shape.primary_key[:1] == (pair.partition,)
         self.direct_mod = DirectPath.module(self.vendor, self.target.vendor)
+        self.chunk_rows = CHUNK_ROWS or (DIRECT_CHUNK_ROWS if self.direct_mod else JDBC_CHUNK_ROWS)
         self.direct: DirectPath | None = None
         self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
 
@@ -99,7 +103,7 @@ class TableCopy:
         _idle(conn)
         if self.pair.integer and mn is not None:
             lo, hi = int(mn), int(mx)
-            step = max(1, math.ceil((hi - lo + 1) * CHUNK_ROWS / max(int(n), 1)))
+            step = max(1, math.ceil((hi - lo + 1) * self.chunk_rows / max(int(n), 1)))
             if self.by_data:
                 step = 0
             next_lo: int | None = lo
@@ -124,6 +128,11 @@ class TableCopy:
 
     # -- chunks ---------------------------------------------------------------------------------
     def chunks(self, s: st.SnapshotState, on_progress: Callable[[st.SnapshotState], None]) -> None:
+        if self.direct_mod is not None and s.next_lo is not None:
+            from syncpoint.spark.snapshot import warm_workers
+
+            # started now, they are up by the first chunk's copy
+            warm_workers(self.steps.spark(), self.direct_mod.__name__)
         table = self._apply_table(s)
         self.direct = DirectPath.choose(
             self.direct_mod,
@@ -148,18 +157,20 @@ class TableCopy:
                 nxt, lo, hi = None, None, None
             t0 = time.monotonic()
             self.chunk = (lo, hi, nxt is None)
-            n = self._copy(lo, hi, nxt is None, s)
+            n, written = self._copy(lo, hi, nxt is None, s, table)
             t1 = time.monotonic()
             self._apply(s, table, n, nxt)
             log.info(
-                "%s from %s: chunk of %d rows: copied to staging in %.2f s, applied in %.2f s",
+                "%s from %s: chunk of %d rows: %d written to the target table by the copy, "
+                "copied in %.2f s, applied in %.2f s",
                 s.table,
                 s.location,
-                n,
+                n + written,
+                written,
                 t1 - t0,
                 time.monotonic() - t1,
             )
-            s.next_lo, s.rows_copied = nxt, s.rows_copied + n
+            s.next_lo, s.rows_copied = nxt, s.rows_copied + n + written
             failpoints.hit("snapshot_after_chunk")
             on_progress(s)
 
@@ -175,7 +186,7 @@ class TableCopy:
                 part=self.part,
                 table=self.rows.table,
                 lo=str(int(a)),
-                rows=str(max(1, CHUNK_ROWS)),
+                rows=str(max(1, self.chunk_rows)),
             )
         )
         row = cur.fetchone()
@@ -207,12 +218,15 @@ class TableCopy:
 
     def _parts(self, s: st.SnapshotState) -> int:
         if not s.step:
-            est = float(CHUNK_ROWS)
+            est = float(self.chunk_rows)
         else:
             est = s.step * max(s.rows_estimated, 1) / max((s.hi or 0) - (s.lo or 0) + 1, 1)
         return max(1, min(PARTITIONS, math.ceil(est / ROWS_PER_PARTITION)))
 
-    def _copy(self, lo: int | None, hi: int | None, last: bool, s: st.SnapshotState) -> int:
+    def _copy(
+        self, lo: int | None, hi: int | None, last: bool, s: st.SnapshotState, table: ApplyTable
+    ) -> tuple[int, int]:
+        """The chunk's rows copied: (rows staged, rows written straight into the target)."""
         from syncpoint.spark.snapshot import copy_chunk
 
         self.round_id = uuid.uuid4().hex
@@ -220,15 +234,24 @@ class TableCopy:
             from syncpoint.spark.snapshot import slots
 
             spark = self.steps.spark()
-            n = self.direct.copy(
+            # straight into the table: only a range with no target row (so a copy repeated
+            # after a crash stages and upserts instead), never the batch that must empty
+            # the table first, and not at a site whose writes must carry their origin
+            fresh = (
+                not s.truncate_pending
+                and self._origin() is None
+                and self.direct.fresh(self.conn, self._key_range(table))
+            )
+            staged, written = self.direct.copy(
                 spark,
                 self.src.capture.url,
                 self.rows.table,
                 self.round_id,
                 self._ranges(lo, hi, last, min(self._parts(s), slots(spark))),
+                fresh,
             )
             failpoints.hit("snapshot_after_stage")
-            return n
+            return staged, written
         rng = " OR ".join(f"({r})" for r in self._ranges(lo, hi, last, 1))
         extra = f", {self.rows.letters} AS sp_fix" if self.rows.letters else ""
         query = sql(
@@ -259,7 +282,7 @@ class TableCopy:
             write_parallel=bool(vendors.get(self.target.vendor).dialect.JDBC_PARALLEL),
         )
         failpoints.hit("snapshot_after_stage")
-        return n
+        return n, 0
 
     def _apply_table(self, s: st.SnapshotState) -> ApplyTable:
         w = self._window(s)

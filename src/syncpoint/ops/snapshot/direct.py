@@ -54,10 +54,28 @@ class DirectPath:
     def create(self, conn: Any) -> None:
         self.mod.create_staging(conn, self.staging, self.table, self.target.location)
 
+    def fresh(self, conn: Any, key_range: str | None) -> bool:
+        """Whether the target holds no row in the chunk's key range (read and ended)."""
+        if key_range is None:
+            return False
+        target = self.target.qualified(self.table.target.ref)
+        row = self.mod.run(conn, self.staging, "direct_any", target=target, range=key_range)
+        empty = not row.fetchone()[0]
+        conn.rollback()
+        return empty
+
     def copy(
-        self, spark: Any, source_url: str, source_table: str, attempt: str, ranges: list[str]
-    ) -> int:
-        """Copy the chunk's ranges into the staging (committed); the rows the tasks wrote."""
+        self,
+        spark: Any,
+        source_url: str,
+        source_table: str,
+        attempt: str,
+        ranges: list[str],
+        fresh: bool,
+    ) -> tuple[int, int]:
+        """Copy the chunk's ranges (committed): (rows staged, rows written straight into
+        the target table). ``fresh``: the chunk's key range holds no target row, so each
+        task writes its range into the table itself, in a transaction of its own."""
         from syncpoint.spark.snapshot import run_tasks
 
         jobs = self.mod.copies(
@@ -69,8 +87,10 @@ class DirectPath:
             self.fmt,
             attempt,
             ranges,
+            self.target.qualified(self.table.target.ref) if fresh else None,
         )
-        return sum(run_tasks(spark, jobs, self.mod.copy_range))
+        done = run_tasks(spark, jobs, self.mod.copy_range)
+        return sum(a for a, _ in done), sum(b for _, b in done)
 
     def apply(
         self, conn: Any, attempt: str, n: int, table_name: str, empty: bool, key_range: str | None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.core.types import widens
+from syncpoint.errors import DuplicateKey
 from syncpoint.vendors.integratebase import ApplyTable
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.snapshot import SESSION_INIT
@@ -74,12 +75,16 @@ def mode(source: Sequence[tuple[str, str, str, str]], table: ApplyTable) -> str 
 
 @dataclass(frozen=True)
 class RangeCopy:
-    """One task's work: the COPY out at the source and the COPY in at the target."""
+    """One task's work: the COPY out at the source and the COPY in at the target's typed
+    staging; with ``fresh_out``/``fresh_in``, first the COPY straight into the target table
+    (a range the target holds no row of)."""
 
     source_url: str = field(repr=False)  # may hold a password: never shown
     target_url: str = field(repr=False)
     out_sql: str
     in_sql: str
+    fresh_out: str = ""
+    fresh_in: str = ""
 
 
 def _files(staging: str) -> SqlFiles:
@@ -96,31 +101,44 @@ def copies(
     fmt: str,
     attempt: str,
     ranges: Sequence[str],
+    fresh_target: str | None = None,
 ) -> list[RangeCopy]:
-    """One ``RangeCopy`` per range (SQL over ``sp_row``, quoted identifiers and integers)."""
+    """One ``RangeCopy`` per range (SQL over ``sp_row``, quoted identifiers and integers).
+    ``fresh_target`` (the target table, quoted and qualified): the ranges hold no row
+    there, so each task copies its range straight into it."""
     f = _files(staging)
     cols = ", ".join(dialect.quote(c.name) for c in apply.columns)
     src_cols = ", ".join(f"sp_row.{dialect.quote(c.name)}" for c in apply.columns)
     how = "(FORMAT binary)" if fmt == "binary" else ""
     in_sql = f.one("direct_copy_in", raw={"columns": cols, "format": how})
+    fresh_in = (
+        f.one("direct_fresh_in", raw={"target": fresh_target, "columns": cols, "format": how})
+        if fresh_target
+        else ""
+    )
+
+    def out(name: str, r: str) -> str:
+        raw = {"columns": src_cols, "table": table, "range": r, "format": how}
+        return f.one(name, raw=raw, literals={"attempt": attempt})
+
     return [
         RangeCopy(
             source_url,
             target_url,
-            f.one(
-                "direct_copy_out",
-                raw={"columns": src_cols, "table": table, "range": r, "format": how},
-                literals={"attempt": attempt},
-            ),
+            out("direct_copy_out", r),
             in_sql,
+            out("direct_fresh_out", r) if fresh_in else "",
+            fresh_in,
         )
         for r in ranges
     ]
 
 
-def copy_range(job: RangeCopy) -> int:
-    """Run in a Spark task: stream the range from source to staging, commit, return the
-    number of rows the target took. Errors name neither URL nor password."""
+def copy_range(job: RangeCopy) -> tuple[int, int]:
+    """Run in a Spark task: stream the range from source to target and commit; (rows
+    staged, rows written straight into the target table). A fresh range goes straight into
+    the table; when a key of it is there after all (written meanwhile), that transaction is
+    rolled back and the range staged instead. Errors name neither URL nor password."""
     src = dialect.connect(job.source_url)
     try:
         dst = dialect.connect(job.target_url)
@@ -128,19 +146,37 @@ def copy_range(job: RangeCopy) -> int:
             for conn in (src, dst):
                 # the settings capture pins: text values read and written alike
                 conn.execute(SESSION_INIT)
+                conn.commit()
+            if job.fresh_in:
+                try:
+                    with dialect.translated():
+                        return 0, _stream(src, dst, job.fresh_out, job.fresh_in)
+                except DuplicateKey:
+                    src.rollback()
             with dialect.translated():
-                cur = dst.cursor()
-                with cur.copy(job.in_sql) as w:
-                    with src.cursor().copy(job.out_sql) as r:
-                        for block in r:
-                            w.write(block)
-                n = int(cur.rowcount)
-                dst.commit()
-            return n
+                return _stream(src, dst, job.out_sql, job.in_sql), 0
         finally:
             dst.close()
     finally:
         src.close()
+
+
+def _stream(src: Any, dst: Any, out_sql: str, in_sql: str) -> int:
+    """One COPY streamed from source to target in one target transaction (committed, or
+    rolled back on any error); the rows the target took."""
+    try:
+        cur = dst.cursor()
+        with cur.copy(in_sql) as w:
+            with src.cursor().copy(out_sql) as r:
+                for block in r:
+                    w.write(block)
+        n = int(cur.rowcount)
+        dst.commit()
+    except BaseException:
+        dst.rollback()
+        raise
+    src.commit()
+    return n
 
 
 def create_staging(conn: Any, staging: str, apply: ApplyTable, location: str) -> None:
