@@ -235,6 +235,9 @@ class SparkConfig(_Model):
     # how executors write a round's staging at a target with a bulk path (PostgreSQL's
     # COPY): auto = with a local master, whose executors run syncpoint's own interpreter
     stage_copy: Literal["auto", "always", "never"] = "auto"
+    # the driver JVM's classes kept in a class-data archive in the user's cache (faster
+    # starts; about 150-200 MB)
+    class_cache: bool = True
 
 
 class TransportConfig(_Model):

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from syncpoint.config import SparkConfig
+from syncpoint.spark.classcache import ClassCache
 
 
 def launched_by_spark_submit() -> bool:
@@ -54,17 +55,31 @@ def _jvm_output() -> Iterator[dict[str, Any]]:
         os.close(fd)
 
 
-def _launch(options: dict[str, str]) -> None:
+def _launch(options: dict[str, str], class_cache: bool) -> None:
     """Start the driver JVM with the session's options (those a running JVM cannot take,
-    such as its Java options, included) and its output where ``send_jvm_output_to`` said."""
+    such as its Java options, included) and its output where ``send_jvm_output_to`` said;
+    with ``class_cache``, with the class archive of ``classcache``."""
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
 
     if SparkContext._gateway is not None:  # type: ignore[attr-defined]
         return
-    conf = SparkConf(loadDefaults=False).setAll(list(options.items()))
-    with _jvm_output() as popen_kwargs:
-        gateway = launch_gateway(conf, popen_kwargs=popen_kwargs)
+    cache = ClassCache(options) if class_cache else None
+    launch = dict(options)
+    extra = cache.java_options() if cache is not None else ""
+    if extra:
+        key = "spark.driver.extraJavaOptions"
+        launch[key] = f"{launch[key]} {extra}" if launch.get(key) else extra
+    conf = SparkConf(loadDefaults=False).setAll(list(launch.items()))
+    try:
+        with _jvm_output() as popen_kwargs:
+            gateway = launch_gateway(conf, popen_kwargs=popen_kwargs)
+    except BaseException:
+        if cache is not None:
+            cache.abandon()
+        raise
+    if cache is not None:
+        cache.launched(gateway.proc)
     SparkContext._ensure_initialized(gateway=gateway)  # type: ignore[attr-defined]
 
 
@@ -138,7 +153,7 @@ def _build(cfg: SparkConfig, jars: Sequence[str], java_properties: Mapping[str, 
             conf[key] = f"{conf[key]} {opts}" if conf.get(key) else opts
     options.update(conf)
     if not submitted:
-        _launch(options)
+        _launch(options, cfg.class_cache)
     b = SparkSession.builder
     for k, v in options.items():
         b = b.config(k, v)
