@@ -29,6 +29,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+# the JVM's notes on the archive (classes it skips, an archive it cannot map) would go to
+# its standard output, which may be the command's own
+QUIET = "-Xlog:cds*=off"
 STALE_S = 600  # a lock or a partial archive older than this, of a dead writer, goes
 
 
@@ -98,7 +101,7 @@ class ClassCache:
         ...`` when this launch may write it, else nothing."""
         if self.archive.is_file():
             # a JVM that cannot map it says so on its own output and goes on without it
-            return f"-XX:SharedArchiveFile={self.archive} -Xshare:auto"
+            return f"-XX:SharedArchiveFile={self.archive} -Xshare:auto {QUIET}"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             _clear_stale(self.folder, self.lock)
@@ -108,7 +111,7 @@ class ClassCache:
         with os.fdopen(fd, "w") as f:
             f.write(str(os.getpid()))
         self.writing = True
-        return f"-XX:ArchiveClassesAtExit={self.tmp}"
+        return f"-XX:ArchiveClassesAtExit={self.tmp} {QUIET}"
 
     def abandon(self) -> None:
         """No JVM was launched with these options: the lock goes."""
