@@ -96,6 +96,15 @@ class ClassCache:
         self.tmp = self.folder / f"spark-{self.key}.{os.getpid()}.tmp"
         self.writing = False
 
+    @classmethod
+    def of(cls, options: Mapping[str, str]) -> ClassCache | None:
+        """The cache for this launch; None where none can be kept (no home folder, no
+        Java found): the JVM then starts as usual."""
+        try:
+            return cls(options)
+        except (OSError, RuntimeError):
+            return None
+
     def java_options(self) -> str:
         """``-XX:SharedArchiveFile=...`` when the archive exists, ``-XX:ArchiveClassesAtExit=
         ...`` when this launch may write it, else nothing."""

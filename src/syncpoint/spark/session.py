@@ -64,7 +64,7 @@ def _launch(options: dict[str, str], class_cache: bool) -> None:
 
     if SparkContext._gateway is not None:  # type: ignore[attr-defined]
         return
-    cache = ClassCache(options) if class_cache else None
+    cache = ClassCache.of(options) if class_cache else None
     launch = dict(options)
     extra = cache.java_options() if cache is not None else ""
     if extra:
