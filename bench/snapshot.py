@@ -37,12 +37,6 @@ FILL = (
 SUM = "SELECT count(*), md5(string_agg(o::text, ',' ORDER BY id)) FROM orders o"
 
 
-def _warm(_: int) -> int:
-    import syncpoint.vendors.postgres.snapshot_direct  # noqa: F401 - what the tasks import
-
-    return 0
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=300_000)
@@ -57,6 +51,7 @@ def main() -> None:
     from syncpoint.config import SparkConfig
     from syncpoint.ops.channel import Channel
     from syncpoint.ops.session import get_session
+    from syncpoint.spark.snapshot import warm_workers
 
     tag = uuid.uuid4().hex[:8]
     names = [f"bsnap_src_{tag}", f"bsnap_dst_{tag}", f"bsnap_raw_{tag}"]
@@ -88,7 +83,7 @@ def main() -> None:
         # the Python workers to start, once per process: timed apart, like the session start
         # (the same job as the one the snapshot starts its workers with)
         t = time.perf_counter()
-        spark.sparkContext.parallelize(range(2), 2).map(_warm).collect()
+        warm_workers(spark, "syncpoint.vendors.postgres.snapshot_direct").join()
         first = time.perf_counter() - t
         print(f"first job (workers)      {first:>10.2f} s")
 

@@ -13,10 +13,8 @@ over it: the target ends equal to the source, and the round says it applied agai
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ import pytest
 
 from syncpoint.ops.channel import Channel
 from tests.conftest import make_pg
+from tests.system import roundkit as rk
 
 pytestmark = pytest.mark.spark
 
@@ -41,18 +40,7 @@ def test_a_round_rolled_back_by_a_deadlock_applies_again(
     app = None
     try:
         src.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)")
-        data = {
-            "channel": "dl",
-            "application": "wh",
-            "locations": {
-                "src": {"url": src.url, "capture": True},
-                "cen": {"url": dst.url, "integrate": True},
-            },
-            "tables": [{"name": "public.t", "snapshot": "none"}],
-            "spark": {"master": "local[2]"},
-        }
-        path = tmp_path / "dl.yaml"
-        path.write_text(json.dumps(data), encoding="utf-8")
+        path = rk.write_config(tmp_path / "dl.yaml", {"src": src}, dst, tables=["public.t"])
         ch = Channel.from_file(path)
         ch.install()
         src.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')")
@@ -78,11 +66,10 @@ def test_a_round_rolled_back_by_a_deadlock_applies_again(
         with caplog.at_level(logging.WARNING, logger="syncpoint"):
             runner = threading.Thread(target=round_)
             runner.start()
-            deadline = time.monotonic() + 60
-            while dst.query(WAITING)[0][0] == 0:
-                assert runner.is_alive(), result
-                assert time.monotonic() < deadline, "the round never waited for row 2"
-                time.sleep(0.02)
+            waiting = rk.wait_until(
+                lambda: dst.query(WAITING)[0][0] > 0 or not runner.is_alive(), 60, 0.02
+            )
+            assert waiting and runner.is_alive(), ("the round never waited for row 2", result)
             # the round holds row 1 and waits for row 2: asking for row 1 closes the cycle
             cur.execute("UPDATE t SET v = 'app' WHERE id = 1")
             app.commit()

@@ -13,6 +13,8 @@ import json
 import logging
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,13 +56,16 @@ def prepare(db: Any, n: int) -> None:
     db.execute(ENUM, DOMAIN, f"CREATE TABLE {QT} ({COLUMNS})", FILL.format(n=n), NULLS)
 
 
-def channel(tmp: Path, src: Any, dst: Any, table: str = f"public.{QT}") -> Channel:
+def channel(
+    tmp: Path, src: Any, dst: Any, table: str = f"public.{QT}", both_ways: bool = False
+) -> Channel:
+    """``both_ways``: the target site captures too (it replicates both ways)."""
     data = {
         "channel": "direct",
         "application": "wh",
         "locations": {
             "src": {"url": src.url, "capture": True},
-            "cen": {"url": dst.url, "integrate": True},
+            "cen": {"url": dst.url, "capture": both_ways, "integrate": True},
         },
         "tables": [{"name": table}],
         "spark": {"master": "local[2]"},
@@ -68,6 +73,35 @@ def channel(tmp: Path, src: Any, dst: Any, table: str = f"public.{QT}") -> Chann
     path = tmp / f"{uuid.uuid4().hex[:6]}.yaml"
     path.write_text(json.dumps(data), encoding="utf-8")
     return Channel.from_file(path)
+
+
+@contextmanager
+def direct_at_target(ch: Channel) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """The direct path of ``public.t`` into the channel's target, its typed staging made:
+    (target, its connection, the table as applied, the DirectPath), in binary."""
+    from syncpoint.ops.location import Location
+    from syncpoint.ops.snapshot.direct import DirectPath
+    from syncpoint.vendors.integratebase import apply_table
+    from syncpoint.vendors.postgres import snapshot_direct as mod
+
+    with Location.of(ch.cfg, "cen").integrate() as (target, conn):
+        shape = target.describe(conn, target.resolve(ch.cfg.tables[0].ref, True, "postgres"))
+        table = apply_table(shape, ("id",), {c.name: mod.parse(c.type) for c in shape.columns})
+        direct = DirectPath(mod, target, "src", table, "binary")
+        direct.create(conn)
+        yield target, conn, table, direct
+
+
+def range_copy(src: Any, dst: Any, table: Any, direct: Any, attempt: str, fresh: bool) -> Any:
+    """The one task's job of the range ``id > 50`` (straight into the table if ``fresh``)."""
+    from syncpoint.vendors.postgres import snapshot_direct as mod
+
+    into = '"public"."t"' if fresh else None
+    (job,) = mod.copies(
+        src.url, dst.url, '"public"."t"', table, direct.staging, "binary", attempt,
+        ["sp_row.id > 50"], into,
+    )  # fmt: skip
+    return job
 
 
 @pytest.fixture
@@ -143,8 +177,6 @@ def test_rows_staged_twice_fail_the_chunk_and_apply_nothing(
     pg_db: Any, targets: Any, tmp_path: Path
 ) -> None:
     from syncpoint.ops.location import Location
-    from syncpoint.ops.snapshot.direct import DirectPath
-    from syncpoint.vendors.integratebase import apply_table
     from syncpoint.vendors.postgres import snapshot_direct as mod
 
     pg_db.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)")
@@ -152,25 +184,11 @@ def test_rows_staged_twice_fail_the_chunk_and_apply_nothing(
     dst = targets[0]
     dst.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)")
     ch = channel(tmp_path, pg_db, dst, "public.t")
-    with Location.of(ch.cfg, "cen").integrate() as (target, conn):
-        shape = target.describe(conn, target.resolve(ch.cfg.tables[0].ref, True, "postgres"))
-        src_types = {c.name: mod.parse(c.type) for c in shape.columns}
-        table = apply_table(shape, ("id",), src_types)
+    with direct_at_target(ch) as (target, conn, table, direct):
         with Location.of(ch.cfg, "src").capture() as (_cap, sconn):
             cols = mod.source_columns(sconn, '"public"."t"')
         assert mod.mode(cols, table) == "binary"
-        direct = DirectPath(mod, target, "src", table, "binary")
-        direct.create(conn)
-        (job,) = mod.copies(
-            pg_db.url,
-            dst.url,
-            '"public"."t"',
-            table,
-            direct.staging,
-            "binary",
-            "attempt-1",
-            ["sp_row.id > 50"],
-        )
+        job = range_copy(pg_db, dst, table, direct, "attempt-1", fresh=False)
         # a task retried after its commit: its rows are staged twice
         assert mod.copy_range(job) == (50, 0) and mod.copy_range(job) == (50, 0)
         target.begin(conn)
@@ -243,9 +261,6 @@ def test_fresh_ranges_go_straight_into_the_table_others_through_the_staging(
 def test_a_fresh_range_that_meets_a_key_is_staged_instead(
     pg_db: Any, targets: Any, tmp_path: Path
 ) -> None:
-    from syncpoint.ops.location import Location
-    from syncpoint.ops.snapshot.direct import DirectPath
-    from syncpoint.vendors.integratebase import apply_table
     from syncpoint.vendors.postgres import snapshot_direct as mod
 
     pg_db.execute(
@@ -257,24 +272,10 @@ def test_a_fresh_range_that_meets_a_key_is_staged_instead(
     # the table meets it, rolls back, and stages the range for the chunk's upsert
     dst.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)", "INSERT INTO t VALUES (70, 'x')")
     ch = channel(tmp_path, pg_db, dst, "public.t")
-    with Location.of(ch.cfg, "cen").integrate() as (target, conn):
-        shape = target.describe(conn, target.resolve(ch.cfg.tables[0].ref, True, "postgres"))
-        table = apply_table(shape, ("id",), {c.name: mod.parse(c.type) for c in shape.columns})
-        direct = DirectPath(mod, target, "src", table, "binary")
-        direct.create(conn)
+    with direct_at_target(ch) as (target, conn, table, direct):
         assert not direct.fresh(conn, "sp_row.id > 50")
         assert direct.fresh(conn, "sp_row.id > 70")
-        (job,) = mod.copies(
-            pg_db.url,
-            dst.url,
-            '"public"."t"',
-            table,
-            direct.staging,
-            "binary",
-            "a1",
-            ["sp_row.id > 50"],
-            '"public"."t"',
-        )
+        job = range_copy(pg_db, dst, table, direct, "a1", fresh=True)
         assert mod.copy_range(job) == (50, 0)
         staged = f"SELECT count(*) FROM \"{direct.staging}\" WHERE sp_snapshot_attempt = 'a1'"
         assert dst.query(staged) == [(50,)]
@@ -297,19 +298,7 @@ def test_a_target_that_also_captures_gets_its_rows_marked_with_their_origin(
     )
     dst = targets[0]
     dst.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text)")
-    data = {
-        "channel": "both",
-        "application": "wh",
-        "locations": {
-            "src": {"url": pg_db.url, "capture": True},
-            "cen": {"url": dst.url, "capture": True, "integrate": True},
-        },
-        "tables": [{"name": "public.t"}],
-        "spark": {"master": "local[2]"},
-    }
-    path = tmp_path / "both.yaml"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    ch = Channel.from_file(path)
+    ch = channel(tmp_path, pg_db, dst, "public.t", both_ways=True)
     ch.install()
     log = snapshot(ch, spark, caplog)
     assert re.findall(r"(\d+) written to the target table", log) == ["0"], log

@@ -32,7 +32,6 @@ from typing import Any
 # the JVM's notes on the archive (classes it skips, an archive it cannot map) would go to
 # its standard output, which may be the command's own
 QUIET = "-Xlog:cds*=off"
-STALE_S = 600  # a lock or a partial archive older than this, of a dead writer, goes
 
 
 def cache_dir() -> Path:
@@ -45,8 +44,10 @@ def _key(options: Mapping[str, str]) -> str:
     import pyspark
 
     parts = []
-    java = shutil.which("java", path=os.path.join(os.environ.get("JAVA_HOME", ""), "bin"))
-    java = java or shutil.which("java")
+    home = os.environ.get("JAVA_HOME")
+    java = (shutil.which("java", path=os.path.join(home, "bin")) if home else None) or shutil.which(
+        "java"
+    )
     for path in [java, *sorted(Path(pyspark.__file__).parent.joinpath("jars").glob("*.jar"))]:
         if path:
             real = Path(path).resolve()
@@ -69,14 +70,15 @@ def _alive(pid: int) -> bool:
 
 
 def _clear_stale(folder: Path, lock: Path) -> None:
-    """A writer that died (its JVM gone, or silent for STALE_S) leaves its lock and partial
-    archive: they go, so that another command can write the archive."""
+    """A writer whose JVM is gone without its archive put in place (killed, or its
+    finishing process was) leaves its lock and partial archive: they go, so that another
+    command can write the archive. A live writer keeps its lock however long it runs
+    (``run --follow``): its archive comes when it exits."""
     try:
         pid = int(lock.read_text().strip() or "0")
-        age = time.time() - lock.stat().st_mtime
     except (OSError, ValueError):
         return
-    if (pid and _alive(pid)) and age < STALE_S:
+    if pid and _alive(pid):
         return
     with contextlib.suppress(OSError):
         lock.unlink()

@@ -66,10 +66,8 @@ def _launch(options: dict[str, str], class_cache: bool) -> None:
         return
     cache = ClassCache.of(options) if class_cache else None
     launch = dict(options)
-    extra = cache.java_options() if cache is not None else ""
-    if extra:
-        key = "spark.driver.extraJavaOptions"
-        launch[key] = f"{launch[key]} {extra}" if launch.get(key) else extra
+    if cache is not None:
+        _add_java_options(launch, "spark.driver.extraJavaOptions", cache.java_options())
     conf = SparkConf(loadDefaults=False).setAll(list(launch.items()))
     try:
         with _jvm_output() as popen_kwargs:
@@ -81,6 +79,12 @@ def _launch(options: dict[str, str], class_cache: bool) -> None:
     if cache is not None:
         cache.launched(gateway.proc)
     SparkContext._ensure_initialized(gateway=gateway)  # type: ignore[attr-defined]
+
+
+def _add_java_options(options: dict[str, str], key: str, extra: str) -> None:
+    """Join ``extra`` to the JVM options under ``key``: the user's own are kept."""
+    if extra:
+        options[key] = f"{options[key]} {extra}" if options.get(key) else extra
 
 
 _lock = threading.Lock()
@@ -149,8 +153,7 @@ def _build(cfg: SparkConfig, jars: Sequence[str], java_properties: Mapping[str, 
     if props:
         opts = " ".join(f"-D{k}={v}" for k, v in props.items())
         for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
-            # the user's own JVM options are kept: the drivers' properties join them
-            conf[key] = f"{conf[key]} {opts}" if conf.get(key) else opts
+            _add_java_options(conf, key, opts)
     options.update(conf)
     if not submitted:
         _launch(options, cfg.class_cache)

@@ -133,10 +133,17 @@ def slots(spark: Any) -> int:
     return max(1, int(spark.sparkContext.defaultParallelism))
 
 
+_warmed: dict[tuple[str, str], threading.Thread] = {}
+
+
 def warm_workers(spark: Any, module: str) -> threading.Thread:
     """Start Spark's Python workers, each importing ``module``, in a thread: the first
     Python job of a session waits a second or more for them, which the snapshot's tick,
-    bounds and catalog reads can hide. Spark keeps the workers for the tasks after."""
+    bounds and catalog reads can hide. Spark keeps the workers for the tasks after, so a
+    session does this once per module (the thread of the first call is returned again)."""
+    key = (str(spark.sparkContext.applicationId), module)
+    if key in _warmed:
+        return _warmed[key]
 
     def task(_: int) -> int:
         importlib.import_module(module)
@@ -149,6 +156,6 @@ def warm_workers(spark: Any, module: str) -> threading.Thread:
         except Exception:  # noqa: BLE001 - the copy's own job will say what is wrong
             pass
 
-    thread = threading.Thread(target=run, name="spark-warm-workers", daemon=True)
+    thread = _warmed[key] = threading.Thread(target=run, name="spark-warm-workers", daemon=True)
     thread.start()
     return thread

@@ -54,12 +54,18 @@ class DirectPath:
     def create(self, conn: Any) -> None:
         self.mod.create_staging(conn, self.staging, self.table, self.target.location)
 
+    @property
+    def target_table(self) -> str:
+        """The target table, quoted and qualified."""
+        return str(self.target.qualified(self.table.target.ref))
+
     def fresh(self, conn: Any, key_range: str | None) -> bool:
         """Whether the target holds no row in the chunk's key range (read and ended)."""
         if key_range is None:
             return False
-        target = self.target.qualified(self.table.target.ref)
-        row = self.mod.run(conn, self.staging, "direct_any", target=target, range=key_range)
+        row = self.mod.run(
+            conn, self.staging, "direct_any", target=self.target_table, range=key_range
+        )
         empty = not row.fetchone()[0]
         conn.rollback()
         return empty
@@ -87,7 +93,7 @@ class DirectPath:
             self.fmt,
             attempt,
             ranges,
-            self.target.qualified(self.table.target.ref) if fresh else None,
+            self.target_table if fresh else None,
         )
         done = run_tasks(spark, jobs, self.mod.copy_range)
         return sum(a for a, _ in done), sum(b for _, b in done)
@@ -109,7 +115,7 @@ class DirectPath:
                 location=self.target.location,
                 table=table_name,
             )
-        target = self.target.qualified(t.target.ref)
+        target = self.target_table
         if empty:
             self.target.run(conn, "empty", table=str(t.target.ref), target=target)
         if n:

@@ -144,7 +144,8 @@ def copy_range(job: RangeCopy) -> tuple[int, int]:
         dst = dialect.connect(job.target_url)
         try:
             for conn in (src, dst):
-                # the settings capture pins: text values read and written alike
+                # the settings capture pins: text values read and written alike (committed:
+                # a COPY rolled back below must not take them back)
                 conn.execute(SESSION_INIT)
                 conn.commit()
             if job.fresh_in:
