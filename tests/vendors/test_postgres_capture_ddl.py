@@ -167,6 +167,36 @@ def test_truncate_record_carries_the_shape(pg_db: Any) -> None:
     assert [e["db_action"] for e in pg.status().ddl_events] == ["TRUNCATE"]
 
 
+def test_status_lists_ddl_until_purged_and_an_older_install_keeps_its_list(pg_db: Any) -> None:
+    pg, p0 = _pg(pg_db)
+    tx(pg_db, "ALTER TABLE t ADD COLUMN qty integer", "TRUNCATE t")
+    pg_db.execute("DROP TABLE t")
+    assert [(e["db_action"], e["version"]) for e in pg.status().ddl_events] == [
+        ("ALTER", 2),
+        ("TRUNCATE", 2),
+        ("DROP", 3),
+    ]
+    # an install made before the DDL log listed DDL by a partial index of the queue: a
+    # reinstall moves its DDL records to the log and drops that index
+    pg_db.execute(
+        "DELETE FROM repl_ddl_log WHERE db_action <> 'DROP'",
+        "CREATE INDEX repl_items_ddl ON repl_items (repl_key)"
+        " WHERE db_action IN ('CREATE', 'ALTER', 'DROP', 'TRUNCATE')",
+    )
+    pg_db.execute(T)  # the table again: a CREATE record
+    pg.install("public.t")
+    listed = [e["db_action"] for e in pg.status().ddl_events]
+    assert listed == ["ALTER", "TRUNCATE", "DROP", "CREATE"]
+    assert pg_db.query("SELECT to_regclass('repl_items_ddl')") == [(None,)]
+    # purged with the records it lists
+    conn = pg.conn()
+    try:
+        pg.cap.purge(conn, pg.tick())
+    finally:
+        conn.close()
+    assert pg.status().ddl_events == []
+
+
 def test_event_triggers_of_two_prefixes_keep_to_their_tables(pg_db: Any) -> None:
     pg_db.execute(T, "CREATE TABLE public.u (id integer PRIMARY KEY)")
     a, b = Pg(pg_db, prefix="aa_"), Pg(pg_db, prefix="bb_")

@@ -130,6 +130,55 @@ def test_key_update_keeps_the_final_state_right(pg_db: Any) -> None:
     assert sorted((k, *v) for k, v in state.items()) == pg_db.query("SELECT * FROM t ORDER BY 1")
 
 
+def _update_trigger_level(db: Any, table: str) -> str:
+    ((tgtype,),) = db.query(
+        "SELECT tgtype FROM pg_trigger WHERE tgrelid = %s::regclass AND tgname LIKE '%%_upd'",
+        (table,),
+    )
+    return "row" if tgtype & 1 else "statement"
+
+
+def test_update_is_captured_row_by_row_only_where_a_key_cannot_be_swapped(pg_db: Any) -> None:
+    pg, _ = _pg(pg_db)
+    assert _update_trigger_level(pg_db, "t") == "row"
+    tx(pg_db, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2), (3, 'c', 3)")
+    p1 = pg.tick()
+    # the database runs the key change row by row in some order, each leaving keys unique
+    tx(pg_db, "UPDATE t SET id = id + 10, qty = qty + 1 WHERE id > 1", "UPDATE t SET qty = 0")
+    _, recs = pg.window("public.t", p1)
+    got = rows(recs)
+    assert sorted(got[:4], key=lambda r: (r[0], (r[1] or r[2])["id"])) == [
+        ("DELETE", None, {"id": 2, "name": "b", "qty": 2}),
+        ("DELETE", None, {"id": 3, "name": "c", "qty": 3}),
+        ("INSERT", {"id": 12, "name": "b", "qty": 3}, None),
+        ("INSERT", {"id": 13, "name": "c", "qty": 4}, None),
+    ]
+    for delete, insert in (got[0:2], got[2:4]):  # each row's DELETE just before its INSERT
+        assert (delete[0], insert[0], delete[2]["name"]) == ("DELETE", "INSERT", insert[1]["name"])
+    assert sorted(got[4:], key=lambda r: r[1]["id"]) == [
+        ("UPDATE", {"id": 1, "name": "a", "qty": 0}, {"id": 1, "name": "a", "qty": 1}),
+        ("UPDATE", {"id": 12, "name": "b", "qty": 0}, {"id": 12, "name": "b", "qty": 3}),
+        ("UPDATE", {"id": 13, "name": "c", "qty": 0}, {"id": 13, "name": "c", "qty": 4}),
+    ]
+    # a deferrable key can be swapped inside one statement: pairing by key, per statement
+    pg_db.execute("ALTER TABLE t DROP CONSTRAINT t_pkey, ADD PRIMARY KEY (id) DEFERRABLE")
+    assert _update_trigger_level(pg_db, "t") == "statement"
+    p2 = pg.tick()
+    tx(pg_db, "UPDATE t SET id = CASE id WHEN 12 THEN 13 WHEN 13 THEN 12 ELSE id END")
+    _, recs = pg.window("public.t", p2)
+    assert sorted(rows(recs), key=lambda r: r[1]["id"]) == [
+        ("UPDATE", {"id": 1, "name": "a", "qty": 0}, {"id": 1, "name": "a", "qty": 0}),
+        ("UPDATE", {"id": 12, "name": "c", "qty": 0}, {"id": 12, "name": "b", "qty": 0}),
+        ("UPDATE", {"id": 13, "name": "b", "qty": 0}, {"id": 13, "name": "c", "qty": 0}),
+    ]
+    # a unique index checked row by row is enough; dropping it goes back to the statement
+    pg_db.execute("CREATE UNIQUE INDEX t_id ON t (id)", "ALTER TABLE t ADD COLUMN z integer")
+    assert _update_trigger_level(pg_db, "t") == "row"
+    pg_db.execute("DROP INDEX t_id")
+    assert _update_trigger_level(pg_db, "t") == "statement"
+    assert [t.status for t in pg.status().tables] == ["OK"]
+
+
 def test_configured_key_for_a_table_without_primary_key(pg_db: Any) -> None:
     ddl = "CREATE TABLE public.log (a integer NOT NULL, b text NOT NULL, v text)"
     pg, p0 = _pg(pg_db, TableConfig(name="public.log", key=["b", "a"]), ddl=ddl)
@@ -162,21 +211,25 @@ def test_actions_subsets_decide_which_triggers_exist(pg_db: Any) -> None:
 
 def test_debug_flag_writes_lines(pg_db: Any) -> None:
     pg, p0 = _pg(pg_db, TableConfig(name="public.t", debug=True))
-    tx(pg_db, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)", "UPDATE t SET qty = 0 WHERE id = 7")
+    tx(
+        pg_db,
+        "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)",
+        "DELETE FROM t WHERE id = 7",
+        "UPDATE t SET qty = 0 WHERE id = 2",
+    )
     _, recs = pg.window("public.t", p0)
     lines = pg_db.query("SELECT repl_key, line FROM repl_debug_table ORDER BY logged_at")
-    assert lines[0][0] == recs[-1].repl_key
-    assert lines[0][1] == (
-        f"INSERT public.t: 2 record(s), trans_key {recs[0].trans_key}, dbid dec01"
-    )
-    assert lines[1] == (
-        None,
-        f"UPDATE public.t: 0 record(s), trans_key {recs[0].trans_key}, dbid dec01",
-    )
+    x = recs[0].trans_key
+    assert lines == [
+        (recs[1].repl_key, f"INSERT public.t: 2 record(s), trans_key {x}, dbid dec01"),
+        (None, f"DELETE public.t: 0 record(s), trans_key {x}, dbid dec01"),
+        # an UPDATE of a table with a unique key is captured row by row: a line per row
+        (recs[2].repl_key, f"UPDATE public.t: 1 record(s), trans_key {x}, dbid dec01"),
+    ]
     # turning debug off in the tables table regenerates the trigger at once
     pg_db.execute("UPDATE repl_tables SET debug = 0")
     tx(pg_db, "INSERT INTO t VALUES (3, 'c', 3)")
-    assert pg_db.query("SELECT count(*) FROM repl_debug_table") == [(2,)]
+    assert pg_db.query("SELECT count(*) FROM repl_debug_table") == [(3,)]
 
 
 def test_origin_marks_changes_until_commit(pg_db: Any) -> None:

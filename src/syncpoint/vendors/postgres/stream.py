@@ -85,7 +85,8 @@ def purge(conn: Any, objs: Names, upto: int) -> int:
             raise UsageError(
                 f"cannot purge up to tick {upto}: the last tick is {row[2]} (the horizon)"
             )
-        items, ticks = objs.render("queries/purge.sql")
+        items, ddl_log, ticks = objs.render("queries/purge.sql")
         n = conn.execute(items, {"upto": upto}).rowcount
+        conn.execute(ddl_log, {"upto": upto})
         conn.execute(ticks, {"upto": upto})
     return int(n)

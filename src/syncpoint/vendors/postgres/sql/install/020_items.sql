@@ -22,6 +22,32 @@ CREATE TABLE IF NOT EXISTS ${schema}.${items} (
     CONSTRAINT ${items_pkey} PRIMARY KEY (tablename, trans_key, repl_key)
 )
 ---
--- status lists recent DDL events without scanning the queue.
-CREATE INDEX IF NOT EXISTS ${items_ddl} ON ${schema}.${items} (repl_key)
-    WHERE db_action IN ('CREATE', 'ALTER', 'DROP', 'TRUNCATE')
+-- The DDL records of the queue listed once more, for status to show recent DDL without
+-- scanning the queue: a partial index of the queue would do it too, but would cost every
+-- captured change the check of its predicate (a few microseconds a statement). Written
+-- beside each DDL record, purged with it.
+CREATE TABLE IF NOT EXISTS ${schema}.${ddl_log} (
+    repl_key    bigint      NOT NULL,
+    trans_key   xid8        NOT NULL,
+    db_action   text        NOT NULL,
+    db_schema   text        NOT NULL,
+    tablename   text        NOT NULL,
+    version     integer     NOT NULL,
+    captured_at timestamptz NOT NULL,
+    CONSTRAINT ${ddl_log_pkey} PRIMARY KEY (repl_key)
+)
+---
+-- An install made before the log had that partial index: its DDL records move to the log.
+DO $do$
+BEGIN
+    IF to_regclass($lit{items_ddl_q}) IS NOT NULL THEN
+        INSERT INTO ${schema}.${ddl_log} (repl_key, trans_key, db_action, db_schema, tablename,
+                                          version, captured_at)
+        SELECT repl_key, trans_key, db_action, db_schema, tablename, version, captured_at
+          FROM ${schema}.${items}
+         WHERE db_action IN ('CREATE', 'ALTER', 'DROP', 'TRUNCATE')
+        ON CONFLICT DO NOTHING;
+        DROP INDEX ${schema}.${items_ddl};
+    END IF;
+END
+$do$

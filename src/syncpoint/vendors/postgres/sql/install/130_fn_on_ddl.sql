@@ -45,6 +45,10 @@ BEGIN
                     coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                     t.tablename, current_database(), t.schemaname, 'ALTER',
                     v_shape::text, t.shape::text, t.version + 1, v_at);
+            INSERT INTO ${schema}.${ddl_log} (repl_key, trans_key, db_action, db_schema,
+                                               tablename, version, captured_at)
+            VALUES (v_k, pg_current_xact_id(), 'ALTER', t.schemaname, t.tablename,
+                    t.version + 1, v_at);
             UPDATE ${schema}.${tables}
                SET version = version + 1, schemaname = v_nsp, tablename = v_name,
                    shape = v_shape
@@ -73,6 +77,10 @@ BEGIN
                     coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                     t.tablename, current_database(), t.schemaname, 'CREATE',
                     v_shape::text, NULL, t.version + 1, v_at);
+            INSERT INTO ${schema}.${ddl_log} (repl_key, trans_key, db_action, db_schema,
+                                               tablename, version, captured_at)
+            VALUES (v_k, pg_current_xact_id(), 'CREATE', t.schemaname, t.tablename,
+                    t.version + 1, v_at);
             -- a new table: its attnums say nothing of the old one's key
             UPDATE ${schema}.${tables}
                SET version = version + 1, relid = r.objid, shape = v_shape, key_attnums = NULL

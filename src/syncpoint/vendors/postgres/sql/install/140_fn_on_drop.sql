@@ -1,6 +1,7 @@
 -- sql_drop: DROP of a watched table (also through DROP SCHEMA ... CASCADE) becomes a DROP
 -- record (oldcontent: the last shape), version + 1; the table's row stays, status DROPPED,
--- until a table of that name is created again or the table leaves the channel file.
+-- until a table of that name is created again or the table leaves the channel file. A
+-- dropped index or constraint has the captures that depend on a unique key made again.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_on_drop}() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -27,10 +28,28 @@ BEGIN
                 coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                 t.tablename, current_database(), t.schemaname, 'DROP',
                 NULL, t.shape::text, t.version + 1, v_at);
+        INSERT INTO ${schema}.${ddl_log} (repl_key, trans_key, db_action, db_schema, tablename,
+                                          version, captured_at)
+        VALUES (v_k, pg_current_xact_id(), 'DROP', t.schemaname, t.tablename, t.version + 1,
+                v_at);
         UPDATE ${schema}.${tables}
            SET version = version + 1, relid = NULL, status = 'DROPPED', key_attnums = NULL,
                reason = 'the table was dropped'
          WHERE id = t.id;
     END LOOP;
+    -- A dropped unique index or constraint may have been what let a table's UPDATE be
+    -- captured row by row (see make_capture): its capture is made again, and decides anew.
+    IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() d
+                WHERE d.object_type IN ('index', 'table constraint')) THEN
+        FOR t IN SELECT w.id
+                   FROM ${schema}.${tables} w
+                   JOIN pg_trigger tg
+                     ON tg.tgrelid = w.relid AND tg.tgname = w.trigger_name || '_upd'
+                  WHERE w.status = 'OK' AND tg.tgtype::integer & 1 = 1
+                    -- a changed shape is the DDL end's to record and regenerate
+                    AND ${schema}.${fn_shape}(w.relid) IS NOT DISTINCT FROM w.shape LOOP
+            PERFORM ${schema}.${fn_make}(t.id);
+        END LOOP;
+    END IF;
 END
 $fn$

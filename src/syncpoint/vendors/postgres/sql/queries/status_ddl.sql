@@ -1,5 +1,4 @@
 SELECT repl_key, db_action, db_schema, tablename, version, captured_at
-  FROM ${schema}.${items}
- WHERE db_action IN ('CREATE', 'ALTER', 'DROP', 'TRUNCATE')
+  FROM ${schema}.${ddl_log}
  ORDER BY repl_key DESC
  LIMIT 20

@@ -26,7 +26,7 @@ BEGIN
 END
 $do$
 ---
-DROP TABLE IF EXISTS ${schema}.${items}, ${schema}.${tables}, ${schema}.${service},
+DROP TABLE IF EXISTS ${schema}.${items}, ${schema}.${ddl_log}, ${schema}.${tables}, ${schema}.${service},
     ${schema}.${ticks}, ${schema}.${debug}
 ---
 DROP SEQUENCE IF EXISTS ${schema}.${seq}
