@@ -15,7 +15,8 @@ rotating order) so that the load of a shared machine and cluster falls on all of
 alike; the figures are medians over the runs, the ratios medians of a mode against
 medians of none. ``rowtrigger`` (optional) is a
 plain plpgsql ``row_to_json`` row trigger, the design syncpoint's statement triggers were
-measured against; ``pgq`` (optional) is PgQ's C trigger ``pgq.logutriga`` as Londiste
+measured against (syncpoint captures UPDATE of ``orders``, whose key is a primary key, row
+by row too); ``pgq`` (optional) is PgQ's C trigger ``pgq.logutriga`` as Londiste
 installs it (needs Debian's ``postgresql-15-pgq3``). Nothing is hard-coded: every figure
 printed is measured by this run.
 
