@@ -326,3 +326,61 @@ def test_key_columns_must_be_integer_text_or_uuid() -> None:
     assert _key_types("a", "postgres", shape, ["id", "code"]) == []
     (problem,) = _key_types("a", "postgres", shape, ["id", "at"])
     assert problem.startswith("a: key column 'at' is timestamp without time zone")
+
+
+def test_a_delete_that_loses_leaves_both_sites_with_the_same_row() -> None:
+    """b changes the pricing (P1) and deletes the row (T2); a changes the name later (Y).
+    The update wins at both sites. b makes the row again from what it deleted, taking only
+    the group a's change made; a keeps its row, taking the groups b's delete's window made.
+    Whether P1 reached a before the delete (its own window) or with it (one window whose net
+    change is the delete), both end with name Y and pricing P1."""
+    p = "pricing"
+    p1 = Version("2026-01-01T00:00:01.000000", "b")
+    t2 = Version("2026-01-01T00:00:02.000000", "b")
+    y = Version("2026-01-01T00:00:03.000000", "a")
+    tomb = Tombstone(1, t2, {D: V0, p: p1})  # what b deleted
+    # a's name change, made while a's pricing was still P0
+    change_a = Change(1, {D: y, p: V0}, {D: V0, p: V0})
+    d = decide("latest", change_a, None, tomb)
+    assert (d.insert, set(d.take), d.conflicts) == (True, {D}, (("*", "remote"),))
+    # P1 in a window of its own, applied at a before the delete came: the delete made nothing
+    alone = Change(1, {D: V0, p: p1}, {D: V0, p: p1}, delete=True, version=t2)
+    d = decide("latest", alone, Row(1, {D: y, p: p1}), None)
+    assert (d.delete, set(d.take), d.conflicts) == (False, set(), (("*", "local"),))
+    # P1 and the delete in one window: a has P0 and takes P1 from the delete
+    netted = Change(
+        1,
+        {D: V0, p: p1},
+        {D: V0, p: frozenset({V0, p1})},
+        delete=True,
+        version=t2,
+        made={D: frozenset(), p: frozenset({p1})},
+    )
+    d = decide("latest", netted, Row(1, {D: y, p: V0}), None)
+    assert (d.delete, set(d.take), d.conflicts) == (False, {p}, (("*", "local"),))
+
+
+def test_a_row_made_again_is_decided_against_the_deleted_row_group_by_group() -> None:
+    # the deleted row's pricing (B2) and the change's (A_TIE) were both made from V0
+    tomb = Tombstone(1, A1, {D: V0, "p": B2})
+    change = Change(1, {D: V0, "p": A_TIE}, {D: V0, "p": V0})
+    d = decide("latest", change, None, tomb)
+    assert (d.insert, set(d.take), d.conflicts) == (True, {"p"}, (("*", "remote"), ("p", "remote")))
+    d = decide(
+        "earliest",
+        Change(1, {D: V0, "p": A1}, {D: V0, "p": V0}),
+        None,
+        Tombstone(1, B2, {D: V0, "p": A_TIE}),
+    )
+    assert (d.insert, set(d.take), d.conflicts) == (True, {"p"}, (("*", "remote"), ("p", "remote")))
+    # a change that loses to the delete: its groups merged into the deleted row all the same
+    d = decide(
+        "latest",
+        Change(1, {D: V0, "p": A1}, {D: V0, "p": V0}),
+        None,
+        Tombstone(1, B2, {D: V0, "p": V0}),
+    )
+    assert (d.insert, set(d.take), d.conflicts) == (False, {"p"}, (("*", "local"),))
+    # a tombstone without its row (written where the row was not here): the change whole
+    d = decide("latest", change, None, Tombstone(1, A1))
+    assert (d.insert, set(d.take)) == (True, {D, "p"})

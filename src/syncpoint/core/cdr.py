@@ -10,7 +10,9 @@ Words:
   location name, the same way at every site.
 - A row's **key version** ``kv`` counts the incarnations of its key: an insert of a key takes
   the key version of the key's tombstone plus one (1 when there is none).
-- A **tombstone** is a deleted key with its key version and the delete's version.
+- A **tombstone** is a deleted key with its key version and the delete's version; where the
+  site deleted a row of that incarnation itself (its application's delete, or another
+  site's delete applied to its row), also that row: its values and group versions.
 - An incoming change is the net of the changes of one key made at one site in one round
   (its *window*). It carries, per group, its version (``after``); the versions the
   window's changes of the group were made from (``before``: none for an insert); and the
@@ -31,15 +33,27 @@ conflict takes the incoming value when the change made it.
 | insert/update kv | row of a newer kv | ignore: the change is of an older incarnation (conflict) |
 | insert/update kv | tombstone of an older kv | apply (insert): a new incarnation, always |
 | insert/update kv | tombstone of kv | conflict: rule on the change's newest group vs the delete |
+| insert/update kv | tombstone of kv with its row | per group vs the deleted row (see below) |
 | insert/update kv | tombstone of a newer kv | ignore (conflict) |
 | delete kv | row of kv, unchanged since | delete, tombstone |
 | delete kv | row of kv, changed since | conflict: rule on the delete vs the row's newest group |
+| delete kv | row of kv, changed since, row wins | per group: what the delete's window made |
 | delete kv | row of a newer kv | ignore: the delete is of an older incarnation (conflict) |
 | delete kv | row of an older kv | delete, tombstone (a delete of a newer incarnation) |
 | delete kv | no row | tombstone (a later update of kv meets it) |
 
 Two deletes of one incarnation keep the tombstone version the rule prefers, so every site
 resolves a late change of that incarnation against the same one.
+
+A delete that loses is no delete anywhere. The site that deleted keeps the row it deleted
+in the tombstone, and decides every change of that incarnation against it group by group,
+like against a row: a change that loses to the delete has its groups merged into the
+deleted row all the same (its own site keeps them: the row there stays), and the change
+that beats the delete makes the merged row again. The site that kept its row takes the
+groups the delete's window changed before it deleted (a delete's ``after`` holds the
+deleted row's versions). Both end with the same row whether the deleted row's last changes
+left the deleting site before the delete or with it, and whichever of the other site's
+changes came before the one that beat the delete.
 """
 
 from __future__ import annotations
@@ -73,6 +87,7 @@ class Row:
 class Tombstone:
     kv: int
     version: Version
+    groups: Mapping[str, Version] | None = None  # the deleted row's, where this site had it
 
 
 @dataclass(frozen=True)
@@ -142,17 +157,35 @@ def decide(rule: str, change: Change, row: Row | None, tomb: Tombstone | None) -
         if tomb.kv > change.kv:
             return Decision(conflicts=(("*", "local"),))
         keep = wins(rule, change.newest(), tomb.version)
-        return Decision(
-            take=everything if keep else frozenset(), insert=keep, conflicts=(("*", _winner(keep)),)
-        )
+        if tomb.groups is None:
+            return Decision(
+                take=everything if keep else frozenset(),
+                insert=keep,
+                conflicts=(("*", _winner(keep)),),
+            )
+        # decided against the deleted row as against a row: made again if the change beats
+        # the delete; else the groups taken are merged into the deleted row (the change's own
+        # site keeps its row, with them; a later change that beats the delete brings it back)
+        take, conflicts = _per_group(rule, change, tomb.groups)
+        if not keep:
+            return Decision(take=take, conflicts=(("*", "local"),))
+        return Decision(take=take, insert=True, conflicts=(("*", "remote"), *conflicts))
     if change.kv > row.kv:
         return Decision(take=everything)
     if change.kv < row.kv:
         return Decision(conflicts=(("*", "local"),))
+    take, conflicts = _per_group(rule, change, row.groups)
+    return Decision(take=take, conflicts=conflicts)
+
+
+def _per_group(
+    rule: str, change: Change, local: Mapping[str, Version]
+) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The groups a change takes over a local row of its incarnation (and the conflicts)."""
     take: set[str] = set()
     conflicts: list[tuple[str, str]] = []
     for g, theirs in change.after.items():
-        mine = row.groups.get(g)
+        mine = local.get(g)
         if mine == theirs:
             continue  # the same change, arrived again or by another way
         if not change.touched(g):
@@ -164,7 +197,7 @@ def decide(rule: str, change: Change, row: Row | None, tomb: Tombstone | None) -
         conflicts.append((g, _winner(w)))
         if w:
             take.add(g)
-    return Decision(take=frozenset(take), conflicts=tuple(conflicts))
+    return frozenset(take), tuple(conflicts)
 
 
 def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
@@ -178,7 +211,11 @@ def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
     if not changed:
         return Decision(delete=True, tombstone=True)
     w = wins(rule, change.newest(), row.newest())
-    return Decision(delete=w, tombstone=w, conflicts=(("*", _winner(w)),))
+    if w:
+        return Decision(delete=True, tombstone=True, conflicts=(("*", "remote"),))
+    # the row stays: the groups the delete's window changed are taken as an update's
+    take, conflicts = _per_group(rule, change, row.groups)
+    return Decision(take=take, conflicts=(("*", "local"), *conflicts))
 
 
 def check_groups(

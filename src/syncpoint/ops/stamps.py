@@ -28,6 +28,7 @@ def record_stamps(cfg: ChannelConfig, integ: str) -> None:
             site = None
         if site is not None:
             site.ensure_hops(conn)
+            cdr.ensure(target, site, conn)
         app = cfg.application
         stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
         sps = target.sync_points(conn, app)

@@ -73,6 +73,7 @@ _META_FIXED = (
     ("sp_lkv", "int"),
     ("sp_tkv", "int"),
     ("sp_tv", "version"),
+    ("sp_tr", "text"),
     ("sp_k", "key"),
     ("sp_upd", "int"),
     ("sp_ins", "int"),
@@ -138,6 +139,23 @@ class CdrSite:
     def as_text(self, expr: str) -> str:
         return f"CAST({expr} AS {self.TYPES['text']})"
 
+    def deleted_row(self, alias: str, columns: Sequence[str]) -> str:
+        """A row of the target as the text ``{p}tombstones.deleted_row`` keeps of it, every
+        value exactly (``restore`` gives them back)."""
+        return self.row_text([(c, f"{alias}.{self.q(c)}") for c in columns])
+
+    def row_text(self, values: Sequence[tuple[str, str]]) -> str:
+        """``deleted_row``'s text of a row given as (column, SQL expression) pairs."""
+        raise NotImplementedError
+
+    def restore(self, plan: ApplyPlan) -> dict[str, str]:
+        """``d_tombstone``'s SETs giving the typed columns ``sp_o<i>`` of ``{p}cdr_d`` the
+        values of the tombstone's deleted row (``d.sp_tr``)."""
+        raise NotImplementedError
+
+    def restore_rows(self, conn: Any, plan: ApplyPlan) -> None:
+        """Where a vendor converts the deleted rows' values in Python (SQLite)."""
+
     # -- SQL files ----------------------------------------------------------------------------
     def sql(self, name: str, raw: dict[str, str] | None = None, **lits: str) -> list[str]:
         files = SqlFiles(self.vendor, "cdr", self.idents, literal=self.lit, comments=False)
@@ -177,6 +195,33 @@ class CdrSite:
         if not self.has_tables(conn, "hops"):
             self.run(conn, "create")
             conn.commit()
+
+    def has_deleted_rows(self, conn: Any) -> bool:
+        """Whether ``{p}tombstones`` has the column ``deleted_row`` (``cdr add`` before it
+        existed: no)."""
+        (found,) = self.run(
+            conn, "has_column", {"name": self.idents["tombstones"], "column": "deleted_row"}
+        ).fetchone()
+        conn.rollback()
+        return bool(found)
+
+    def ensure_deleted_rows(
+        self, conn: Any, tables: dict[str, tuple[TableName, list[str]]]
+    ) -> None:
+        """``{p}tombstones.deleted_row`` where ``cdr add`` ran before it existed, and the
+        delete triggers of the tables (by name: their reference and data columns) made
+        again to write it. The column first: a failure between the two leaves the old
+        triggers, which write no deleted row (a change beating their tombstone is then
+        inserted whole, as before), never a trigger naming a column that is not there."""
+        if self.has_deleted_rows(conn):
+            return
+        settings = self.settings(conn)
+        self.run(conn, "add_deleted_row")
+        conn.commit()
+        for table, (ref, columns) in tables.items():
+            if table in settings:
+                self.renew(conn, table, ref, settings[table], columns, self.integ.location)
+                conn.commit()
 
     def settings(self, conn: Any) -> dict[str, CdrTable]:
         if not self.has_tables(conn):
@@ -303,6 +348,7 @@ class CdrSite:
             "any_changed": changed(data) or "0",
             "new_key": self.key_json([f"NEW.{q(k)}" for k in setting.key]),
             "old_key": self.key_json([f"OLD.{q(k)}" for k in setting.key]),
+            "old_row": self.deleted_row("OLD", [*columns, kv, *vs.values()]),
         }
 
     def add_statements(
@@ -322,6 +368,18 @@ class CdrSite:
         raise NotImplementedError
 
     def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
+        raise NotImplementedError
+
+    def renew(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        """The table's delete trigger (``sql/cdr/renew.sql``) made again (caller commits)."""
         raise NotImplementedError
 
     def setting_params(self, table: str, setting: CdrTable) -> dict[str, Any]:
@@ -412,7 +470,10 @@ class CdrSite:
         self.run(conn, "d_lock", raw=plan.local(), table=table)
         self.run(conn, "d_local", params, raw=plan.local(), table=table)
         if action == "U":
-            self.run(conn, "d_tombstone", params, table=table)
+            restore = plan.restore()
+            self.run(conn, "d_tombstone", params, raw=restore, table=table)
+            self.restore_rows(conn, plan)
+            self.run(conn, "d_remade", raw=restore, table=table)
             self.run(conn, "decide_upsert", raw=plan.decide_upsert(), table=table)
             self.run(conn, "apply_upsert", params, raw=plan.apply_upsert(), table=table)
         else:
@@ -504,7 +565,10 @@ class ApplyPlan:
         meta = self.meta()
         return {
             "target": self.site.integ.qualified(self.t.target.ref),
-            "typed": ", ".join(f"t.{q(c.name)} AS sp_v{i}" for i, c in enumerate(self.cols)),
+            "typed": ", ".join(
+                [f"t.{q(c.name)} AS sp_v{i}" for i, c in enumerate(self.cols)]
+                + [f"o.{q(c.name)} AS sp_o{i}" for i, c in enumerate(self.cols)]
+            ),
             "meta_select": ", ".join(f"CAST(NULL AS {types[k]}) AS {n}" for n, k in meta),
             "meta_defs": ", ".join(f"{n} {types[k]} NULL" for n, k in meta),
         }
@@ -519,10 +583,12 @@ class ApplyPlan:
             elif c.name in self.vs.values():
                 expr = f"COALESCE({expr}, '')"
             values.append(expr)
+        # sp_o<i> NULL in so many words: MariaDB's copy of a NOT NULL column has no default
         return {
             "columns": ", ".join(
                 [f"sp_b{j}, sp_n{j}" for j in range(len(self.groups))]
                 + [f"sp_v{i}" for i in range(len(self.cols))]
+                + [f"sp_o{i}" for i in range(len(self.cols))]
             ),
             "values": ", ".join(
                 [
@@ -530,6 +596,7 @@ class ApplyPlan:
                     for g in self.groups
                 ]
                 + values
+                + ["NULL"] * len(self.cols)
             ),
         }
 
@@ -545,20 +612,37 @@ class ApplyPlan:
         }
 
     # -- decisions ----------------------------------------------------------------------------
+    def _touched(self, j: int) -> str:
+        """The change made group ``j``'s version (not one applied at its site from elsewhere
+        since), and the local version is one it was made from (a fast-forward) or the rule
+        prefers the change's: the change takes the group (a row's or a deleted row's, in
+        ``sp_l<j>``)."""
+        site, rule = self.site, self.s.resolution
+        r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
+        touched = f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)}"
+        either = f"({site.in_set(b, mine)} OR {site.newer(r, mine, rule)})"
+        return f"({touched} AND {either})"
+
+    def _remade(self) -> str:
+        """A key without a row whose tombstone of the change's incarnation kept the deleted
+        row (in ``sp_o<i>``, its versions in ``sp_l<j>``): the change is decided against it
+        group by group, and the row made again if the change beats the delete, else the
+        groups taken merged into the deleted row (``merged_row``)."""
+        return f"d.sp_hl = 0 AND d.sp_tkv = {self.rkv()} AND d.sp_tr IS NOT NULL"
+
     def decide_upsert(self) -> dict[str, str]:
         site, rule = self.site, self.s.resolution
         rkv = self.rkv()
         takes = []
         for j in range(len(self.groups)):
-            r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
-            # the change made the group's version (not one applied at its site from elsewhere
-            # since), and the site's version is one it was made from (a fast-forward) or the
-            # rule prefers it
-            touched = f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)}"
-            either = f"({site.in_set(b, mine)} OR {site.newer(r, mine, rule)})"
+            # a row of the same incarnation, or a deleted row made again: per group; a newer
+            # incarnation, or a key without a row or deleted row: every group
             takes.append(
                 f"{self._set(f'sp_f{j}')} = CASE WHEN d.sp_hl = 1 AND ({rkv} > d.sp_lkv OR "
-                f"({rkv} = d.sp_lkv AND {touched} AND {either})) THEN 1 ELSE 0 END"
+                f"({rkv} = d.sp_lkv AND {self._touched(j)})) THEN 1 "
+                f"WHEN d.sp_hl = 0 AND NOT ({self._remade()}) THEN 1 "
+                f"WHEN {self._remade()} AND (d.sp_l{j} IS NULL OR {self._touched(j)}) THEN 1 "
+                "ELSE 0 END"
             )
         anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
         ins = (
@@ -591,13 +675,33 @@ class ApplyPlan:
             f"d.sp_hl = 1 AND (d.sp_lkv < {rkv} OR (d.sp_lkv = {rkv} AND "
             f"(NOT {self.changed()} OR {wins})))"
         )
+        # a delete that loses to the row: the groups its window changed before it deleted
+        # (its row's versions it made) are taken as an update's
+        takes = ", ".join(
+            f"{self._set(f'sp_f{j}')} = CASE WHEN d.sp_hl = 1 AND d.sp_del = 0 AND "
+            f"d.sp_lkv = {rkv} AND {self._touched(j)} THEN 1 ELSE 0 END"
+            for j in range(len(self.groups))
+        )
+        anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
         # a delete skipped because the key is a newer incarnation here still leaves the old
         # incarnation's tombstone: every site then holds it, and purge can take it away
         return {
             "delete": f"{self._set('sp_del')} = CASE WHEN {delete} THEN 1 ELSE 0 END",
             "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
             f"OR d.sp_lkv > {rkv} THEN 1 ELSE 0 END",
+            "takes": takes,
+            "flags": f"{self._set('sp_upd')} = CASE WHEN {anyf} THEN 1 ELSE 0 END",
         }
+
+    def restore(self) -> dict[str, str]:
+        """``d_tombstone``'s: the deleted row's values and versions (``CdrSite.restore``)."""
+        raw = self.site.restore(self)
+        raw["versions"] = ", ".join(
+            f"{self._set(f'sp_l{j}')} = d.sp_o{self.idx[self.vs[g]]}"
+            for j, g in enumerate(self.groups)
+        )
+        raw["remade"] = self._remade()
+        return raw
 
     # -- writes -------------------------------------------------------------------------------
     def _common(self) -> dict[str, str]:
@@ -614,25 +718,72 @@ class ApplyPlan:
             "newest_l": self.newest_l(),
         }
 
-    def apply_upsert(self) -> dict[str, str]:
-        site, q = self.site, self.site.q
-        raw = self._common()
-        per_group = []
-        for j, g in enumerate(self.groups):
-            r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
-            per_group += site.sql(
+    def group_conflicts(self, raw: dict[str, str], only: str = "1 = 1") -> str:
+        """The conflicts of every group (``group_conflicts.sql``) of the rows ``only``."""
+        site = self.site
+        return "\nUNION ALL\n".join(
+            site.sql(
                 "group_conflicts",
                 {
                     **raw,
                     "group": site.lit(g),
-                    "local": mine,
-                    "remote": r,
+                    "local": f"d.sp_l{j}",
+                    "remote": self.rver(j),
                     "taken": f"d.sp_f{j}",
-                    "both": f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)} "
-                    f"AND NOT ({site.in_set(b, mine)})",
+                    "both": f"{only} AND {self._both(j)}",
                 },
-            )
-        raw["group_conflicts"] = "\nUNION ALL\n".join(per_group)
+            )[0]
+            for j, g in enumerate(self.groups)
+        )
+
+    def apply_upsert(self) -> dict[str, str]:
+        site, q = self.site, self.site.q
+        raw = self._common()
+        raw["group_conflicts"] = self.group_conflicts(raw)
+        # a deleted row made again: its groups' conflicts with the change, its row the local
+        raw["remade_conflicts"] = "\nUNION ALL\n".join(
+            site.sql(
+                "remade_conflicts",
+                {
+                    **raw,
+                    "group": site.lit(g),
+                    "local": f"d.sp_l{j}",
+                    "remote": self.rver(j),
+                    "taken": f"d.sp_f{j}",
+                    "both": f"d.sp_ins = 1 AND {self._remade()} AND {self._both(j)}",
+                },
+            )[0]
+            for j, g in enumerate(self.groups)
+        )
+        raw.update(self._sets())
+        raw["columns"] = ", ".join(q(c.name) for c in self.cols)
+        values = []
+        for i, c in enumerate(self.cols):
+            g = self.group_of[c.name]
+            if g is None:
+                values.append(f"d.sp_v{i}")
+            else:
+                # a group not taken: the deleted row's (a key without one takes every group)
+                j = self.groups.index(g)
+                values.append(f"CASE WHEN d.sp_f{j} = 1 THEN d.sp_v{i} ELSE d.sp_o{i} END")
+        raw["d_values"] = ", ".join(values)
+        raw["remade"] = self._remade()
+        raw["merged_row"] = site.row_text(
+            [(c.name, v) for c, v in zip(self.cols, values, strict=True)]
+        )
+        return raw
+
+    def _both(self, j: int) -> str:
+        """Group ``j`` changed at both sites since the version the change was made from."""
+        site, r, mine = self.site, self.rver(j), f"d.sp_l{j}"
+        return (
+            f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)} "
+            f"AND NOT ({site.in_set(f'd.sp_b{j}', mine)})"
+        )
+
+    def _sets(self) -> dict[str, str]:
+        """The SETs of an UPDATE of the target taking the groups decided (``sp_f<j>``)."""
+        q = self.site.q
         sets = []
         for c in self.cols:
             if c.name in self.t.key:
@@ -644,10 +795,7 @@ class ApplyPlan:
                 j = self.groups.index(self.group_of[c.name] or DEFAULT_GROUP)
                 value = f"CASE WHEN d.sp_f{j} = 1 THEN {self.v(c.name)} ELSE t.{col} END"
             sets.append(f"{self._target_set(col)} = {value}")
-        raw["sets"] = ", ".join(sets) or f"{self._target_set(q(self.kv))} = t.{q(self.kv)}"
-        raw["columns"] = ", ".join(q(c.name) for c in self.cols)
-        raw["d_values"] = ", ".join(f"d.sp_v{i}" for i in range(len(self.cols)))
-        return raw
+        return {"sets": ", ".join(sets) or f"{self._target_set(q(self.kv))} = t.{q(self.kv)}"}
 
     def _target_set(self, col: str) -> str:
         return f"t.{col}" if self.site.SET_PREFIX else col
@@ -657,6 +805,10 @@ class ApplyPlan:
         raw["changed"] = self.changed()
         op = ">" if self.s.resolution == "latest" else "<"
         raw["op"] = op
+        raw["group_conflicts"] = self.group_conflicts(raw, "d.sp_del = 0")
+        raw.update(self._sets())
+        target_cols = [c.name for c in self.t.target.columns]
+        raw["deleted_row"] = self.site.deleted_row("t", target_cols)
         return raw
 
 

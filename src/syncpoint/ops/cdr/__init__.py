@@ -45,9 +45,30 @@ def settings(integ: Any, conn: Any) -> dict[str, Any]:
     helper = support(integ)
     if helper is None:
         return {}
+    ensure(integ, helper, conn)
     out = helper.settings(conn)
     _idle(conn)
     return out
+
+
+def ensure(integ: Any, helper: Any, conn: Any) -> None:
+    """The bookkeeping of a site made by an older ``cdr add`` brought up to date (outside a
+    transaction; MariaDB commits DDL): the tombstones' deleted rows, and the delete
+    triggers that write them."""
+    from syncpoint.config import parse_table_name
+    from syncpoint.core.cdr import bookkeeping_prefix
+
+    if not helper.has_tables(conn, "tombstones") or helper.has_deleted_rows(conn):
+        return
+    mark = bookkeeping_prefix(integ.prefix)
+    tables = {}
+    for table in helper.settings(conn):
+        ref = integ.resolve(parse_table_name(table), False, integ.vendor)
+        shape = integ.describe(conn, ref)
+        if shape is not None:
+            tables[table] = (ref, [c.name for c in shape.columns if not c.name.startswith(mark)])
+    _idle(conn)
+    helper.ensure_deleted_rows(conn, tables)
 
 
 def read_query(source_integ: Any, plain: str, setting: Any, location: str) -> str:

@@ -187,6 +187,7 @@ def add(
     try:
         setting = _setting(cfg, t, sites, resolution, groups)
         for s in sites:
+            ops.ensure(s.integ, s.helper, s.conn)
             if str(t.ref) in s.helper.settings(s.conn):
                 raise ConfigError(
                     f"{s.name}: {t.ref} is under conflict resolution already; "
@@ -247,6 +248,8 @@ def alter(
     t = cfg.table(table)
     sites = _open(cfg, t, table)
     try:
+        for s in sites:
+            ops.ensure(s.integ, s.helper, s.conn)
         current = {s.name: s.helper.settings(s.conn).get(str(t.ref)) for s in sites}
         for s in sites:
             s.conn.rollback()

@@ -85,9 +85,9 @@ class MariadbCdr(CdrSite):
             "trg_ad": self.q(f"{stem}_ad"),
         }
 
-    def add_statements(
+    def _raw(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
-    ) -> list[str]:
+    ) -> dict[str, str]:
         parts = self.trigger_parts(setting, columns, location)
         raw = dict(self._names(ref))
         raw.update({k: v for k, v in parts.items() if k != "add_columns"})
@@ -96,7 +96,36 @@ class MariadbCdr(CdrSite):
             origin=self.names.origin_var,
             table=self.lit(table),
         )
-        return self.sql("create") + self.sql("add", raw)
+        return raw
+
+    def add_statements(
+        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> list[str]:
+        raw = self._raw(table, ref, setting, columns, location)
+        return self.sql("create") + self.sql("add", raw) + self.sql("renew", raw)
+
+    def renew(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        self.run(conn, "renew", raw=self._raw(table, ref, setting, columns, location), table=table)
+
+    def row_text(self, values: Any) -> str:
+        # every value as its bytes in base64: FROM_BASE64 gives back any type exactly
+        pairs = ", ".join(f"{self.lit(c)}, TO_BASE64({e})" for c, e in values)
+        return f"JSON_OBJECT({pairs})"
+
+    def restore(self, plan: Any) -> dict[str, str]:
+        sets = [
+            f"d.sp_o{i} = FROM_BASE64(JSON_VALUE(d.sp_tr, {self.lit(json_path(c.name))}))"
+            for i, c in enumerate(plan.cols)
+        ]
+        return {"restore": ", ".join(sets)}
 
     def add(
         self,

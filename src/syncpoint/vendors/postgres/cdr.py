@@ -62,16 +62,55 @@ class PostgresCdr(CdrSite):
             "target_text": self.lit(self.integ.qualified(t)),
         }
 
-    def add_statements(
-        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
-    ) -> list[str]:
+    def _raw(
+        self, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> dict[str, str]:
         parts = self.trigger_parts(setting, columns, location)
         raw = dict(self._names(ref))
         raw.update({k: v for k, v in parts.items() if k != "add_columns"})
         raw["add_columns"] = ", ".join(parts["add_columns"])
-        return self.sql("create") + self.sql(
-            "add", raw, origin_guc=self.origin_setting, table=table
-        )
+        return raw
+
+    def add_statements(
+        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> list[str]:
+        raw = self._raw(ref, setting, columns, location)
+        renew = self.sql("renew", raw, origin_guc=self.origin_setting, table=table)
+        return self.sql("create") + renew + self.sql("add", raw, table=table)
+
+    def renew(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        raw = self._raw(ref, setting, columns, location)
+        statements = self.sql("renew", raw, origin_guc=self.origin_setting, table=table)
+        with dialect.translated(self.integ.location, table):
+            self.execute_all(conn.cursor(), statements, {})
+
+    def deleted_row(self, alias: str, columns: Any) -> str:
+        return f"row_to_json({alias})::text"
+
+    def row_text(self, values: Any) -> str:
+        # json_build_object takes at most 100 arguments: 50 columns a piece, joined
+        pieces = [
+            "json_build_object("
+            + ", ".join(f"{self.lit(c)}, {e}" for c, e in values[i : i + 50])
+            + ")::jsonb"
+            for i in range(0, len(values), 50)
+        ]
+        return "(" + " || ".join(pieces) + ")::text"
+
+    def restore(self, plan: Any) -> dict[str, str]:
+        return {
+            "restore_to": ", ".join(f"sp_o{i}" for i in range(len(plan.cols))),
+            "restore_from": ", ".join(f"r.{self.q(c.name)}" for c in plan.cols),
+            "target": self.integ.qualified(plan.t.target.ref),
+        }
 
     def add(
         self,

@@ -14,6 +14,7 @@ columns). The apply converts values in Python, as the plain apply does, and deci
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, ClassVar
 
@@ -129,13 +130,67 @@ class SqliteCdr(CdrSite):
         out = self.sql("create")
         for add in parts["add_columns"]:
             out += self.sql("add_column", {"target": names["target"], "add": add})
-        raw = dict(names)
+        raw = self._raw(table, ref, setting, columns, location)
+        return out + self.sql("add", raw) + self.sql("renew", raw)
+
+    def _raw(
+        self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> dict[str, str]:
+        parts = self.trigger_parts(setting, columns, location)
+        raw = dict(self._names(ref))
         raw.update({k: v for k, v in parts.items() if k != "add_columns"})
         raw["table"] = self.lit(table)
         raw["new_match"] = " AND ".join(
             self.fragment("key_match", {"column": self.q(k)}) for k in setting.key
         )
-        return out + self.sql("add", raw)
+        return raw
+
+    def renew(
+        self,
+        conn: Any,
+        table: str,
+        ref: TableName,
+        setting: CdrTable,
+        columns: list[str],
+        location: str,
+    ) -> None:
+        """The delete trigger made again, then capture's (which must stay the newest)."""
+        with dialect.translated(self.integ.location, table):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                raw = self._raw(table, ref, setting, columns, location)
+                self.execute_all(conn, self.sql("renew", raw), {})
+                self._capture_triggers(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def row_text(self, values: Any) -> str:
+        # a blob as ["x", hex] and a real as ["r", its 17 digits] (JSON keeps 15): exact
+        def value(v: str) -> str:
+            return (
+                f"CASE typeof({v}) WHEN 'blob' THEN json_array('x', hex({v})) "
+                f"WHEN 'real' THEN json_array('r', printf('%.17g', {v})) ELSE {v} END"
+            )
+
+        return "json_object(" + ", ".join(f"{self.lit(c)}, {value(e)}" for c, e in values) + ")"
+
+    def restore(self, plan: Any) -> dict[str, str]:
+        return {}
+
+    def restore_rows(self, conn: Any, plan: Any) -> None:
+        """The deleted rows' values (``deleted_row``'s JSON) into ``sp_o<i>``."""
+        (read,) = self.sql("d_deleted_rows")
+        sets = ", ".join(f"sp_o{i} = ?" for i in range(len(plan.cols)))
+        (write,) = self.sql("d_restore", {"sets": sets})
+        with self.dialect.translated(self.integ.location, str(plan.t.target.ref)):
+            rows = []
+            for rowid, text in conn.execute(read).fetchall():
+                row = json.loads(text)
+                rows.append([_restored(row.get(c.name)) for c in plan.cols] + [rowid])
+            if rows:
+                conn.executemany(write, rows)
 
     def _ctx(self) -> objects.Ctx:
         from syncpoint.vendors.sqlite.capture import SqliteCapture
@@ -193,3 +248,12 @@ class SqliteCdr(CdrSite):
     def _capture_triggers(self, conn: Any) -> None:
         objects.drop_triggers(conn, self.names)
         objects.sync_triggers(conn, self._ctx())
+
+
+def _restored(value: Any) -> Any:
+    """A value of a deleted row as ``SqliteCdr.deleted_row`` wrote it."""
+    if isinstance(value, list) and len(value) == 2 and value[0] == "x":
+        return bytes.fromhex(value[1])
+    if isinstance(value, list) and len(value) == 2 and value[0] == "r":
+        return float(value[1])
+    return value

@@ -23,14 +23,5 @@ BEGIN
   END IF;
 END
 ---
-CREATE OR REPLACE TRIGGER $raw{trg_ad} AFTER DELETE ON $raw{target} FOR EACH ROW
-BEGIN
-  IF $raw{origin} IS NULL THEN
-    INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at)
-    VALUES ($raw{table}, $raw{old_key}, OLD.$raw{kv}, $raw{now}, UTC_TIMESTAMP(6))
-    ON DUPLICATE KEY UPDATE version = VALUES(version), deleted_at = VALUES(deleted_at);
-  END IF;
-END
----
 INSERT INTO ${cdr} (table_name, resolution, `groups`, `key`)
 VALUES (%(table)s, %(resolution)s, %(groups)s, %(key)s)

@@ -9,13 +9,16 @@ CREATE TABLE IF NOT EXISTS ${cdr} (
 ---
 -- A deleted key per incarnation: the key version it had and the delete's version
 -- (time|location), so a late update of that incarnation is resolved against the delete;
--- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps).
+-- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps);
+-- the row this site deleted, when it had one of that incarnation (each value in base64),
+-- made again if a change of the incarnation beats the delete.
 CREATE TABLE IF NOT EXISTS ${tombstones} (
     table_name  VARCHAR(255) NOT NULL,
     `key`       VARCHAR(400) NOT NULL,
     kv          BIGINT NOT NULL,
     version     VARCHAR(64) NOT NULL,
     deleted_at  DATETIME(6) NOT NULL,
+    deleted_row LONGTEXT NULL,
     PRIMARY KEY (table_name, `key`, kv)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
 ---

@@ -1,5 +1,5 @@
 -- For keys without a local row: the newest tombstone of the key (its key version, the
--- delete's version).
+-- delete's version, the row deleted).
 UPDATE ${d} d SET d.sp_tkv = (SELECT MAX(tb.kv) FROM ${tombstones} tb
                                WHERE tb.table_name = %(table)s AND tb.`key` = d.sp_k)
  WHERE d.sp_hl = 0
@@ -8,3 +8,11 @@ UPDATE ${d} d SET d.sp_tv = (SELECT tb.version FROM ${tombstones} tb
                               WHERE tb.table_name = %(table)s AND tb.`key` = d.sp_k
                                 AND tb.kv = d.sp_tkv)
  WHERE d.sp_tkv IS NOT NULL
+---
+-- The tombstone's deleted row, when it kept one: its values, converted (sp_o<i>).
+UPDATE ${d} d SET d.sp_tr = (SELECT tb.deleted_row FROM ${tombstones} tb
+                              WHERE tb.table_name = %(table)s AND tb.`key` = d.sp_k
+                                AND tb.kv = d.sp_tkv)
+ WHERE d.sp_tkv IS NOT NULL
+---
+UPDATE ${d} d SET $raw{restore} WHERE d.sp_tr IS NOT NULL

@@ -8,13 +8,16 @@ CREATE TABLE IF NOT EXISTS ${cdr} (
 )
 ---
 -- A deleted key per incarnation: the key version it had and the delete's version
--- (time|location), so a late update of that incarnation is resolved against the delete.
+-- (time|location), so a late update of that incarnation is resolved against the delete;
+-- the row this site deleted, when it had one of that incarnation (row_to_json), made again
+-- if a change of the incarnation beats the delete.
 CREATE TABLE IF NOT EXISTS ${tombstones} (
     table_name  text NOT NULL,
     key         text NOT NULL,
     kv          bigint NOT NULL,
     version     text NOT NULL,
     deleted_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+    deleted_row text,
     PRIMARY KEY (table_name, key, kv)
 )
 ---

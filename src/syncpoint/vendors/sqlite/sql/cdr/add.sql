@@ -17,14 +17,5 @@ BEGIN
   UPDATE $raw{target} SET $raw{kv} = OLD.$raw{kv}, $raw{stamp_changed} WHERE $raw{new_match};
 END
 ---
-CREATE TRIGGER $raw{trg_ad} AFTER DELETE ON $raw{target}
-WHEN NOT EXISTS (SELECT 1 FROM ${origin})
-BEGIN
-  INSERT INTO ${tombstones} (table_name, key, kv, version)
-  VALUES ($raw{table}, $raw{old_key}, OLD.$raw{kv}, $raw{now})
-  ON CONFLICT (table_name, key, kv) DO UPDATE
-     SET version = excluded.version, deleted_at = excluded.deleted_at;
-END
----
 INSERT INTO ${cdr} (table_name, resolution, groups, key)
 VALUES (:table, :resolution, :groups, :key)

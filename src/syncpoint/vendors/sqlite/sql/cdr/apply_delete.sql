@@ -1,22 +1,32 @@
 -- 1. The conflicts: the local row is a newer incarnation, or it changed since the version
---    the delete was made from.
+--    the delete was made from; per group, of a delete that loses, the groups its window
+--    changed that the row changed too.
 INSERT INTO ${conflicts} (table_name, key, column_group, local_row, local_version,
                           remote_row, remote_version, resolution, winner)
 SELECT :table, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv, :rule,
        CASE WHEN d.sp_del = 1 THEN 'remote' ELSE 'local' END
   FROM ${d} AS d JOIN $raw{target} AS t ON $raw{match}
  WHERE d.sp_lkv > $raw{rkv} OR (d.sp_lkv = $raw{rkv} AND $raw{changed})
+UNION ALL
+$raw{group_conflicts}
 ---
 -- 2. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
 --    every site ends with the same one (a tombstone whose delete was not seen here, '',
---    takes the delete's).
-INSERT INTO ${tombstones} AS tb (table_name, key, kv, version)
-SELECT :table, d.sp_k, $raw{rkv}, coalesce(d.sp_dv, '') FROM ${d} AS d WHERE d.sp_tomb = 1
+--    takes the delete's). The row deleted here, when it is of the delete's incarnation.
+INSERT INTO ${tombstones} AS tb (table_name, key, kv, version, deleted_row)
+SELECT :table, d.sp_k, $raw{rkv}, coalesce(d.sp_dv, ''),
+       (SELECT $raw{deleted_row} FROM $raw{target} AS t
+         WHERE $raw{match} AND d.sp_del = 1 AND d.sp_lkv = $raw{rkv})
+  FROM ${d} AS d WHERE d.sp_tomb = 1
 ON CONFLICT (table_name, key, kv) DO UPDATE
    SET version = CASE WHEN tb.version = '' OR excluded.version $raw{op} tb.version
                       THEN excluded.version
-                      ELSE tb.version END
+                      ELSE tb.version END,
+       deleted_row = coalesce(excluded.deleted_row, tb.deleted_row)
 ---
--- 3. The deletes that take effect.
+-- 3. Rows a delete lost to: the groups taken.
+UPDATE $raw{target} AS t SET $raw{sets} FROM ${d} AS d WHERE $raw{match} AND d.sp_upd = 1
+---
+-- 4. The deletes that take effect.
 DELETE FROM $raw{target} AS t
  WHERE EXISTS (SELECT 1 FROM ${d} AS d WHERE d.sp_del = 1 AND $raw{match})

@@ -9,13 +9,16 @@ CREATE TABLE IF NOT EXISTS ${cdr} (
 ---
 -- A deleted key per incarnation: the key version it had and the delete's version
 -- (time|location), so a late update of that incarnation is resolved against the delete;
--- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps).
+-- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps);
+-- the row this site deleted, when it had one of that incarnation (a blob as ["x", hex], a
+-- real as ["r", text]), made again if a change of the incarnation beats the delete.
 CREATE TABLE IF NOT EXISTS ${tombstones} (
     table_name  TEXT NOT NULL,
     key         TEXT NOT NULL,
     kv          INTEGER NOT NULL,
     version     TEXT NOT NULL,
     deleted_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')),
+    deleted_row TEXT,
     PRIMARY KEY (table_name, key, kv)
 )
 ---
