@@ -12,8 +12,10 @@ archive only ever saves time. Only one process writes an archive at a time (a lo
 holding the writing JVM's pid); the others start as usual meanwhile.
 
 Where: ``$XDG_CACHE_HOME/syncpoint`` (else ``~/.cache/syncpoint``), about 150-200 MB per
-archive; older archives are removed when a new one is made. ``spark.class_cache: false``
-in the config turns it off.
+archive. The three archives used last are kept (each installation of syncpoint, a virtualenv
+of its own, has its class path and so its own archive: keeping one would have two
+installations of a machine replace each other's at every command); older ones are removed
+when a new one is made. ``spark.class_cache: false`` in the config turns it off.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+KEEP = 3  # archives kept, the ones used last
 
 # the JVM's notes on the archive (classes it skips, an archive it cannot map) would go to
 # its standard output, which may be the command's own
@@ -111,6 +115,9 @@ class ClassCache:
         """``-XX:SharedArchiveFile=...`` when the archive exists, ``-XX:ArchiveClassesAtExit=
         ...`` when this launch may write it, else nothing."""
         if self.archive.is_file():
+            # its time says when it was used last, which decides the archives kept
+            with contextlib.suppress(OSError):
+                os.utime(self.archive)
             # a JVM that cannot map it says so on its own output and goes on without it
             return f"-XX:SharedArchiveFile={self.archive} -Xshare:auto {QUIET}"
         try:
@@ -153,15 +160,17 @@ class ClassCache:
 
 
 def finish(pid: int, tmp: Path, archive: Path, lock: Path) -> None:
-    """Wait for the writing JVM to exit, then put its archive in place (older archives go)."""
+    """Wait for the writing JVM to exit, then put its archive in place (beyond the ``KEEP``
+    used last, older archives go)."""
     while _alive(pid):
         time.sleep(0.5)
     try:
         if tmp.is_file() and tmp.stat().st_size:
             os.replace(tmp, archive)
-            for old in archive.parent.glob("spark-*.jsa"):
-                if old != archive:
-                    old.unlink()
+            others = [p for p in archive.parent.glob("spark-*.jsa") if p != archive]
+            others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in others[KEEP - 1 :]:
+                old.unlink()
     except OSError:
         pass
     finally:
