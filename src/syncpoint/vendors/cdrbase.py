@@ -351,6 +351,18 @@ class CdrSite:
             "old_row": self.deleted_row("OLD", [*columns, kv, *vs.values()]),
         }
 
+    def _names(self, t: TableName) -> dict[str, str]:
+        """The raw names of a table's bookkeeping objects in the vendor's SQL files."""
+        raise NotImplementedError
+
+    def trigger_raw(
+        self, ref: TableName, setting: CdrTable, columns: list[str], location: str
+    ) -> dict[str, str]:
+        """The raw texts of ``add.sql`` and ``renew.sql``: the table's names and the
+        trigger parts (``add_columns`` joined as one ALTER's list)."""
+        parts = self.trigger_parts(setting, columns, location)
+        return {**self._names(ref), **parts, "add_columns": ", ".join(parts["add_columns"])}
+
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:
@@ -718,8 +730,9 @@ class ApplyPlan:
             "newest_l": self.newest_l(),
         }
 
-    def group_conflicts(self, raw: dict[str, str], only: str = "1 = 1") -> str:
-        """The conflicts of every group (``group_conflicts.sql``) of the rows ``only``."""
+    def group_conflicts(self, raw: dict[str, str], rows: str, local_row: str | None = None) -> str:
+        """The conflicts of every group (``group_conflicts.sql``) of the rows ``rows``, the
+        local row ``local_row`` (else the target's)."""
         site = self.site
         return "\nUNION ALL\n".join(
             site.sql(
@@ -730,30 +743,24 @@ class ApplyPlan:
                     "local": f"d.sp_l{j}",
                     "remote": self.rver(j),
                     "taken": f"d.sp_f{j}",
-                    "both": f"{only} AND {self._both(j)}",
+                    "local_row": local_row or raw["local_row"],
+                    "both": f"{rows} AND {self._both(j)}",
                 },
             )[0]
             for j, g in enumerate(self.groups)
         )
 
+    def _live(self) -> str:
+        """A row at the target of the change's incarnation."""
+        return f"d.sp_hl = 1 AND {self.rkv()} = d.sp_lkv"
+
     def apply_upsert(self) -> dict[str, str]:
         site, q = self.site, self.site.q
         raw = self._common()
-        raw["group_conflicts"] = self.group_conflicts(raw)
+        raw["group_conflicts"] = self.group_conflicts(raw, self._live())
         # a deleted row made again: its groups' conflicts with the change, its row the local
-        raw["remade_conflicts"] = "\nUNION ALL\n".join(
-            site.sql(
-                "remade_conflicts",
-                {
-                    **raw,
-                    "group": site.lit(g),
-                    "local": f"d.sp_l{j}",
-                    "remote": self.rver(j),
-                    "taken": f"d.sp_f{j}",
-                    "both": f"d.sp_ins = 1 AND {self._remade()} AND {self._both(j)}",
-                },
-            )[0]
-            for j, g in enumerate(self.groups)
+        raw["remade_conflicts"] = self.group_conflicts(
+            raw, f"d.sp_ins = 1 AND {self._remade()}", "d.sp_tr"
         )
         raw.update(self._sets())
         raw["columns"] = ", ".join(q(c.name) for c in self.cols)
@@ -805,7 +812,7 @@ class ApplyPlan:
         raw["changed"] = self.changed()
         op = ">" if self.s.resolution == "latest" else "<"
         raw["op"] = op
-        raw["group_conflicts"] = self.group_conflicts(raw, "d.sp_del = 0")
+        raw["group_conflicts"] = self.group_conflicts(raw, f"{self._live()} AND d.sp_del = 0")
         raw.update(self._sets())
         target_cols = [c.name for c in self.t.target.columns]
         raw["deleted_row"] = self.site.deleted_row("t", target_cols)

@@ -18,6 +18,10 @@ from syncpoint.errors import WorkFailed
 
 SUPPORTED = vendors.NAMES
 
+# sites (url, prefix) whose bookkeeping ``ensure`` found up to date: every round asks for
+# the settings, and the catalog's answer does not change while this process runs
+_CURRENT: set[tuple[str, str]] = set()
+
 
 def support(integ: Any) -> Any:
     """The vendor's CDR site (``vendors/<v>/cdr.py``) for an ``Integrate``, or None."""
@@ -58,7 +62,11 @@ def ensure(integ: Any, helper: Any, conn: Any) -> None:
     from syncpoint.config import parse_table_name
     from syncpoint.core.cdr import bookkeeping_prefix
 
-    if not helper.has_tables(conn, "tombstones") or helper.has_deleted_rows(conn):
+    site = (integ.url, integ.prefix)
+    if site in _CURRENT or not helper.has_tables(conn, "tombstones"):
+        return
+    if helper.has_deleted_rows(conn):
+        _CURRENT.add(site)
         return
     mark = bookkeeping_prefix(integ.prefix)
     tables = {}
@@ -69,6 +77,7 @@ def ensure(integ: Any, helper: Any, conn: Any) -> None:
             tables[table] = (ref, [c.name for c in shape.columns if not c.name.startswith(mark)])
     _idle(conn)
     helper.ensure_deleted_rows(conn, tables)
+    _CURRENT.add(site)
 
 
 def read_query(source_integ: Any, plain: str, setting: Any, location: str) -> str:

@@ -88,14 +88,8 @@ class MariadbCdr(CdrSite):
     def _raw(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> dict[str, str]:
-        parts = self.trigger_parts(setting, columns, location)
-        raw = dict(self._names(ref))
-        raw.update({k: v for k, v in parts.items() if k != "add_columns"})
-        raw.update(
-            add_columns=", ".join(parts["add_columns"]),
-            origin=self.names.origin_var,
-            table=self.lit(table),
-        )
+        raw = self.trigger_raw(ref, setting, columns, location)
+        raw.update(origin=self.names.origin_var, table=self.lit(table))
         return raw
 
     def add_statements(

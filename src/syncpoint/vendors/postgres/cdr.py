@@ -62,19 +62,10 @@ class PostgresCdr(CdrSite):
             "target_text": self.lit(self.integ.qualified(t)),
         }
 
-    def _raw(
-        self, ref: TableName, setting: CdrTable, columns: list[str], location: str
-    ) -> dict[str, str]:
-        parts = self.trigger_parts(setting, columns, location)
-        raw = dict(self._names(ref))
-        raw.update({k: v for k, v in parts.items() if k != "add_columns"})
-        raw["add_columns"] = ", ".join(parts["add_columns"])
-        return raw
-
     def add_statements(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:
-        raw = self._raw(ref, setting, columns, location)
+        raw = self.trigger_raw(ref, setting, columns, location)
         renew = self.sql("renew", raw, origin_guc=self.origin_setting, table=table)
         return self.sql("create") + renew + self.sql("add", raw, table=table)
 
@@ -87,7 +78,7 @@ class PostgresCdr(CdrSite):
         columns: list[str],
         location: str,
     ) -> None:
-        raw = self._raw(ref, setting, columns, location)
+        raw = self.trigger_raw(ref, setting, columns, location)
         statements = self.sql("renew", raw, origin_guc=self.origin_setting, table=table)
         with dialect.translated(self.integ.location, table):
             self.execute_all(conn.cursor(), statements, {})

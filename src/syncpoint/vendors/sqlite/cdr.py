@@ -136,9 +136,7 @@ class SqliteCdr(CdrSite):
     def _raw(
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> dict[str, str]:
-        parts = self.trigger_parts(setting, columns, location)
-        raw = dict(self._names(ref))
-        raw.update({k: v for k, v in parts.items() if k != "add_columns"})
+        raw = self.trigger_raw(ref, setting, columns, location)
         raw["table"] = self.lit(table)
         raw["new_match"] = " AND ".join(
             self.fragment("key_match", {"column": self.q(k)}) for k in setting.key

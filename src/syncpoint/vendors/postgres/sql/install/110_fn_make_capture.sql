@@ -46,6 +46,7 @@ DECLARE
     v_same     text := '';
     v_row      boolean;
     v_upd      text;
+    v_rec      text;
     v_cols     text := '';
     v_proj     boolean := false;
     v_base     oid;
@@ -262,27 +263,22 @@ BEGIN
     SELECT location, stream_id || ':' INTO v_loc, v_guid FROM ${schema}.${service};
     IF v_row THEN
         -- one VALUES row per record: the cheapest plan to start, once per row
+        v_rec := format(
+            'INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, '
+            'db_schema, db_action, content, oldcontent, version, captured_at) '
+            'VALUES (sp_k, %L || sp_k::text, sp_x, sp_o, %L, %L, %L, ',
+            $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname);
         v_upd := format($upd$
         sp_k := nextval(%1$L::regclass);
         IF %2$s THEN
-            INSERT INTO %3$s (repl_key, guid, trans_key, dbid, tablename, db_catalog,
-                              db_schema, db_action, content, oldcontent, version, captured_at)
-            VALUES (sp_k, %4$L || sp_k::text, sp_x, sp_o, %5$L, %6$L, %7$L, 'UPDATE', %8$s, %9$s,
-                    %10$s, sp_at);
+            %3$s 'UPDATE', %4$s, %5$s, %6$s, sp_at);
         ELSE
-            INSERT INTO %3$s (repl_key, guid, trans_key, dbid, tablename, db_catalog,
-                              db_schema, db_action, content, oldcontent, version, captured_at)
-            VALUES (sp_k, %4$L || sp_k::text, sp_x, sp_o, %5$L, %6$L, %7$L, 'DELETE', NULL, %9$s,
-                    %10$s, sp_at);
+            %3$s 'DELETE', NULL, %5$s, %6$s, sp_at);
             sp_k := nextval(%1$L::regclass);
-            INSERT INTO %3$s (repl_key, guid, trans_key, dbid, tablename, db_catalog,
-                              db_schema, db_action, content, oldcontent, version, captured_at)
-            VALUES (sp_k, %4$L || sp_k::text, sp_x, sp_o, %5$L, %6$L, %7$L, 'INSERT', %8$s, NULL,
-                    %10$s, sp_at);
+            %3$s 'INSERT', %4$s, NULL, %6$s, sp_at);
         END IF;$upd$,
-            $lit{seq_q}, v_same, $lit{items_q}, v_guid, t.tablename, current_database(),
-            t.schemaname, replace(v_enc, '@ROW@', 'NEW'), replace(v_enc, '@ROW@', 'OLD'),
-            t.version);
+            $lit{seq_q}, v_same, v_rec, replace(v_enc, '@ROW@', 'NEW'),
+            replace(v_enc, '@ROW@', 'OLD'), t.version);
     END IF;
     -- The key is taken in a fenced subquery (OFFSET 0) so that the guid is made from the
     -- same nextval; a generated column would cost an expression set-up per statement.
