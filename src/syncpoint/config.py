@@ -79,7 +79,10 @@ class _Model(BaseModel):
 
 class LocationConfig(_Model):
     url: SecretStr
-    capture: bool = False
+    # true (or ``trigger``): a capture trigger per table writes the change queue; ``log``: the
+    # database's own log (PostgreSQL logical decoding, MariaDB's binary log) is decoded into
+    # the same queue, so the application's writes pay nothing on their commit path
+    capture: bool | Literal["trigger", "log"] = False
     integrate: bool = False
     # the capture locations an integrate location reads from (default: every other one);
     # a ring or another topology than the full mesh says it here
@@ -109,6 +112,11 @@ class LocationConfig(_Model):
     @property
     def vendor(self) -> str:
         return SCHEMES[self.url.get_secret_value().split("://", 1)[0].lower()]
+
+    @property
+    def capture_kind(self) -> str:
+        """``log`` or ``trigger`` (also for a location that does not capture)."""
+        return "log" if self.capture == "log" else "trigger"
 
     @property
     def redacted(self) -> str:
@@ -384,6 +392,12 @@ def cross_problems(cfg: ChannelConfig) -> list[str]:
                 problems.append(f"locations: {name}: from: {src!r} is not a capture location")
         if len(set(site.from_)) != len(site.from_):
             problems.append(f"locations: {name}: from: a location is named twice")
+    for lname, lc in cfg.locations.items():
+        if lc.capture_kind == "log" and lc.vendor == "sqlite":
+            problems.append(
+                f"locations: {lname}: capture: log: SQLite has no log to read; "
+                "use capture: true (triggers)"
+            )
     seen: set[str] = set()
     for t in cfg.tables:
         if str(t.ref) in seen:

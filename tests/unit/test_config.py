@@ -160,3 +160,21 @@ def test_from_names_capture_locations_other_than_itself_once() -> None:
     assert "f.yaml: locations: a: from: 'nope' is not a capture location" in found
     assert "f.yaml: locations: a: from: a location is named twice" in found
     assert "f.yaml: locations: x: from: is for a location that integrates" in found
+
+
+def test_capture_kind_log_or_trigger() -> None:
+    data = {**BASE, "locations": {**BASE["locations"]}}
+    data["locations"]["dec01"] = {**BASE["locations"]["dec01"], "capture": "log"}
+    cfg = config.from_dict(data)
+    assert cfg.locations["dec01"].capture_kind == "log"
+    assert cfg.locations["cen"].capture_kind == "trigger"
+    data["locations"]["dec01"]["capture"] = "trigger"
+    assert config.from_dict(data).locations["dec01"].capture_kind == "trigger"
+    data["locations"]["dec01"]["capture"] = "wal"
+    assert any("capture" in p for p in problems(data))
+
+
+def test_sqlite_has_no_log_to_capture_from() -> None:
+    data = {**BASE, "locations": {**BASE["locations"]}}
+    data["locations"]["lite"] = {"url": "sqlite:///tmp/a.db", "capture": "log"}
+    assert any("SQLite has no log" in p for p in problems(data))

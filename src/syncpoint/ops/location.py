@@ -28,11 +28,13 @@ class Location:
     name: str
     url: str = field(repr=False)
     prefix: str
+    capture_kind: str = "trigger"  # or "log": which of the vendor's capture roles
 
     @classmethod
     def of(cls, cfg: ChannelConfig, name: str) -> Location:
         """The location ``name`` of a channel."""
-        return cls(name, cfg.locations[name].url.get_secret_value(), cfg.prefix)
+        loc = cfg.locations[name]
+        return cls(name, loc.url.get_secret_value(), cfg.prefix, loc.capture_kind)
 
     @property
     def vendor(self) -> str:
@@ -57,7 +59,9 @@ class Location:
     @cached_property
     def capture_side(self) -> Capture:
         """The capture objects of the channel's prefix here (connect as needed)."""
-        return vendors.of_url(self.url).Capture(self.name, self.url, self.prefix)
+        return vendors.of_url(self.url).capture_class(self.capture_kind)(
+            self.name, self.url, self.prefix
+        )
 
     @cached_property
     def integrate_side(self) -> Integrate:

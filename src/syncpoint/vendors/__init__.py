@@ -21,6 +21,7 @@ from syncpoint.config import SCHEMES
 
 if TYPE_CHECKING:
     from syncpoint.vendors.base import Capture
+    from syncpoint.vendors.base import Capture as CaptureRole
     from syncpoint.vendors.cdrbase import CdrSite
     from syncpoint.vendors.gatestore import GateStore
     from syncpoint.vendors.integratebase import Integrate
@@ -41,6 +42,16 @@ class Vendor:
     types: Any  # parse/render of column types
     snapshot: Any  # rows as capture writes them, for snapshot and verify
     transport: Any  # binding and streaming the rows of transport tables
+    # capture from the database's log instead of triggers, where the vendor has one
+    LogCapture: type[CaptureRole] | None = None
+
+    def capture_class(self, kind: str) -> type[CaptureRole]:
+        """The capture role for ``kind`` (``trigger`` or ``log``)."""
+        if kind == "log":
+            if self.LogCapture is None:
+                raise ValueError(f"{self.name} has no log to capture from (capture: true)")
+            return self.LogCapture
+        return self.Capture
 
 
 @cache
@@ -59,6 +70,7 @@ def get(name: str) -> Vendor:
         pkg.types,
         pkg.snapshot,
         pkg.transport,
+        getattr(pkg, "LogCapture", None),
     )
 
 
