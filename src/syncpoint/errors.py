@@ -19,6 +19,7 @@ their parent's code::
      │    ├── NotInstalled           capture objects of this prefix are missing
      │    ├── StreamIdentityError    a stored position is of another stream (reinstall, restore)
      │    ├── PositionConflict       another consumer moved the positions (compare-and-set failed)
+     │    ├── FollowerBusy           another run --follow of this channel and application runs
      │    └── TableStopped           a table's rounds stop until the user acts (poison row, DDL)
      └── GateRefused            exit 3  a gate refused the turn (SPEC §7)
           └── GateBusy               the other side held it until --wait ran out
@@ -144,6 +145,12 @@ class StreamIdentityError(WorkFailed):
 
 class PositionConflict(WorkFailed):
     code = "position_conflict"
+
+
+class FollowerBusy(WorkFailed):
+    """Another ``run --follow`` of the same channel and application holds the follower lock."""
+
+    code = "follower_busy"
 
 
 class TableStopped(WorkFailed):

@@ -281,11 +281,12 @@ class Channel:
         return purge(self.cfg)
 
     @_changes_nothing
-    def integrate_status(self) -> dict[str, Any]:
-        """Per integrate location and table: position, sync point, backlog, lag, stops."""
+    def integrate_status(self, known: Any = None) -> dict[str, Any]:
+        """Per integrate location and table: position, sync point, backlog, lag, stops
+        (``known``: positions read before, for a location that cannot be read now)."""
         from syncpoint.ops.status import integrate_status
 
-        return integrate_status(self.cfg)
+        return integrate_status(self.cfg, known)
 
     @_changes_nothing
     def stamps_status(self) -> dict[str, Any]:
