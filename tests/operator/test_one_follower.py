@@ -1,0 +1,138 @@
+"""One ``run --follow`` per channel and application: a second one is refused at its start
+(exit 1, naming the host and process that holds the channel), a SIGKILLed holder blocks
+nobody, and ``status`` says whether a follower runs. The lock is the server's (PostgreSQL's
+advisory lock) or the kernel's (a SQLite file's ``flock``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncpoint.config import load as load_config
+from syncpoint.errors import FollowerBusy
+from syncpoint.ops.follower import follower_status, holding
+from tests.system import roundkit as rk
+
+
+def follower(cfg: Path, tmp_path: Path) -> subprocess.Popen[str]:
+    exe = str(Path(sys.executable).with_name("syncpoint"))
+    env = {**os.environ, "SYNCPOINT_LOG_FILE": str(tmp_path / "spark.log")}
+    env.pop("SYNCPOINT_FAILPOINT", None)
+    return subprocess.Popen(
+        [exe, "-c", str(cfg), "run", "--follow", "--interval", "0.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def wait_for_holder(cfg: Any, pid: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        st = follower_status(cfg)["cen"]
+        if st["running"] and f"pid {pid}" in st["holder"]:
+            return st  # type: ignore[no-any-return]
+        time.sleep(0.2)
+    raise AssertionError(f"no follower {pid} seen: {follower_status(cfg)}")
+
+
+@pytest.mark.spark
+def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: Path) -> None:
+    from tests.conftest import make_pg
+
+    gens = [make_pg(), make_pg()]
+    src, dst = (next(g) for g in gens)
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        rk.setup_source(src)
+        path = rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst)
+        cfg = load_config(path)
+        assert rk.syncpoint(path, "install").returncode == 0
+        assert follower_status(cfg)["cen"] == {"running": False, "holder": None}
+        first = follower(path, tmp_path)
+        procs.append(first)
+        st = wait_for_holder(cfg, first.pid)
+        assert socket.gethostname() in st["holder"]
+        text = rk.syncpoint(path, "status").stdout
+        assert f"cen: a follower is running: {socket.gethostname()} pid {first.pid}" in text
+
+        t0 = time.monotonic()
+        second = rk.syncpoint(path, "run", "--follow", "--interval", "0.5", timeout=120)
+        refused_s = time.monotonic() - t0  # the whole process, Python's start included
+        assert second.returncode == 1, second.stderr
+        assert "another follower" in second.stderr
+        assert f"{socket.gethostname()} pid {first.pid}" in second.stderr
+        assert first.poll() is None  # the first goes on
+        t0 = time.monotonic()
+        with pytest.raises(FollowerBusy, match=f"pid {first.pid}"):
+            with holding(cfg):
+                pass
+        lock_s = time.monotonic() - t0
+        print(
+            f"second follower refused: {refused_s:.2f} s process start to exit, {lock_s:.3f} s the lock"
+        )
+
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        third = follower(path, tmp_path)  # the server ended the killed one's session
+        procs.append(third)
+        wait_for_holder(cfg, third.pid)
+        third.send_signal(signal.SIGTERM)
+        assert third.wait(timeout=120) == 0
+        assert follower_status(cfg)["cen"]["running"] is False
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for g in gens:
+            next(g, None)
+
+
+def test_a_sqlite_target_is_locked_by_its_file_and_freed_by_a_kill(tmp_path: Path) -> None:
+    from tests.conftest import make_sqlite
+
+    gens = [make_sqlite(tmp_path), make_sqlite(tmp_path)]
+    src, dst = (next(g) for g in gens)
+    try:
+        path = rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst)
+        cfg = load_config(path)
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sys, time\n"
+                "from syncpoint.config import load as load_config\n"
+                "from syncpoint.ops.follower import holding\n"
+                "with holding(load_config(sys.argv[1])):\n"
+                "    print('held', flush=True)\n"
+                "    time.sleep(600)\n",
+                str(path),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            with pytest.raises(FollowerBusy, match=f"pid {holder.pid}"):
+                with holding(cfg):
+                    pass
+            assert follower_status(cfg)["cen"]["running"] is True
+        finally:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait()
+        with holding(cfg):  # the kernel dropped the killed process's lock
+            assert follower_status(cfg)["cen"]["running"] is True
+        assert follower_status(cfg)["cen"]["running"] is False
+    finally:
+        for g in gens:
+            next(g, None)
