@@ -78,7 +78,8 @@ def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: P
                 pass
         lock_s = time.monotonic() - t0
         print(
-            f"second follower refused: {refused_s:.2f} s process start to exit, {lock_s:.3f} s the lock"
+            f"second follower refused: {refused_s:.2f} s process start to exit, "
+            f"{lock_s:.3f} s the lock"
         )
 
         first.send_signal(signal.SIGKILL)
