@@ -97,6 +97,8 @@ def register(app: typer.Typer) -> None:
         _conflicts(data.get("conflicts") or {})
         _gates(data["gates"])
         for w in data["warnings"]:
+            if w["kind"] == "unreachable" and w.get("location") in _said:
+                continue  # its error was printed where the location is: said once
             out.print(f"[yellow]warning:[/] {escape(w['message'])}", markup=True)
         _exit_if_unreachable(data)
 
