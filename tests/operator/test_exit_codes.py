@@ -50,3 +50,14 @@ def test_version(tmp_path: Path) -> None:
     done = rk.syncpoint(tmp_path / "none.yaml", "--version")
     assert done.returncode == 0
     assert done.stdout.strip() == f"syncpoint {syncpoint.__version__}"
+
+
+def test_status_piped_prints_whole_tables(pg_db: Any, tmp_path: Path) -> None:
+    rk.setup_source(pg_db)
+    path = rk.write_config(tmp_path / "sp.yaml", {"src": pg_db}, pg_db, app="a_long_application")
+    assert rk.syncpoint(path, "install").returncode == 0
+    done = rk.syncpoint(path, "status", env={"COLUMNS": ""})  # a pipe, as under cron
+    assert done.returncode == 0, done.stderr
+    rows = [ln for ln in done.stdout.splitlines() if "public.parent" in ln and "src" in ln]
+    assert rows and all("…" not in ln for ln in done.stdout.splitlines()), done.stdout
+    assert max(len(ln) for ln in done.stdout.splitlines()) > 80

@@ -16,7 +16,10 @@ from rich.console import Console
 
 from syncpoint.errors import SyncpointError
 
-out = Console(highlight=False, soft_wrap=True)
+# Piped, without COLUMNS, rich would cut tables at 80 columns ("publi…"): a file or a pipe
+# gets whole lines.
+_PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 1000
+out = Console(highlight=False, soft_wrap=True, width=_PIPED_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
