@@ -150,10 +150,33 @@ class Channel:
 
     @_changes_nothing
     def plan(self) -> dict[str, list[str]]:
+        """Per location, what ``install`` runs at a capture location, and what the first
+        ``snapshot`` or ``run`` makes at an integrate location (its control tables, and the
+        target tables that are missing)."""
+        from syncpoint.core.rounds import target_name
+
         out: dict[str, list[str]] = {}
         for name in self.cfg.capture_locations():
             with self.location(name).capture() as (cap, conn):
                 out[name] = cap.plan(conn, self.cfg.tables_at(name))
+        for integ in self.cfg.integrate_locations():
+            side = self.location(integ).integrate_side
+            targets = sorted(
+                {
+                    str(side.resolve(*target_name(t, src), self.cfg.locations[src].vendor))
+                    for src in self.cfg.sources_of(integ)
+                    for t in self.cfg.tables_at(src)
+                }
+            )
+            out.setdefault(integ, []).extend(
+                [
+                    f"-- at {integ}, the first snapshot or run creates the control tables "
+                    "(install changes nothing here):",
+                    *side.statements("create"),
+                    "-- and each missing target table, with the columns of its source: "
+                    + ", ".join(targets),
+                ]
+            )
         return out
 
     def install(self) -> dict[str, str]:
