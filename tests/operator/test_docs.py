@@ -117,7 +117,7 @@ def test_the_init_file_loads() -> None:
     from syncpoint.cli.init_cmd import __file__ as init_file  # noqa: F401 - the command exists
 
     example = Path(config.__file__).with_name("example.yaml")
-    os.environ.setdefault("CEN_PASSWORD", "secret")
+    os.environ.setdefault("PG_PASSWORD", "secret")
     assert config.from_dict(yaml.safe_load(example.read_text("utf-8")), "example.yaml").channel
 
 

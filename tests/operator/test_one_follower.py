@@ -6,10 +6,12 @@ advisory lock) or the kernel's (a SQLite file's ``flock``)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,20 +21,37 @@ import pytest
 from syncpoint.config import load as load_config
 from syncpoint.errors import FollowerBusy
 from syncpoint.ops.follower import follower_status, holding
+from tests.operator.test_outage_page import give_back, take_away
+from tests.operator.test_serve_page import metric_values
 from tests.system import roundkit as rk
 
 
-def follower(cfg: Path, tmp_path: Path) -> subprocess.Popen[str]:
+def follower(cfg: Path, tmp_path: Path, *more: str) -> subprocess.Popen[str]:
     exe = str(Path(sys.executable).with_name("syncpoint"))
     env = {**os.environ, "SYNCPOINT_LOG_FILE": str(tmp_path / "spark.log")}
     env.pop("SYNCPOINT_FAILPOINT", None)
     return subprocess.Popen(
-        [exe, "-c", str(cfg), "run", "--follow", "--interval", "0.5"],
+        [exe, "-c", str(cfg), "run", "--follow", "--interval", "0.5", *more],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
+
+
+METRICS = r"metrics: (http://\S+/metrics)"
+CH = (("channel", "shop"),)
+
+
+def wait_metrics(url: str, ok: Any) -> dict[Any, float]:
+    deadline = time.monotonic() + 180
+    values: dict[Any, float] = {}
+    while time.monotonic() < deadline:
+        values = metric_values(url)
+        if ok(values):
+            return values
+        time.sleep(0.5)
+    raise AssertionError(f"metrics never showed it: {values}")
 
 
 def wait_for_holder(cfg: Any, pid: int) -> dict[str, Any]:
@@ -47,6 +66,8 @@ def wait_for_holder(cfg: Any, pid: int) -> dict[str, Any]:
 
 @pytest.mark.spark
 def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: Path) -> None:
+    """... and through an outage of the target the follower counts its failed rounds, then
+    takes its lock again (the server ended its session)."""
     from tests.conftest import make_pg
 
     gens = [make_pg(), make_pg()]
@@ -58,8 +79,12 @@ def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: P
         cfg = load_config(path)
         assert rk.syncpoint(path, "install").returncode == 0
         assert follower_status(cfg)["cen"] == {"running": False, "holder": None}
-        first = follower(path, tmp_path)
+        first = follower(path, tmp_path, "--metrics-port", "0", "--metrics-interval", "0.5")
         procs.append(first)
+        assert first.stderr is not None
+        url = next(m.group(1) for ln in first.stderr if (m := re.search(METRICS, ln)))
+        for pipe in (first.stderr, first.stdout):  # drained: a full pipe would stop it
+            threading.Thread(target=pipe.read, daemon=True).start()
         st = wait_for_holder(cfg, first.pid)
         assert socket.gethostname() in st["holder"]
         text = rk.syncpoint(path, "status").stdout
@@ -82,6 +107,16 @@ def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: P
             f"{lock_s:.3f} s the lock"
         )
 
+        # the target goes away (its sessions ended, the lock's too), then comes back
+        take_away(dst.name)
+        failed = ("syncpoint_rounds_failed_total", (*CH, ("group", "g"), ("integrate", "cen")))
+        down = ("syncpoint_location_up", (*CH, ("location", "cen")))
+        values = wait_metrics(url, lambda v: v.get(failed, 0) >= 1 and v.get(down) == 0)
+        assert values[("syncpoint_follower_running", (*CH, ("integrate", "cen")))] in (0, 1)
+        give_back(dst.name)
+        wait_for_holder(cfg, first.pid)  # the follower took its lock again
+        assert first.poll() is None
+
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)
         third = follower(path, tmp_path)  # the server ended the killed one's session
@@ -95,6 +130,7 @@ def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: P
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        give_back(dst.name)
         for g in gens:
             next(g, None)
 

@@ -5,7 +5,7 @@ docs/operations.md, "One follower per application", tells the user's side."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,22 +23,33 @@ def _locks(cfg: ChannelConfig) -> list[FollowerLock]:
 
 
 @contextmanager
-def holding(cfg: ChannelConfig) -> Iterator[None]:
-    """Hold the follower lock at every integrate location for the block, or refuse."""
+def holding(cfg: ChannelConfig) -> Iterator[Callable[[], None]]:
+    """Hold the follower lock at every integrate location for the block, or refuse. The
+    block gets ``keep()``, to call between passes: a session the server ended (a restart)
+    takes its lock again, and if another follower took it meanwhile, ``FollowerBusy``."""
     taken: list[FollowerLock] = []
+
+    def refuse(lock: FollowerLock) -> FollowerBusy:
+        who = lock.holder() or "another process (it has just ended: try again)"
+        return FollowerBusy(
+            f"another follower of channel {cfg.channel!r}, application "
+            f"{cfg.application!r} is running: {who} holds it at {lock.location}. "
+            "Run one follower per application: stop that one first, or give this "
+            "one another application name",
+            location=lock.location,
+        )
+
+    def keep() -> None:
+        for lock in taken:
+            if lock.alive() is False:
+                raise refuse(lock)
+
     try:
         for lock in _locks(cfg):
             if not lock.acquire():
-                who = lock.holder() or "another process (it has just ended: try again)"
-                raise FollowerBusy(
-                    f"another follower of channel {cfg.channel!r}, application "
-                    f"{cfg.application!r} is running: {who} holds it at {lock.location}. "
-                    "Run one follower per application: stop that one first, or give this "
-                    "one another application name",
-                    location=lock.location,
-                )
+                raise refuse(lock)
             taken.append(lock)
-        yield
+        yield keep
     finally:
         for lock in taken:
             lock.release()

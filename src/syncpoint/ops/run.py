@@ -198,9 +198,10 @@ def run(
     from syncpoint.ops.follower import holding
 
     total = RunReport()
-    with holding(cfg), _signals() as stopping:
+    with holding(cfg) as keep, _signals() as stopping:
         retry_at: dict[str, float] = {}
         while not stopping.is_set():
+            keep()  # still the one follower (a restarted server ended the lock's session)
             for integ in cfg.integrate_locations():
                 for g, tables in _groups(cfg, group).items():
                     if stopping.is_set() or retry_at.get(f"{integ}/{g}", 0) > time.monotonic():

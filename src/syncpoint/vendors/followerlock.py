@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint import vendors
+from syncpoint.errors import WorkFailed
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
@@ -82,6 +83,22 @@ class FollowerLock:
         if not got:
             self.release()
         return bool(got)
+
+    def alive(self) -> bool | None:
+        """Whether the lock is still held by this process: None when that cannot be told
+        now (the location cannot be reached; asked again later)."""
+        if self.file is not None:
+            return True
+        if self.conn is not None:
+            try:
+                self._sql.run(self.conn, "alive").fetchone()
+                return True
+            except Exception:  # noqa: BLE001 - a lost session: its lock went with it
+                self.release()
+        try:
+            return self.acquire()
+        except WorkFailed:
+            return None
 
     def release(self) -> None:
         if self.file is not None:
