@@ -103,7 +103,7 @@ def test_every_warning_kind_has_a_troubleshooting_entry() -> None:
 
 
 def test_every_channel_file_example_loads_and_validates(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("CEN_PASSWORD", "EAST_PASSWORD", "WEST_PASSWORD", "DW_PASSWORD", "PGPASSWORD"):
+    for var in ("CEN_PASSWORD", "EAST_PASSWORD", "WEST_PASSWORD", "DW_PASSWORD", "PG_PASSWORD"):
         monkeypatch.setenv(var, "secret")
     examples = [(n, b) for n, b in blocks("yaml") if re.search(r"^channel:", b, re.M)]
     assert len(examples) >= 5
