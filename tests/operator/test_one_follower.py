@@ -135,10 +135,14 @@ def test_a_second_follower_is_refused_and_a_killed_one_blocks_nobody(tmp_path: P
             next(g, None)
 
 
-def test_a_sqlite_target_is_locked_by_its_file_and_freed_by_a_kill(tmp_path: Path) -> None:
-    from tests.conftest import make_sqlite
+@pytest.mark.parametrize("vendor", ["sqlite", "mariadb"])
+def test_the_lock_of_a_sqlite_or_mariadb_target_is_freed_by_a_kill(
+    tmp_path: Path, vendor: str
+) -> None:
+    """SQLite: a ``flock`` on a file beside the database; MariaDB: ``GET_LOCK``."""
+    from tests.conftest import make_mariadb, make_sqlite
 
-    gens = [make_sqlite(tmp_path), make_sqlite(tmp_path)]
+    gens = [make_sqlite(tmp_path), make_sqlite(tmp_path) if vendor == "sqlite" else make_mariadb()]
     src, dst = (next(g) for g in gens)
     try:
         path = rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst)
@@ -160,7 +164,8 @@ def test_a_sqlite_target_is_locked_by_its_file_and_freed_by_a_kill(tmp_path: Pat
         )
         try:
             assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-            with pytest.raises(FollowerBusy, match=f"pid {holder.pid}"):
+            who = f"pid {holder.pid}" if vendor == "sqlite" else "connection [0-9]+ of root"
+            with pytest.raises(FollowerBusy, match=who):
                 with holding(cfg):
                     pass
             assert follower_status(cfg)["cen"]["running"] is True
