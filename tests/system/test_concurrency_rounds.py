@@ -123,6 +123,4 @@ def test_two_followers_with_one_application_name(pair: Any, tmp_path: Path) -> N
     # one follower ran until SIGTERM (0); the other was refused at its start (1, naming it)
     assert sorted(codes) == [0, 1], logs
     refused = logs[codes.index(1)]
-    # PostgreSQL names the holder's host and process; MariaDB its connection and address
-    who = " pid " if src.vendor == "postgres" else " from 127.0.0.1"
-    assert "another follower" in refused and who in refused, refused[-2000:]
+    assert "another follower" in refused and " pid " in refused, refused[-2000:]

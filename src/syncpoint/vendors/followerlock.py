@@ -8,7 +8,9 @@ so nothing is left to clean up and nothing waits for a timeout.
 - PostgreSQL: a session advisory lock (``pg_try_advisory_lock``); the holding session's
   ``application_name`` names the host and process, and ``pg_locks`` finds that session;
 - MariaDB: a named lock (``GET_LOCK(name, 0)``); ``IS_USED_LOCK`` finds the connection,
-  whose client address the process list shows;
+  and the process list the statement it runs: a thread keeps a long ``SLEEP`` that names
+  the host and process going on it, a second at a time (MariaDB has no other name of a
+  connection that another session can read, without performance_schema);
 - SQLite: an exclusive ``flock`` on a file beside the database (``<file>.follower.lock``)
   holding the host and process id.
 
@@ -22,7 +24,9 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import socket
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +49,9 @@ class FollowerLock:
     key: str
     conn: Any = None
     file: Any = None
+    waiter: threading.Thread | None = None  # MariaDB: the statement that names the holder
+    conn_id: int | None = None
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     @property
     def _file(self) -> str | None:
@@ -82,14 +89,33 @@ class FollowerLock:
         got = self._sql.run(self.conn, "try_lock", (self._name,)).fetchone()[0]
         if not got:
             self.release()
+        elif vendors.vendor_of(self.url) == "mariadb":
+            self.conn_id = int(self._sql.run(self.conn, "connection_id").fetchone()[0])
+            self.stopping.clear()
+            self.waiter = threading.Thread(target=self._show, name="follower-lock", daemon=True)
+            self.waiter.start()
         return bool(got)
+
+    def _show(self) -> None:
+        try:
+            while not self.stopping.is_set():
+                cur = self._sql.run(
+                    self.conn, "show_holder", (f"syncpoint follower {holder_text()}",)
+                )
+                cur.fetchall()
+        except Exception:  # noqa: BLE001 - the connection ended: alive() sees the thread gone
+            pass
 
     def alive(self) -> bool | None:
         """Whether the lock is still held by this process: None when that cannot be told
         now (the location cannot be reached; asked again later)."""
         if self.file is not None:
             return True
-        if self.conn is not None:
+        if self.waiter is not None:
+            if self.waiter.is_alive():
+                return True
+            self.release()  # its statement ended with the connection, and the lock with it
+        elif self.conn is not None:
             try:
                 self._sql.run(self.conn, "alive").fetchone()
                 return True
@@ -106,6 +132,17 @@ class FollowerLock:
                 self.file.truncate(0)
             self.file.close()  # closing the file drops the flock
             self.file = None
+        if self.waiter is not None:
+            self.stopping.set()
+            if self.waiter.is_alive():  # busy in its statement: ended from another connection
+                with contextlib.suppress(Exception):
+                    other = vendors.connect(self.url, location=self.location, autocommit=True)
+                    try:
+                        self._sql.run(other, "end", (self.conn_id,))
+                    finally:
+                        other.close()
+                self.waiter.join(timeout=10)
+            self.waiter = None
         if self.conn is not None:
             with contextlib.suppress(Exception):
                 self.conn.close()  # ending the session drops the lock
@@ -135,5 +172,7 @@ class FollowerLock:
             name, addr, pid = row
             who = str(name).removeprefix("syncpoint follower ") or "a session"
             return f"{who} (server session {pid} from {addr or 'a local socket'})"
-        user, host, conn_id = row
-        return f"connection {conn_id} of {user} from {host}"
+        user, host, conn_id, info = row
+        named = re.search(r"'syncpoint follower ([^']*)'", str(info or ""))
+        where = f"connection {conn_id} of {user} from {host}"
+        return f"{named.group(1)} ({where})" if named else where
