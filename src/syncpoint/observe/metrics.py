@@ -296,9 +296,6 @@ def readable_locations(status: dict[str, Any]) -> list[str]:
         names.update(dict.fromkeys(status.get(part) or {}))
     return list(names)
 
-    def render(self) -> bytes:
-        return generate_latest(self.registry)
-
 
 def conflict_counts(status: dict[str, Any]) -> dict[str, int]:
     """Conflicts per integrate location, where the status document reports them."""
