@@ -1,8 +1,8 @@
 """syncpoint: change data capture and consistent replication rounds through Apache Spark.
 
 The public API: ``Channel`` (the operations of the command line) and ``gate`` (a context
-manager for a producer's or consumer's turn, SPEC §7). ``import syncpoint`` loads neither a
-database driver nor pyspark until they are used.
+manager for a producer's or consumer's turn, docs/objects.md "Gate states"). ``import
+syncpoint`` loads neither a database driver nor pyspark until they are used.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The channel configuration of SPEC §2: pydantic models, YAML loading and ``${VAR}`` expansion.
+"""The channel configuration (docs/config.md): pydantic models, YAML loading, ``${VAR}``
+expansion.
 
 Everything here is checked before any connection is opened. A problem is reported as
 ``FILE: key.path: what is wrong`` (exit 2). Passwords are never shown: a location's URL is
@@ -249,7 +250,7 @@ class SparkConfig(_Model):
 
 
 class TransportConfig(_Model):
-    """Transport tables loaded by ``run`` as the consumer side of a gate (SPEC §7)."""
+    """Transport tables loaded by ``run`` as the consumer side of a gate (docs/recipes.md)."""
 
     gate: PlainName
     location: str

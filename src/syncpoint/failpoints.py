@@ -1,4 +1,4 @@
-"""Named failpoints for crash tests (SPEC §6.3).
+"""Named failpoints for crash tests (docs/guarantees.md §3).
 
 ``SYNCPOINT_FAILPOINT=after_stage`` makes the process kill itself with SIGKILL the first
 time it reaches ``hit("after_stage")``; ``name@N`` fires on the Nth time. Several names may

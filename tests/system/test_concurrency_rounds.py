@@ -1,4 +1,4 @@
-"""Concurrency (SPEC §6.1, §6.2): eight writer processes for 15 s (transactions that stay
+"""Concurrency (docs/guarantees.md §1, §2): eight writer processes for 15 s (transactions that stay
 open for seconds, that roll back, rows that refer to each other across tables) while
 ``syncpoint run --follow`` applies; a checker samples the target (foreign keys enforced)
 for orphan rows meanwhile. At the end the target equals the source row for row, the

@@ -1,4 +1,4 @@
-"""Configuration: what SPEC §2 accepts and the clear messages for what it refuses."""
+"""Configuration: what docs/config.md accepts and the clear messages for what it refuses."""
 
 from __future__ import annotations
 

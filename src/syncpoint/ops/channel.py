@@ -1,6 +1,6 @@
-"""``Channel``: the operations of SPEC §3 on one configuration, for the CLI and for Python
-callers (Airflow, Dagster, notebooks). It coordinates vendors and, for ``run``, Spark; it
-holds no SQL and no vendor detail of its own.
+"""``Channel``: the operations of the commands (docs/commands.md) on one configuration, for
+the CLI and for Python callers (Airflow, Dagster, notebooks). It coordinates vendors and,
+for ``run``, Spark; it holds no SQL and no vendor detail of its own.
 """
 
 from __future__ import annotations
@@ -290,7 +290,7 @@ class Channel:
         )
 
     def _load_transport(self, report: Any) -> None:
-        """The consumer turn of the transport gate after the rounds (SPEC §7): the transport
+        """The consumer turn of the transport gate after the rounds (docs/recipes.md): the transport
         tables are loaded in full when the producer has finished a batch; a refused turn
         (a failed earlier load) ends the run with exit 3."""
         from syncpoint.ops.transport import load_transport
@@ -314,7 +314,7 @@ class Channel:
     @_changes_nothing
     def stamps_status(self) -> dict[str, Any]:
         """Per integrate location: leader, trailer and every capture location's receive stamp
-        (SPEC §5 ``{p}stin_{channel}_{loc}``) with its age."""
+        (docs/objects.md ``{p}stin_{channel}_{loc}``) with its age."""
         from syncpoint.vendors.stampstore import StampStore
 
         out: dict[str, Any] = {}

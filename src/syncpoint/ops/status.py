@@ -1,5 +1,5 @@
-"""The integrate side of ``status`` (SPEC §3): per integrate location, capture location and
-table, where this channel's application stands.
+"""The integrate side of ``status`` (docs/operations.md): per integrate location, capture
+location and table, where this channel's application stands.
 
 - ``position``: the last applied tick; ``stream_id`` it belongs to;
 - ``sync_point``: the tick the table's sync group was last sampled at (and when);

@@ -7,7 +7,7 @@ statement triggers see the rows of the statement's target only (rows written thr
 parent, or directly to a partition or inheritance child, would bypass them); a key named
 in the channel file must have an equality the planner can hash or merge (the UPDATE
 pairing is a FULL JOIN on it); and once installed, the queue sequence must keep CACHE 1
-and NO CYCLE (reliability.md S01).
+and NO CYCLE (docs/internals.md, "Capture on PostgreSQL").
 """
 
 from __future__ import annotations
