@@ -59,8 +59,7 @@ def register(app: typer.Typer) -> None:
             float,
             typer.Option(
                 "--metrics-interval",
-                help="with --metrics-port: seconds between the status reads behind the "
-                "metrics",
+                help="with --metrics-port: seconds between the status reads behind the metrics",
                 min=0.5,
             ),
         ] = 15.0,
