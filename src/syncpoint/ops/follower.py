@@ -12,13 +12,14 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import FollowerBusy, WorkFailed
 from syncpoint.ops.location import Location
-from syncpoint.vendors.followerlock import FollowerLock
+from syncpoint.vendors.followerlock import FollowerLock, follower_lock
 
 
 def _locks(cfg: ChannelConfig) -> list[FollowerLock]:
     key = f"{cfg.prefix}|{cfg.channel}|{cfg.application}"
     return [
-        FollowerLock(integ, Location.of(cfg, integ).url, key) for integ in cfg.integrate_locations()
+        follower_lock(integ, Location.of(cfg, integ).url, key)
+        for integ in cfg.integrate_locations()
     ]
 
 
