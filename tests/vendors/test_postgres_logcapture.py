@@ -1,0 +1,262 @@
+"""PostgreSQL log capture (``capture: log``) at the vendor level, on a private server with
+``wal_level = logical``: records equal to the trigger capture's, TOAST values an UPDATE
+left alone, TRUNCATE, DDL in commit order, origins, exactly-once across a kill between
+decoding and commit, a lost slot, install/uninstall, and what validate says."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+from test_postgres_capture_support import Pg, listing, tx
+from test_postgres_capture_types import INSERT, ODD_SESSION, SETUP
+
+from syncpoint.config import TableConfig
+from syncpoint.errors import LocationError, UsageError
+from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+
+
+class LogPg(Pg):
+    def __post_init__(self) -> None:
+        self.cap = PostgresLogCapture(self.location, self.db.url, self.prefix)
+
+
+def _queue(db: Any, prefix: str) -> list[tuple[Any, ...]]:
+    return db.query(
+        f"SELECT tablename, db_schema, db_action, content, oldcontent, version, dbid "
+        f"FROM {prefix}items ORDER BY repl_key"
+    )
+
+
+def test_records_equal_the_trigger_captures_for_every_type(log_db: Any) -> None:
+    log_db.execute(*SETUP, "ALTER TABLE m REPLICA IDENTITY FULL")
+    trg, log = Pg(log_db, prefix="trg_"), LogPg(log_db, prefix="log_")
+    trg.install("public.m")
+    log.install("public.m")
+    tx(log_db, INSERT)
+    tx(log_db, *ODD_SESSION, INSERT.replace("(\n    1,", "(\n    2,"))
+    tx(log_db, *ODD_SESSION, "UPDATE m SET f8 = -0.0, tstz = now(), iv = '1 day', t = NULL")
+    tx(log_db, "UPDATE m SET id = id + 10 WHERE id = 1")
+    tx(log_db, "DELETE FROM m WHERE id = 2")
+    tx(log_db, "TRUNCATE m")
+    log.tick()
+    want, got = _queue(log_db, "trg_"), _queue(log_db, "log_")
+    assert len(want) == 8
+    assert got == want
+
+
+def test_default_replica_identity_keeps_the_old_key(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text, qty integer)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    tx(log_db, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)")
+    tx(log_db, "UPDATE t SET qty = 5 WHERE id = 1", "UPDATE t SET id = 3 WHERE id = 2")
+    tx(log_db, "DELETE FROM t WHERE id = 1")
+    p1 = log.tick()
+    got = [(r.db_action, r.row, r.old) for r in log.changes("public.t", p0, p1)]
+    assert got == [
+        ("INSERT", {"id": 1, "name": "a", "qty": 1}, None),
+        ("INSERT", {"id": 2, "name": "b", "qty": 2}, None),
+        ("UPDATE", {"id": 1, "name": "a", "qty": 5}, {"id": 1}),
+        ("DELETE", None, {"id": 2}),
+        ("INSERT", {"id": 3, "name": "b", "qty": 2}, None),
+        ("DELETE", None, {"id": 1}),
+    ]
+
+
+def test_an_unchanged_toasted_value_is_kept(log_db: Any) -> None:
+    big = "x" * 300_000  # stored out of line (TOAST), not sent when an UPDATE leaves it
+    log_db.execute(
+        "CREATE TABLE t (id integer PRIMARY KEY, doc text, qty integer)",
+        "ALTER TABLE t ALTER doc SET STORAGE EXTERNAL",
+    )
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    log_db.execute("INSERT INTO t VALUES (1, %s, 1)", params=(big,))
+    tx(log_db, "UPDATE t SET qty = 2 WHERE id = 1")
+    p1 = log.tick()
+    recs = log.changes("public.t", p0, p1)
+    assert [r.db_action for r in recs] == ["INSERT", "UPDATE"]
+    assert recs[1].row == {"id": 1, "doc": big, "qty": 2}
+
+
+def test_ddl_in_commit_order_and_truncate(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    tx(
+        log_db,
+        "INSERT INTO t VALUES (1, 'a')",
+        "ALTER TABLE t ADD COLUMN qty integer",
+        "INSERT INTO t VALUES (2, 'b', 7)",
+    )
+    tx(log_db, "TRUNCATE t")
+    p1 = log.tick()
+    recs = log.changes("public.t", p0, p1)
+    assert [(r.db_action, r.version) for r in recs] == [
+        ("INSERT", 1),
+        ("ALTER", 2),
+        ("INSERT", 2),
+        ("TRUNCATE", 2),
+    ]
+    assert [c["name"] for c in recs[1].row["columns"]] == ["id", "name", "qty"]
+    assert recs[2].row == {"id": 2, "name": "b", "qty": 7}
+
+
+def test_origin_marks_the_transactions_changes(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    conn = log.conn()
+    try:
+        conn.execute("INSERT INTO t VALUES (1, 'mine')")
+        log.cap.set_origin(conn, "other")
+        conn.execute("INSERT INTO t VALUES (2, 'applied')")
+        log.cap.set_origin(conn, None)
+        conn.execute("INSERT INTO t VALUES (3, 'mine again')")
+        conn.commit()
+    finally:
+        conn.close()
+    p1 = log.tick()
+    assert [(r.row["id"], r.dbid) for r in log.changes("public.t", p0, p1)] == [
+        (1, "dec01"),
+        (2, "other"),
+        (3, "dec01"),
+    ]
+
+
+_KILLED = """
+import sys
+from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+cap = PostgresLogCapture("dec01", sys.argv[1], "repl_")
+conn = cap.connect()
+cap.tick(conn)
+"""
+
+
+def test_a_kill_between_decoding_and_commit_loses_and_repeats_nothing(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    for i in range(5):
+        tx(log_db, f"INSERT INTO t VALUES ({i}, 'r{i}')")
+    env = {**os.environ, "SYNCPOINT_FAILPOINT": "log_before_commit"}
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(_KILLED), log_db.url], env=env)
+    assert run.returncode == -9  # SIGKILL at the failpoint
+    assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == 0
+    tx(log_db, "INSERT INTO t VALUES (5, 'r5')")
+    p1 = log.tick()
+    assert [r.row["id"] for r in log.changes("public.t", p0, p1)] == list(range(6))
+    # the slot confirmed past what is stored: nothing is decoded twice later either
+    p2 = log.tick()
+    assert log.changes("public.t", p1, p2) == []
+
+
+def test_records_stored_but_slot_not_moved_are_skipped(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    before = log_db.query("SELECT confirmed_flush_lsn::text FROM pg_replication_slots")[0][0]
+    tx(log_db, "INSERT INTO t VALUES (1, 'a')")
+    p1 = log.tick()
+    # as after a kill between the queue's commit and the slot's advance (or a server crash
+    # that lost the slot's confirmed position): the slot goes back
+    log_db.execute("SELECT pg_drop_replication_slot('repl_slot')")
+    log_db.query("SELECT pg_create_logical_replication_slot('repl_slot', 'pgoutput')")
+    log_db.execute("UPDATE repl_log_state SET lost = NULL")
+    tx(log_db, "INSERT INTO t VALUES (2, 'b')")
+    p2 = log.tick()
+    assert before is not None
+    assert [r.row["id"] for r in log.changes("public.t", p0, p2)] == [1, 2]
+    assert p1 < p2
+
+
+def test_a_dropped_slot_stops_capture_with_the_way_back(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    log.tick()
+    log_db.execute("SELECT pg_drop_replication_slot('repl_slot')")
+    with pytest.raises(LocationError, match="snapshot"):
+        log.tick()
+    conn = log.conn()
+    try:
+        st = log.cap.status(conn)
+        sid = st.stream_id
+    finally:
+        conn.close()
+    assert st.tables[0].status.startswith("ERROR") and "snapshot" in st.tables[0].status
+    with pytest.raises(LocationError, match="dropped"):
+        log.tick()  # never skips on
+    log.install("public.t")  # a new slot and a new stream
+    conn = log.conn()
+    try:
+        st = log.cap.status(conn)
+    finally:
+        conn.close()
+    assert st.stream_id != sid and st.tables[0].status == "OK"
+    log.tick()
+
+
+def test_install_refuses_a_table_without_replica_identity(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE k (id integer, name text)", "CREATE TABLE t (id int PRIMARY KEY)")
+    before = listing(log_db)
+    log = LogPg(log_db)
+    with pytest.raises(UsageError, match="replica identity"):
+        log.install("public.t", TableConfig(name="public.k", key=["id"]))
+    assert listing(log_db) == before
+    assert log_db.query("SELECT count(*) FROM pg_publication")[0][0] == 0
+    tx(log_db, "INSERT INTO k VALUES (1, 'a')", "UPDATE k SET name = 'b'")  # still works
+
+
+def test_install_then_uninstall_leaves_nothing(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    before = listing(log_db)
+    log = LogPg(log_db)
+    log.install("public.t")
+    log.install("public.t")  # idempotent
+    assert log_db.query("SELECT slot_name, plugin FROM pg_replication_slots") == [
+        ("repl_slot", "pgoutput")
+    ]
+    assert log_db.query("SELECT pubname, pubviaroot FROM pg_publication") == [("repl_pub", True)]
+    assert log_db.query("SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal")[0][0] == 0
+    log.uninstall()
+    assert listing(log_db) == before
+    assert log_db.query("SELECT count(*) FROM pg_replication_slots")[0][0] == 0
+    assert log_db.query("SELECT count(*) FROM pg_publication")[0][0] == 0
+
+
+def test_validate_names_what_the_shared_server_lacks(pg_db: Any) -> None:
+    pg_db.execute(
+        "CREATE TABLE t (id integer PRIMARY KEY)",
+        "CREATE TABLE k (id integer)",
+        "CREATE TABLE p (id integer PRIMARY KEY) PARTITION BY RANGE (id)",
+        "CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (0) TO (10)",
+    )
+    cap = PostgresLogCapture("dec01", pg_db.url, "repl_")
+    conn = cap.connect()
+    try:
+        problems = cap.check(
+            conn,
+            [TableConfig(name=n) for n in ("public.t", "public.p1")]
+            + [TableConfig(name="public.k", key=["id"])],
+        )
+    finally:
+        conn.close()
+    text = json.dumps(problems)
+    wal = os.environ.get("SYNCPOINT_TEST_PG_WAL_LEVEL")
+    if pg_db.query("SHOW wal_level")[0][0] != "logical" or wal:
+        assert "wal_level = logical" in text
+    assert "list the partitioned table public.p instead" in text
+    assert "public.k" in text and "no usable replica identity" in text
