@@ -14,6 +14,7 @@ docs/internals.md, "Log capture on PostgreSQL".
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -197,7 +198,7 @@ class PostgresLogCapture(PostgresCapture):
                 {"stream_id": stream_id, "location": self.location},
             )
         )
-        steps.append((o.one("log/state_init.sql"), {"slot": o.name("slot")}))
+        steps.append((o.one("log/state_init.sql"), {"slot": self._slot_name(conn)}))
         steps.append((o.one("queries/tick0.sql"), None))
         steps += [(s, kept) for s in o.render("log/unwatch.sql")]
         for t in tables:
@@ -219,8 +220,15 @@ class PostgresLogCapture(PostgresCapture):
         found = row.fetchone()
         return None if found is None else tuple(found)
 
+    def _slot_name(self, conn: Any) -> str:
+        """Slots are named across the whole server, publications per database: the slot's
+        name carries a digest of the database's, so that the same prefix in two databases
+        of one server gets two slots."""
+        digest = hashlib.sha1(str(conn.info.dbname).encode()).hexdigest()[:10]
+        return f"{self._o.name('slot')}_{digest}"
+
     def _slot(self, conn: Any) -> tuple[Any, ...] | None:
-        row = conn.execute(self._o.one("log/slot.sql"), {"slot": self._o.name("slot")}).fetchone()
+        row = conn.execute(self._o.one("log/slot.sql"), {"slot": self._slot_name(conn)}).fetchone()
         return None if row is None else tuple(row)
 
     def plan(self, conn: Any, tables: list[TableConfig]) -> list[str]:
@@ -230,7 +238,7 @@ class PostgresLogCapture(PostgresCapture):
             out = [s if p is None else cur.mogrify(s, p) for s, p in steps]
             if self._slot(conn) is None:
                 out.append(
-                    cur.mogrify(self._o.one("log/slot_create.sql"), {"slot": self._o.name("slot")})
+                    cur.mogrify(self._o.one("log/slot_create.sql"), {"slot": self._slot_name(conn)})
                 )
             return out
 
@@ -260,7 +268,7 @@ class PostgresLogCapture(PostgresCapture):
 
     def _make_slot(self, conn: Any) -> None:
         o = self._o
-        slot = o.name("slot")
+        slot = self._slot_name(conn)
         found = self._slot(conn)
         if found is not None and found[5] != "lost":
             conn.commit()
@@ -293,7 +301,7 @@ class PostgresLogCapture(PostgresCapture):
         _no_open_transaction(conn, "uninstall")
         o = self._o
         with self._translated(None, conn):
-            conn.execute(o.one("log/slot_drop.sql"), {"slot": o.name("slot")})
+            conn.execute(o.one("log/slot_drop.sql"), {"slot": self._slot_name(conn)})
             conn.commit()
             with conn.transaction():
                 conn.execute(o.one("queries/lock_timeout.sql"))
@@ -310,7 +318,7 @@ class PostgresLogCapture(PostgresCapture):
         with self._translated(None, conn):
             cur = psycopg.ClientCursor(conn)
             return [
-                cur.mogrify(o.one("log/slot_drop.sql"), {"slot": o.name("slot")}),
+                cur.mogrify(o.one("log/slot_drop.sql"), {"slot": self._slot_name(conn)}),
                 *o.render("log/uninstall.sql"),
                 *o.folder("uninstall"),
             ]
@@ -377,19 +385,19 @@ class PostgresLogCapture(PostgresCapture):
         o = self._o
         state = conn.execute(o.one("log/state_peek.sql")).fetchone()
         slot = self._slot(conn)
-        out: dict[str, Any] = {"slot": o.name("slot"), "publication": o.name("pub")}
+        out: dict[str, Any] = {"slot": self._slot_name(conn), "publication": o.name("pub")}
         if state is not None:
             out["decoded_lsn"] = str(state[1])
             out["lost"] = state[5]
             if state[4] is not None:
                 out["age_seconds"] = _age(state[4])
         if slot is None:
-            out["lost"] = out.get("lost") or _lost_text(o.name("slot"), "was dropped")
+            out["lost"] = out.get("lost") or _lost_text(self._slot_name(conn), "was dropped")
             return out
         out["wal_status"] = slot[5]
         out["retained_bytes"] = int(slot[6] or 0)
         if slot[5] == "lost":
-            out["lost"] = out.get("lost") or _lost_text(o.name("slot"), "was invalidated")
+            out["lost"] = out.get("lost") or _lost_text(self._slot_name(conn), "was invalidated")
         return out
 
     def status_tick(self, conn: Any) -> Tick | None:
@@ -446,7 +454,7 @@ class PostgresLogCapture(PostgresCapture):
     def _batch(self, conn: Any, upto: str) -> bool:
         """One drain transaction; True when there may be more up to ``upto``."""
         o = self._o
-        slot = o.name("slot")
+        slot = self._slot_name(conn)
         with conn.transaction():
             conn.execute(o.one("log/settings.sql"))
             state = conn.execute(o.one("log/state_read.sql")).fetchone()
