@@ -25,7 +25,7 @@ import psycopg
 from psycopg import sql
 
 from syncpoint import failpoints
-from syncpoint.config import TableConfig, TableName
+from syncpoint.config import TableConfig
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import LocationError, UsageError
 from syncpoint.vendors.base import Capture
@@ -135,7 +135,7 @@ class PostgresLogCapture(PostgresCapture):
             kind, _shape = found
             ref = {"schema": schema_of(t.ref), "table": t.ref.name}
             if kind[0] == "r" and kind.endswith("i"):
-                parent = _partition_root(conn, o, t.ref)
+                parent = catalog.partition_root(conn, o, t.ref)
                 if parent:
                     out.append(
                         f"table {t.name}: is a partition of {parent} at {self.location}; "
@@ -817,13 +817,6 @@ def _event_triggers(conn: Any, o: LogNames) -> bool:
         "SELECT count(*) FROM pg_event_trigger WHERE evtname = %s", (o.name("et_ddl"),)
     ).fetchone()
     return bool(row[0])
-
-
-def _partition_root(conn: Any, o: LogNames, ref: TableName) -> str | None:
-    row = conn.execute(
-        o.one("log/partition_root.sql"), {"schema": schema_of(ref), "table": ref.name}
-    ).fetchone()
-    return None if row is None else str(row[0])
 
 
 def _age(at: datetime) -> float:
