@@ -10,14 +10,16 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import asdict
 from typing import Any
 
 import pytest
 from test_postgres_capture_support import Pg, listing, tx
 from test_postgres_capture_types import INSERT, ODD_SESSION, SETUP
 
-from syncpoint.config import TableConfig
+from syncpoint.config import TableConfig, WarningsConfig
 from syncpoint.errors import LocationError, UsageError
+from syncpoint.observe.warnings import status_warnings
 from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
 
 
@@ -198,6 +200,9 @@ def test_a_dropped_slot_stops_capture_with_the_way_back(log_db: Any) -> None:
     finally:
         conn.close()
     assert st.tables[0].status.startswith("ERROR") and "snapshot" in st.tables[0].status
+    assert st.log is not None and "dropped" in st.log["lost"]
+    (warning,) = status_warnings({"capture": {"dec01": asdict(st)}}, WarningsConfig())
+    assert warning["kind"] == "log_retained" and "syncpoint snapshot" in warning["message"]
     with pytest.raises(LocationError, match="dropped"):
         log.tick()  # never skips on
     log.install("public.t")  # a new slot and a new stream
@@ -260,3 +265,23 @@ def test_validate_names_what_the_shared_server_lacks(pg_db: Any) -> None:
         assert "wal_level = logical" in text
     assert "list the partitioned table public.p instead" in text
     assert "public.k" in text and "no usable replica identity" in text
+
+
+def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    tx(log_db, "INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 2000) g")
+    conn = log.conn()
+    try:
+        st = log.cap.status(conn)
+        assert log.cap.status_tick(conn) is None  # status writes nothing, drains nothing
+    finally:
+        conn.close()
+    assert st.log is not None and st.log["retained_bytes"] > 100_000
+    assert st.log["wal_status"] == "reserved" and not st.log.get("lost")
+    doc = {"capture": {"dec01": asdict(st)}}
+    assert status_warnings(doc, WarningsConfig()) == []
+    (w,) = status_warnings(doc, WarningsConfig(log_retained_bytes=100_000))
+    assert w["kind"] == "log_retained" and w["value"] == st.log["retained_bytes"]
+    assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == 0

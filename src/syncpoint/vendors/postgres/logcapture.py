@@ -284,17 +284,8 @@ class PostgresLogCapture(PostgresCapture):
             if state is not None and state[2] is not None:
                 # the slot of an earlier install was lost: what it held is gone, so this is
                 # a new stream (positions of the old one are refused, snapshot is the way)
-                conn.execute(
-                    sql.SQL("UPDATE {}.{} SET stream_id = %s").format(
-                        sql.Identifier(o.schema), sql.Identifier(o.name("service"))
-                    ),
-                    (uuid.uuid4().hex,),
-                )
-                conn.execute(
-                    sql.SQL(
-                        "UPDATE {}.{} SET status = 'OK', reason = NULL WHERE status = 'ERROR'"
-                    ).format(sql.Identifier(o.schema), sql.Identifier(o.name("tables")))
-                )
+                for stmt in o.render("log/new_stream.sql"):
+                    conn.execute(stmt, {"stream_id": uuid.uuid4().hex})
             conn.execute(o.one("log/state_started.sql"), {"slot": slot, "lsn": lsn})
 
     def uninstall(self, conn: Any) -> None:
@@ -367,7 +358,7 @@ class PostgresLogCapture(PostgresCapture):
             retained = self.retained(conn)
             if retained.get("lost"):
                 problems.append(str(retained["lost"]))
-        st = CaptureStatus(
+        return CaptureStatus(
             installed=True,
             stream_id=sid,
             context=int(ctx),
@@ -375,9 +366,8 @@ class PostgresLogCapture(PostgresCapture):
             tables=tables,
             ddl_events=ddl,
             problems=problems,
+            log=retained,
         )
-        st.log = retained  # type: ignore[attr-defined]
-        return st
 
     def retained(self, conn: Any) -> dict[str, Any]:
         """What the slot holds back: WAL bytes from its restart position, seconds since it
@@ -422,12 +412,7 @@ class PostgresLogCapture(PostgresCapture):
         if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
             raise UsageError("set_origin() works inside an open transaction")
         with self._translated():
-            conn.execute(
-                sql.SQL("SELECT {}.{}(%s)").format(
-                    sql.Identifier(self._o.schema), sql.Identifier(self._o.name("fn_origin"))
-                ),
-                (origin or "",),
-            )
+            conn.execute(self._o.one("log/origin.sql"), {"origin": origin or ""})
 
     def _drain(self, conn: Any) -> tuple[datetime, datetime | None]:
         """Decode the slot into the queue up to the position sampled now; return the
@@ -614,17 +599,14 @@ class PostgresLogCapture(PostgresCapture):
         if seen == [(c["name"], c["type"]) for c in old["columns"]]:
             return
         (shape,) = conn.execute(
-            sql.SQL(
-                "SELECT jsonb_build_object('schema', %s::text, 'table', %s::text, 'columns', "
-                "coalesce(jsonb_agg(jsonb_build_object('name', c.n, 'type', c.t, 'nullable', "
-                "coalesce(NOT a.attnotnull, true), 'pk', (SELECT k.ord FROM pg_index i, "
-                "unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) WHERE i.indrelid = %s::oid "
-                "AND i.indisprimary AND k.attnum = a.attnum)) ORDER BY c.o), '[]'))::text "
-                "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS c(n, t, o) "
-                "LEFT JOIN pg_attribute a ON a.attrelid = %s::oid AND a.attname = c.n "
-                "AND NOT a.attisdropped"
-            ),
-            (w.schema, w.table, rel.relid, [s[0] for s in seen], [s[1] for s in seen], rel.relid),
+            self._o.one("log/relation_shape.sql"),
+            {
+                "schema": w.schema,
+                "table": w.table,
+                "relid": rel.relid,
+                "names": [c[0] for c in seen],
+                "types": [c[1] for c in seen],
+            },
         ).fetchone()
         old_shape = w.shape
         w.version += 1
@@ -645,20 +627,20 @@ class PostgresLogCapture(PostgresCapture):
                 new[i] = old[i]
             return new
         keys = [i for i, c in enumerate(rel.columns) if c[3]]
-        (name,) = conn.execute("SELECT %s::oid::regclass::text", (rel.relid,)).fetchone()
-        query = sql.SQL("SELECT {cols} FROM {rel} WHERE {cond}").format(
-            cols=sql.SQL(", ").join(
-                sql.SQL("{}::text").format(sql.Identifier(rel.columns[i][0])) for i in missing
-            ),
-            rel=sql.SQL(name),
-            cond=sql.SQL(" AND ").join(
-                sql.SQL("{} = %s::{}").format(
-                    sql.Identifier(rel.columns[i][0]),
-                    sql.SQL(self._type(conn, rel.columns[i][1], rel.columns[i][2])[0]),
-                )
-                for i in keys
-            ),
+        o = self._o
+        (name,) = conn.execute(o.one("log/regclass.sql"), {"relid": rel.relid}).fetchone()
+        cols = sql.SQL(", ").join(
+            sql.SQL("{}::text").format(sql.Identifier(rel.columns[i][0])) for i in missing
         )
+        cond = sql.SQL(" AND ").join(
+            sql.SQL("{} = %s::{}").format(
+                sql.Identifier(rel.columns[i][0]),
+                sql.SQL(self._type(conn, rel.columns[i][1], rel.columns[i][2])[0]),
+            )
+            for i in keys
+        )
+        raw = {"columns": cols.as_string(conn), "rel": name, "condition": cond.as_string(conn)}
+        query = o.one("log/unchanged.sql", raw=raw)
         row = conn.execute(query, [new[i] for i in keys]).fetchone()
         for n, i in enumerate(missing):
             # a row gone since: its DELETE comes later in the log and removes it anyway
@@ -707,13 +689,10 @@ class PostgresLogCapture(PostgresCapture):
         for (_rid, cols), members in groups.items():
             rel = items[members[0]][0]
             casts, proj = self._projection(conn, rel, list(cols))
-            text = (
-                f"SELECT (SELECT row_to_json(sp_p)::text FROM (SELECT {proj}) AS sp_p) "  # noqa: S608
-                f"FROM (SELECT v.n AS sp_n, {casts} FROM unnest(%s::json[]) WITH ORDINALITY "
-                "AS v(a, n)) AS s ORDER BY s.sp_n"
-            )
+            text = self._o.one("log/encode.sql", raw={"projection": proj, "casts": casts})
             arrays = [json.dumps([items[m][1][i] for i in cols]) for m in members]
-            for m, (js,) in zip(members, conn.execute(text, (arrays,)).fetchall(), strict=True):
+            done = conn.execute(text, {"rows": arrays}).fetchall()
+            for m, (js,) in zip(members, done, strict=True):
                 out[m] = js
         return out
 
@@ -726,44 +705,36 @@ class PostgresLogCapture(PostgresCapture):
         enc = iter(self._encode(conn, rows + olds))
         contents = [next(enc) if isinstance(r.content, tuple) else r.content for r in recs]
         oldcontents = [next(enc) if isinstance(r.old, tuple) else r.old for r in recs]
-        keys = sorted(
-            k
-            for (k,) in conn.execute(
-                sql.SQL("SELECT nextval(%s::regclass) FROM generate_series(1, %s)"),
-                (o.qualified("seq"), len(recs)),
-            )
-        )
+        keys = [int(k) for (k,) in conn.execute(o.one("log/keys.sql"), {"n": len(recs)})]
         conn.execute(
-            sql.SQL(
-                "INSERT INTO {}.{} (repl_key, guid, trans_key, dbid, tablename, db_catalog, "
-                "db_schema, db_action, content, oldcontent, version, captured_at) "
-                "SELECT r.k, %s || ':' || r.k, pg_current_xact_id(), r.o, r.t, "
-                "current_database(), r.s, r.a, r.c, r.oc, r.v, r.at "
-                "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], "
-                "%s::text[], %s::text[], %s::integer[], %s::timestamptz[]) "
-                "AS r(k, o, t, s, a, c, oc, v, at)"
-            ).format(sql.Identifier(o.schema), sql.Identifier(o.name("items"))),
-            (
-                sid, keys, [r.dbid for r in recs], [r.table for r in recs],
-                [r.schema for r in recs], [r.action for r in recs], contents, oldcontents,
-                [r.version for r in recs], [r.at for r in recs],
-            ),
-        )  # fmt: skip
-        ddl = [n for n, r in enumerate(recs) if r.action not in _ACTION.values()]
+            o.one("log/insert.sql"),
+            {
+                "sid": sid,
+                "k": keys,
+                "o": [r.dbid for r in recs],
+                "t": [r.table for r in recs],
+                "s": [r.schema for r in recs],
+                "a": [r.action for r in recs],
+                "c": contents,
+                "oc": oldcontents,
+                "v": [r.version for r in recs],
+                "at": [r.at for r in recs],
+            },
+        )
+        ddl = [recs[n] for n, r in enumerate(recs) if r.action not in _ACTION.values()]
         if ddl:
+            at = [n for n, r in enumerate(recs) if r.action not in _ACTION.values()]
             conn.execute(
-                sql.SQL(
-                    "INSERT INTO {}.{} (repl_key, trans_key, db_action, db_schema, tablename, "
-                    "version, captured_at) SELECT r.k, pg_current_xact_id(), r.a, r.s, r.t, r.v, "
-                    "r.at FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], "
-                    "%s::integer[], %s::timestamptz[]) AS r(k, a, s, t, v, at)"
-                ).format(sql.Identifier(o.schema), sql.Identifier(o.name("ddl_log"))),
-                (
-                    [keys[n] for n in ddl], [recs[n].action for n in ddl],
-                    [recs[n].schema for n in ddl], [recs[n].table for n in ddl],
-                    [recs[n].version for n in ddl], [recs[n].at for n in ddl],
-                ),
-            )  # fmt: skip
+                o.one("log/insert_ddl.sql"),
+                {
+                    "k": [keys[n] for n in at],
+                    "a": [r.action for r in ddl],
+                    "s": [r.schema for r in ddl],
+                    "t": [r.table for r in ddl],
+                    "v": [r.version for r in ddl],
+                    "at": [r.at for r in ddl],
+                },
+            )
 
 
 class _Lost(Exception):
@@ -813,9 +784,7 @@ def _has_state(conn: Any, o: LogNames) -> bool:
 
 
 def _event_triggers(conn: Any, o: LogNames) -> bool:
-    row = conn.execute(
-        "SELECT count(*) FROM pg_event_trigger WHERE evtname = %s", (o.name("et_ddl"),)
-    ).fetchone()
+    row = conn.execute(o.one("log/event_triggers.sql"), {"name": o.name("et_ddl")}).fetchone()
     return bool(row[0])
 
 
