@@ -179,38 +179,43 @@ def test_hostile_names_and_a_partitioned_table(pair: Any, tmp_path: Path, spark:
     assert got == [(5, "2025-02-01", "new")]
 
 
-def test_two_sites_capturing_from_their_log_never_echo(
-    log_pg: str, tmp_path: Path, spark: Any
-) -> None:
-    gens = [make_log_db(log_pg), make_log_db(log_pg)]
-    x, y = (next(g) for g in gens)
+def test_three_sites_two_from_their_log_never_echo(log_pg: str, tmp_path: Path, spark: Any) -> None:
+    gens = [make_log_db(log_pg), make_log_db(log_pg), make_pg()]
+    x, y, z = (next(g) for g in gens)
     try:
-        for db in (x, y):
+        for db in (x, y, z):
             rk.setup_source(db)
+        kinds = {"x": "log", "y": "log", "z": True}  # z captures with triggers
         data = {
-            "channel": "bidi",
+            "channel": "mesh",
             "application": "sync",
             "locations": {
-                n: {"url": db.url, "capture": "log", "integrate": True}
-                for n, db in (("x", x), ("y", y))
+                n: {"url": db.url, "capture": kinds[n], "integrate": True}
+                for n, db in (("x", x), ("y", y), ("z", z))
             },
             "tables": [{"name": "parent", "snapshot": "none"}],
             "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
         }
-        (tmp_path / "bidi.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "bidi.yaml")
+        (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
+        ch = Channel.from_file(tmp_path / "mesh.yaml")
         ch.install()
         x.execute("INSERT INTO parent (id, ver) VALUES (1, 'x1')")
         y.execute("INSERT INTO parent (id, ver) VALUES (2, 'y2')")
+        z.execute("INSERT INTO parent (id, ver) VALUES (3, 'z3')")
         ch.run(once=True, spark=spark)
         y.execute("UPDATE parent SET ver = 'y1' WHERE id = 1")
-        for _ in range(2):
+        for _ in range(3):
             ch.run(once=True, spark=spark)
-        for db in (x, y):
-            assert db.query("SELECT id, ver FROM parent ORDER BY id") == [(1, "y1"), (2, "y2")]
+        for db in (x, y, z):
+            assert db.query("SELECT id, ver FROM parent ORDER BY id") == [
+                (1, "y1"),
+                (2, "y2"),
+                (3, "z3"),
+            ]
+            # each change once at every site, marked with where it was made: none came back
             assert db.query(
                 "SELECT dbid, count(*) FROM repl_items GROUP BY dbid ORDER BY dbid"
-            ) == [("x", 1), ("y", 2)]
+            ) == [("x", 1), ("y", 2), ("z", 1)]
         report = ch.run(once=True, spark=spark)
         assert report.changes == 0 and not report.errors
     finally:

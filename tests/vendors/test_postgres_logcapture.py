@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import uuid
 from dataclasses import asdict
 from typing import Any
 
@@ -285,3 +286,54 @@ def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db:
     (w,) = status_warnings(doc, WarningsConfig(log_retained_bytes=100_000))
     assert w["kind"] == "log_retained" and w["value"] == st.log["retained_bytes"]
     assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == 0
+
+
+def test_without_superuser_ddl_comes_from_the_relation_messages(log_db: Any) -> None:
+    role = f"sp_repl_{uuid.uuid4().hex[:8]}"
+    log_db.execute(
+        f"CREATE ROLE {role} LOGIN REPLICATION",
+        f"GRANT CREATE ON DATABASE {log_db.name} TO {role}",
+        f"GRANT ALL ON SCHEMA public TO {role}",
+    )
+    url = log_db.url.replace("postgres@", f"{role}@", 1)
+    user = type(log_db)(log_db.vendor, url, log_db.name)
+    user.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(user)
+    conn = log.conn()
+    try:
+        assert log.cap.check(conn, [TableConfig(name="public.t")]) == []
+    finally:
+        conn.close()
+    log.install("public.t")
+    assert log_db.query("SELECT count(*) FROM pg_event_trigger")[0][0] == 0
+    p0 = log.tick()
+    conn = log.conn()
+    try:
+        conn.execute("INSERT INTO t VALUES (1, 'a')")
+        log.cap.set_origin(conn, "elsewhere")
+        conn.execute("INSERT INTO t VALUES (2, 'b')")
+        conn.commit()
+    finally:
+        conn.close()
+    tx(
+        user,
+        "ALTER TABLE t ADD COLUMN qty integer NOT NULL DEFAULT 0",
+        "INSERT INTO t VALUES (3, 'c', 7)",
+    )
+    p1 = log.tick()
+    recs = log.changes("public.t", p0, p1)
+    assert [(r.db_action, r.version, r.dbid) for r in recs] == [
+        ("INSERT", 1, "dec01"),
+        ("INSERT", 1, "elsewhere"),
+        ("ALTER", 2, "dec01"),
+        ("INSERT", 2, "dec01"),
+    ]
+    assert recs[2].row["columns"][-1] == {
+        "name": "qty",
+        "type": "integer",
+        "nullable": False,
+        "pk": None,
+    }
+    assert recs[2].old["columns"] == [c for c in recs[2].row["columns"] if c["name"] != "qty"]
+    log.uninstall()
+    log_db.execute(f"DROP OWNED BY {role}", f"DROP ROLE {role}")

@@ -548,7 +548,7 @@ class PostgresLogCapture(PostgresCapture):
                                 )
                             )
                     continue
-                rel = rels[ch.relid]
+                rel = ch.rel or rels[ch.relid]
                 w = _find(watched, rel, ch.relid)
                 if w is None or w.status != "OK":
                     continue

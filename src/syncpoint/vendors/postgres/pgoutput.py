@@ -41,6 +41,9 @@ class Change:
     relids: tuple[int, ...] = ()
     prefix: str = ""
     content: bytes = b""
+    # the relation as its last R message before this change described it (a later one,
+    # after an ALTER, describes the later rows only)
+    rel: Relation | None = None
 
 
 @dataclass
@@ -131,7 +134,7 @@ def parse(messages: Iterable[bytes], relations: dict[int, Relation]) -> list[Tra
         elif tag == b"I":
             relid = b.take("!I")
             b.raw(1)  # N
-            _add(cur, Change("I", relid, new=_tuple(b)))
+            _add(cur, Change("I", relid, new=_tuple(b), rel=relations.get(relid)))
         elif tag == b"U":
             relid = b.take("!I")
             k = b.raw(1).decode()
@@ -139,11 +142,12 @@ def parse(messages: Iterable[bytes], relations: dict[int, Relation]) -> list[Tra
             if k in ("K", "O"):
                 old, old_kind = _tuple(b), k
                 b.raw(1)  # N
-            _add(cur, Change("U", relid, new=_tuple(b), old=old, old_kind=old_kind))
+            new = _tuple(b)
+            _add(cur, Change("U", relid, new, old, old_kind, rel=relations.get(relid)))
         elif tag == b"D":
             relid = b.take("!I")
             k = b.raw(1).decode()
-            _add(cur, Change("D", relid, old=_tuple(b), old_kind=k))
+            _add(cur, Change("D", relid, old=_tuple(b), old_kind=k, rel=relations.get(relid)))
         elif tag == b"T":
             n = b.take("!i")
             b.take("!b")
