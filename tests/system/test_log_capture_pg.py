@@ -7,14 +7,17 @@ never echo; a partitioned table written through the parent and straight into par
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
+import syncpoint
 from syncpoint.ops.channel import Channel
 from tests.conftest import make_pg
 from tests.logpg import make_log_db
@@ -22,6 +25,7 @@ from tests.system import roundkit as rk
 from tests.system import snapkit as sk
 
 pytestmark = [pytest.mark.spark]
+SCHEMA = Path(syncpoint.__file__).parent / "observe" / "status.schema.json"
 
 
 @pytest.fixture
@@ -67,6 +71,10 @@ def test_writers_while_run_follow_applies_from_the_log(pair: Any, tmp_path: Path
     assert int(src.query("SELECT count(*) FROM parent")[0][0]) > 10
     st = rk.syncpoint(cfg, "status", "--json")
     assert st.returncode == 0, st.stderr
+    doc = json.loads(st.stdout)
+    jsonschema.validate(doc, json.loads((SCHEMA).read_text("utf-8")))
+    log = doc["capture"]["src"]["log"]
+    assert log["wal_status"] == "reserved" and not log["lost"] and log["retained_bytes"] >= 0
     r = rk.syncpoint(cfg, "uninstall")
     assert r.returncode == 0, r.stderr + r.stdout
     assert src.query("SELECT count(*) FROM pg_replication_slots")[0][0] == 0

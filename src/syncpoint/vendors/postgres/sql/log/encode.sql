@@ -3,5 +3,5 @@
 -- under the same settings: the same content, character for character.
 SELECT (SELECT row_to_json(sp_p)::text FROM (SELECT $raw{projection}) AS sp_p)
   FROM (SELECT v.n AS sp_n, $raw{casts}
-          FROM unnest(%(rows)s::json[]) WITH ORDINALITY AS v(a, n)) AS s
+          FROM unnest(%(rows)b::json[]) WITH ORDINALITY AS v(a, n)) AS s
  ORDER BY s.sp_n
