@@ -2,8 +2,8 @@
 the source, the shared server as the target): rounds under concurrent writers (rolled back
 and long transactions, related tables, foreign keys at the target) equal the source; a
 follower SIGKILLed again and again then rerun converges with no row version applied twice;
-a snapshot hands over to the log; hostile names; two sites that both capture from their log
-never echo; a partitioned table written through the parent and straight into partitions."""
+a snapshot hands over to the log; hostile names; three sites (two capturing from their
+log, one by triggers) never echo; a partitioned table written through the parent and straight into partitions."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_writers_while_run_follow_applies_from_the_log(pair: Any, tmp_path: Path
         cfg, "run", "--follow", "--interval", "0.5", log=tmp_path / "follow.log"
     )
     try:
-        for w in rk.run_writers(src.vendor, src.url, 6, 8):
+        for w in rk.run_writers(src.vendor, src.url, 6, 6):
             w.join()
         rk.wait_until(lambda: rk.same(src, dst)[0], 120, step=2)
         ok, why = rk.same(src, dst)
@@ -86,8 +86,8 @@ def test_follower_killed_again_and_again_then_rerun_converges(pair: Any, tmp_pat
     rk.setup_target(dst)
     cfg = as_log(rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst))
     assert rk.syncpoint(cfg, "install").returncode == 0
-    writers = rk.run_writers(src.vendor, src.url, 4, 10)
-    for i in range(4):
+    writers = rk.run_writers(src.vendor, src.url, 4, 8)
+    for i in range(3):
         f = rk.start_syncpoint(
             cfg, "run", "--follow", "--interval", "0.2", log=tmp_path / f"f{i}.log"
         )
