@@ -3,7 +3,8 @@ the source, the shared server as the target): rounds under concurrent writers (r
 and long transactions, related tables, foreign keys at the target) equal the source; a
 follower SIGKILLed again and again then rerun converges with no row version applied twice;
 a snapshot hands over to the log; hostile names; three sites (two capturing from their
-log, one by triggers) never echo; a partitioned table written through the parent and straight into partitions."""
+log, one by triggers) never echo; a partitioned table written through the parent and
+straight into partitions."""
 
 from __future__ import annotations
 
