@@ -231,12 +231,27 @@ def test_install_then_uninstall_leaves_nothing(log_db: Any) -> None:
     log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
     before = listing(log_db)
     log = LogPg(log_db)
+    conn = log.conn()
+    try:
+        plan = "\n".join(log.cap.plan(conn, [TableConfig(name="public.t")]))
+    finally:
+        conn.close()
+    assert listing(log_db) == before  # plan changes nothing
+    assert plan.index('CREATE PUBLICATION "repl_pub"') < plan.index(
+        "pg_create_logical_replication_slot('repl_slot_"
+    )
+    assert 'ALTER PUBLICATION "repl_pub" SET TABLE "public"."t"' in plan
     log.install("public.t")
     log.install("public.t")  # idempotent
     ((slot, plugin),) = log_db.query("SELECT slot_name, plugin FROM pg_replication_slots")
     assert slot.startswith("repl_slot_") and plugin == "pgoutput"
     assert log_db.query("SELECT pubname, pubviaroot FROM pg_publication") == [("repl_pub", True)]
     assert log_db.query("SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal")[0][0] == 0
+    conn = log.conn()
+    try:
+        assert "pg_drop_replication_slot" in log.cap.uninstall_plan(conn)[0]
+    finally:
+        conn.close()
     log.uninstall()
     assert listing(log_db) == before
     assert log_db.query("SELECT count(*) FROM pg_replication_slots")[0][0] == 0
@@ -250,6 +265,7 @@ def test_validate_names_what_the_shared_server_lacks(pg_db: Any) -> None:
         "CREATE TABLE p (id integer PRIMARY KEY) PARTITION BY RANGE (id)",
         "CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (0) TO (10)",
     )
+    Pg(pg_db).install("public.t")  # trigger capture of the same prefix
     cap = PostgresLogCapture("dec01", pg_db.url, "repl_")
     conn = cap.connect()
     try:
@@ -266,6 +282,7 @@ def test_validate_names_what_the_shared_server_lacks(pg_db: Any) -> None:
         assert "wal_level = logical" in text
     assert "list the partitioned table public.p instead" in text
     assert "public.k" in text and "no usable replica identity" in text
+    assert "trigger capture of prefix repl_ is installed" in text
 
 
 def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db: Any) -> None:

@@ -117,6 +117,15 @@ class PostgresLogCapture(PostgresCapture):
                 f"user {user!r} has neither the REPLICATION attribute nor superuser at "
                 f"{self.location}: run ALTER ROLE {dialect.quote(user)} REPLICATION"
             )
+        (triggers,) = conn.execute(
+            o.one("log/trigger_capture.sql"), {"fn": f"{o.qualified('fn_make')}(integer)"}
+        ).fetchone()
+        if triggers:
+            out.append(
+                f"trigger capture of prefix {self.prefix} is installed at {self.location}: "
+                "run syncpoint uninstall with the channel's old capture setting first (both "
+                "would capture every change)"
+            )
         enc = conn.execute(o.one("queries/session.sql")).fetchone()[2]
         if enc == "SQL_ASCII":
             out.append(
