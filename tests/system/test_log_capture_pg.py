@@ -97,6 +97,10 @@ def test_follower_killed_again_and_again_then_rerun_converges(pair: Any, tmp_pat
         f.wait(60)
     for w in writers:
         w.join()
+    # killed between decoding the log into the queue and that transaction's commit
+    src.execute("UPDATE parent SET ver = ver || 'k' WHERE id IN (SELECT id FROM parent LIMIT 5)")
+    r = rk.syncpoint(cfg, "run", "--once", env={"SYNCPOINT_FAILPOINT": "log_before_commit"})
+    assert r.returncode == -9, r.stderr
     r = rk.syncpoint(cfg, "run", "--once")
     assert r.returncode == 0, r.stderr + r.stdout
     ok, why = rk.same(src, dst)
