@@ -12,7 +12,8 @@ one run:
   start), the targets checked against their sources;
 - lag p50/p99 at 1,000 changes/s under ``run --follow --interval 0.2``, log capture.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag]
+    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag] [--runs N]
+        [--w1-rows N]
 """
 
 from __future__ import annotations
@@ -232,15 +233,18 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default="pgbench,w1,apply,lag")
     ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--runs", type=int, default=None, help="interleaved runs of each mode")
+    ap.add_argument("--w1-rows", type=int, default=None, help="rows W1 copies in")
     args = ap.parse_args()
+    runs = args.runs or (1 if args.quick else 3)
     only = set(args.only.split(","))
     with private_cluster({"max_replication_slots": "20"}) as base:
         dbs = Dbs(base)
         try:
             if "pgbench" in only:
-                pgbench_row(dbs, 5 if args.quick else 15, 1 if args.quick else 3)
+                pgbench_row(dbs, 5 if args.quick else 15, runs)
             if "w1" in only:
-                w1_row(dbs, 20_000 if args.quick else 300_000, 1 if args.quick else 3)
+                w1_row(dbs, args.w1_rows or (20_000 if args.quick else 300_000), runs)
             if "apply" in only:
                 apply_row(dbs, 20_000 if args.quick else 100_000, args.master)
             if "lag" in only:

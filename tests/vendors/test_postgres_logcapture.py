@@ -354,3 +354,31 @@ def test_without_superuser_ddl_comes_from_the_relation_messages(log_db: Any) -> 
     assert recs[2].old["columns"] == [c for c in recs[2].row["columns"] if c["name"] != "qty"]
     log.uninstall()
     log_db.execute(f"DROP OWNED BY {role}", f"DROP ROLE {role}")
+
+
+def test_a_dropped_table_made_again_is_followed(log_db: Any) -> None:
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    p0 = log.tick()
+    tx(log_db, "INSERT INTO t VALUES (1, 'a')")
+    tx(log_db, "DROP TABLE t")
+    tx(
+        log_db,
+        "CREATE TABLE t (id integer PRIMARY KEY, name text, n int)",
+        "INSERT INTO t VALUES (2, 'b', 3)",
+    )
+    tx(log_db, "ALTER TABLE t RENAME TO t2", "INSERT INTO t2 VALUES (4, 'd', 5)")
+    p1 = log.tick()
+    recs = log.changes("public.t", p0, p1)
+    assert [(r.db_action, r.version) for r in recs] == [
+        ("INSERT", 1),
+        ("DROP", 2),
+        ("CREATE", 3),
+        ("INSERT", 3),
+        ("ALTER", 4),
+    ]
+    assert recs[3].row == {"id": 2, "name": "b", "n": 3}
+    assert [(r.db_action, r.row) for r in log.changes("public.t2", p0, p1)] == [
+        ("INSERT", {"id": 4, "name": "d", "n": 5})
+    ]
