@@ -363,6 +363,8 @@ def test_a_dropped_table_made_again_is_followed(log_db: Any) -> None:
     p0 = log.tick()
     tx(log_db, "INSERT INTO t VALUES (1, 'a')")
     tx(log_db, "DROP TABLE t")
+    pd = log.tick()  # drained while the table is dropped: its rows before the DROP count
+    assert [r.db_action for r in log.changes("public.t", p0, pd)] == ["INSERT", "DROP"]
     tx(
         log_db,
         "CREATE TABLE t (id integer PRIMARY KEY, name text, n int)",

@@ -545,7 +545,7 @@ class PostgresLogCapture(PostgresCapture):
                 if ch.kind == "T":
                     for relid in ch.relids:
                         w = _find(watched, rels.get(relid), relid)
-                        if w is not None and "D" in w.actions and w.status == "OK":
+                        if w is not None and "D" in w.actions:
                             recs.append(
                                 _Rec(
                                     "TRUNCATE",
@@ -559,7 +559,9 @@ class PostgresLogCapture(PostgresCapture):
                     continue
                 rel = ch.rel or rels[ch.relid]
                 w = _find(watched, rel, ch.relid)
-                if w is None or w.status != "OK":
+                # whatever the table's status now (dropped since, say): the log says what
+                # happened while it was watched
+                if w is None:
                     continue
                 if ddl_by_relation:
                     self._relation_ddl(conn, w, rel, origin, txn.commit_time, recs)
