@@ -514,6 +514,7 @@ class PostgresLogCapture(PostgresCapture):
         watched = self._watched(conn)
         by_id = {w.id: w for w in watched}
         ddl_by_relation = not _event_triggers(conn, o)
+        compared: set[tuple[int, int]] = set()
         recs: list[_Rec] = []
         for txn in txns:
             origin = loc
@@ -563,7 +564,8 @@ class PostgresLogCapture(PostgresCapture):
                 # happened while it was watched
                 if w is None:
                     continue
-                if ddl_by_relation:
+                if ddl_by_relation and (w.id, id(rel)) not in compared:
+                    compared.add((w.id, id(rel)))  # once per relation message, not per row
                     self._relation_ddl(conn, w, rel, origin, txn.commit_time, recs)
                 if ch.kind == "I":
                     if "I" in w.actions:
@@ -607,7 +609,11 @@ class PostgresLogCapture(PostgresCapture):
         last recorded is an ALTER, recorded before the row that brought it."""
         old = json.loads(w.shape) if w.shape else {"columns": []}
         seen = [(c[0], self._type(conn, c[1], c[2])[0]) for c in rel.columns]
-        if seen == [(c["name"], c["type"]) for c in old["columns"]]:
+        # generated columns are not in the log (PostgreSQL 15): not a change of shape
+        generated = {
+            str(n) for (n,) in conn.execute(self._o.one("log/generated.sql"), {"relid": rel.relid})
+        }
+        if seen == [(c["name"], c["type"]) for c in old["columns"] if c["name"] not in generated]:
             return
         (shape,) = conn.execute(
             self._o.one("log/relation_shape.sql"),
