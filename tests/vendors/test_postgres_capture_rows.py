@@ -467,3 +467,12 @@ def test_partitioned_table_is_captured_as_one_table(pg_db: Any) -> None:
     _p2, recs = pg.window("public.ev", p1)
     assert [(r.db_action, (r.row or {}).get("id")) for r in recs][:1] == [("INSERT", 5)]
     assert recs[-1].db_action == "TRUNCATE"
+    # a partition detached is no longer the table's: its rows are not captured
+    pg_db.execute("ALTER TABLE ev DETACH PARTITION ev_c")
+    tx(pg_db, "INSERT INTO ev_c VALUES (6, '2025-03-01', 'detached')")
+    tx(pg_db, "INSERT INTO ev VALUES (7, '2024-04-01', 'parent')")
+    _p3, recs = pg.window("public.ev", _p2)
+    assert [(r.db_action, r.row["id"]) for r in recs] == [("INSERT", 7)]
+    assert (
+        pg_db.query("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'ev_c'::regclass")[0][0] == 0
+    )

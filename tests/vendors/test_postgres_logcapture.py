@@ -384,3 +384,30 @@ def test_a_dropped_table_made_again_is_followed(log_db: Any) -> None:
     assert [(r.db_action, r.row) for r in log.changes("public.t2", p0, p1)] == [
         ("INSERT", {"id": 4, "name": "d", "n": 5})
     ]
+
+
+def test_a_partitioned_table_through_its_partitions(log_db: Any) -> None:
+    log_db.execute(
+        "CREATE TABLE ev (id integer, day date, v text, PRIMARY KEY (id, day)) "
+        "PARTITION BY RANGE (day)",
+        "CREATE TABLE ev_a PARTITION OF ev FOR VALUES FROM ('2024-01-01') TO ('2024-07-01')",
+    )
+    log = LogPg(log_db)
+    log.install("public.ev")
+    p0 = log.tick()
+    tx(log_db, "INSERT INTO ev VALUES (1, '2024-02-01', 'parent')")
+    log_db.execute(
+        "CREATE TABLE ev_b (id integer NOT NULL, day date NOT NULL, v text)",
+        "ALTER TABLE ev ATTACH PARTITION ev_b FOR VALUES FROM ('2024-07-01') TO ('2025-01-01')",
+    )
+    tx(log_db, "INSERT INTO ev_b VALUES (2, '2024-08-01', 'attached')")
+    tx(log_db, "UPDATE ev SET day = '2024-09-01' WHERE id = 1")  # to the other partition
+    tx(log_db, "TRUNCATE ev_b")  # one partition: its rows are deleted, as the root's
+    log_db.execute("ALTER TABLE ev DETACH PARTITION ev_a")
+    tx(log_db, "INSERT INTO ev_a VALUES (3, '2024-03-01', 'detached')", "TRUNCATE ev_a")
+    p1 = log.tick()
+    got = [(r.db_action, (r.row or r.old)["id"]) for r in log.changes("public.ev", p0, p1)]
+    assert got[:4] == [("INSERT", 1), ("INSERT", 2), ("DELETE", 1), ("INSERT", 1)]
+    assert sorted(got[4:]) == [("DELETE", 1), ("DELETE", 2)]
+    assert log_db.query("SELECT count(*) FROM ev_a")[0][0] == 0  # its TRUNCATE is its own
+    assert log_db.query("SELECT tgrelid::regclass::text FROM pg_trigger") == [("ev_b",)]

@@ -12,7 +12,8 @@ END
 $fn$
 ---
 -- The TRUNCATE triggers of every partition (at every level) of the watched partitioned
--- tables; a partition created or attached later gets its own from the DDL event trigger.
+-- tables; a partition created, attached or detached later is seen to by the DDL event
+-- trigger.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_part_watch}(p_rel oid) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -24,6 +25,12 @@ BEGIN
                        'FOR EACH STATEMENT EXECUTE FUNCTION %s()',
                        $lit{trg_part}, r.name, $lit{fn_part_trunc_q});
         EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', r.name, $lit{trg_part});
+    END LOOP;
+    -- a table detached from its partitioned table is the application's own again
+    FOR r IN SELECT tg.tgrelid::regclass::text AS name
+               FROM pg_trigger tg JOIN pg_class c ON c.oid = tg.tgrelid
+              WHERE tg.tgname = $lit{trg_part} AND NOT c.relispartition LOOP
+        EXECUTE format('DROP TRIGGER %I ON %s', $lit{trg_part}, r.name);
     END LOOP;
 END
 $fn$

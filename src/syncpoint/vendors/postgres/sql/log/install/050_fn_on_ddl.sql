@@ -45,6 +45,9 @@ BEGIN
                        shape = v_shape
                  WHERE id = t.id;
             END IF;
+            IF (SELECT relkind FROM pg_class WHERE oid = r.objid) = 'p' THEN
+                PERFORM ${schema}.${fn_part_watch}(r.objid);  -- attached, detached
+            END IF;
             v_why := ${schema}.${fn_identity}(r.objid, t.key_columns);
             IF v_why IS NOT NULL AND t.status = 'OK' THEN
                 EXECUTE format('ALTER PUBLICATION %I DROP TABLE %s', $lit{pub},
