@@ -672,15 +672,16 @@ class PostgresLogCapture(PostgresCapture):
             found = self._types[(oid, mod)] = (str(row[0]), str(row[1]), str(row[2]), str(row[3]))
         return found
 
-    def _projection(self, conn: Any, rel: Relation, cols: list[int]) -> tuple[str, str]:
-        """The casts of a row's text values and the projection the trigger capture makes
-        of them (see install/110_fn_make_capture.sql), as SQL text."""
+    def _encoder(self, conn: Any, rel: Relation, cols: tuple[int, ...], src: str) -> str:
+        """SQL making the JSON content of a row whose values (text) are the JSON array
+        ``src``: cast back to the columns' types, then the projection the trigger capture
+        makes of them (see install/110_fn_make_capture.sql)."""
         casts, proj = [], []
         for n, i in enumerate(cols):
             name, oid, mod, _k = rel.columns[i]
             decl, base, typtype, cat = self._type(conn, oid, mod)
             q = dialect.quote(name)
-            casts.append(f"(v.a->>{n})::{decl} AS {q}")
+            casts.append(f"({src}->>{n})::{decl} AS {q}")
             if base == "bytea":
                 proj.append(f"translate(encode(s.{q}::bytea, 'base64'), E'\\n', '') AS {q}")
             elif base == "money":
@@ -693,65 +694,97 @@ class PostgresLogCapture(PostgresCapture):
                 proj.append(f"s.{q}::text AS {q}")
             else:
                 proj.append(f"s.{q} AS {q}")
-        return ", ".join(casts), ", ".join(proj)
-
-    def _encode(self, conn: Any, items: list[tuple[Relation, list[Any]]]) -> list[str]:
-        """JSON content of decoded rows, made by the database as the trigger capture makes
-        it (same casts, same projection, same settings): grouped by relation and columns."""
-        out: list[str] = [""] * len(items)
-        groups: dict[tuple[int, tuple[int, ...]], list[int]] = {}
-        for n, (rel, values) in enumerate(items):
-            cols = tuple(i for i, v in enumerate(values) if v is not _ABSENT)
-            groups.setdefault((id(rel), cols), []).append(n)
-        for (_rid, cols), members in groups.items():
-            rel = items[members[0]][0]
-            casts, proj = self._projection(conn, rel, list(cols))
-            text = self._o.one("log/encode.sql", raw={"projection": proj, "casts": casts})
-            arrays = [json.dumps([items[m][1][i] for i in cols]) for m in members]
-            done = conn.execute(text, {"rows": arrays}).fetchall()
-            for m, (js,) in zip(members, done, strict=True):
-                out[m] = js
-        return out
+        return self._o.sql.one(
+            "log/encoder.sql",
+            raw={"projection": ", ".join(proj), "casts": ", ".join(casts)},
+            comments=False,
+        ).strip()
 
     def _insert(self, conn: Any, sid: str, recs: list[_Rec]) -> None:
         if not recs:
             return
         o = self._o
-        rows = [r.content for r in recs if isinstance(r.content, tuple)]
-        olds = [r.old for r in recs if isinstance(r.old, tuple)]
-        enc = iter(self._encode(conn, rows + olds))
-        contents = [next(enc) if isinstance(r.content, tuple) else r.content for r in recs]
-        oldcontents = [next(enc) if isinstance(r.old, tuple) else r.old for r in recs]
         keys = [int(k) for (k,) in conn.execute(o.one("log/keys.sql"), {"n": len(recs)})]
-        conn.execute(
-            o.one("log/insert.sql"),
-            {
-                "sid": sid,
-                "k": keys,
-                "o": [r.dbid for r in recs],
-                "t": [r.table for r in recs],
-                "s": [r.schema for r in recs],
-                "a": [r.action for r in recs],
-                "c": contents,
-                "oc": oldcontents,
-                "v": [r.version for r in recs],
-                "at": [r.at for r in recs],
-            },
-        )
-        ddl = [recs[n] for n, r in enumerate(recs) if r.action not in _ACTION.values()]
+        # records whose content is made from decoded values, grouped by relation message
+        # and columns (one INSERT each); DDL records carry their content as text
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        texts: list[int] = []
+        for n, r in enumerate(recs):
+            new, old = r.content, r.old
+            if not isinstance(new, tuple) and not isinstance(old, tuple):
+                texts.append(n)
+                continue
+            rel = new[0] if isinstance(new, tuple) else old[0]
+            groups.setdefault((id(rel), _columns(new), _columns(old)), []).append(n)
+        for (_rid, ncols, ocols), members in groups.items():
+            first = recs[members[0]]
+            rel = (first.content if isinstance(first.content, tuple) else first.old)[0]
+            raw = {
+                "content": "NULL::text"
+                if ncols is None
+                else self._encoder(conn, rel, ncols, "r.n"),
+                "oldcontent": "NULL::text"
+                if ocols is None
+                else self._encoder(conn, rel, ocols, "r.od"),
+            }
+            sel = [recs[m] for m in members]
+            conn.execute(
+                o.one("log/insert_rows.sql", raw=raw),
+                {
+                    "sid": sid,
+                    "k": [keys[m] for m in members],
+                    "o": [r.dbid for r in sel],
+                    "t": [r.table for r in sel],
+                    "s": [r.schema for r in sel],
+                    "a": [r.action for r in sel],
+                    "n": [None if ncols is None else _values(r.content, ncols) for r in sel],
+                    "od": [None if ocols is None else _values(r.old, ocols) for r in sel],
+                    "v": [r.version for r in sel],
+                    "at": [r.at for r in sel],
+                },
+            )
+        if texts:
+            sel = [recs[n] for n in texts]
+            conn.execute(
+                o.one("log/insert.sql"),
+                {
+                    "sid": sid,
+                    "k": [keys[n] for n in texts],
+                    "o": [r.dbid for r in sel],
+                    "t": [r.table for r in sel],
+                    "s": [r.schema for r in sel],
+                    "a": [r.action for r in sel],
+                    "c": [r.content for r in sel],
+                    "oc": [r.old for r in sel],
+                    "v": [r.version for r in sel],
+                    "at": [r.at for r in sel],
+                },
+            )
+        ddl = [n for n, r in enumerate(recs) if r.action not in _ACTION.values()]
         if ddl:
-            at = [n for n, r in enumerate(recs) if r.action not in _ACTION.values()]
             conn.execute(
                 o.one("log/insert_ddl.sql"),
                 {
-                    "k": [keys[n] for n in at],
-                    "a": [r.action for r in ddl],
-                    "s": [r.schema for r in ddl],
-                    "t": [r.table for r in ddl],
-                    "v": [r.version for r in ddl],
-                    "at": [r.at for r in ddl],
+                    "k": [keys[n] for n in ddl],
+                    "a": [recs[n].action for n in ddl],
+                    "s": [recs[n].schema for n in ddl],
+                    "t": [recs[n].table for n in ddl],
+                    "v": [recs[n].version for n in ddl],
+                    "at": [recs[n].at for n in ddl],
                 },
             )
+
+
+def _columns(part: Any) -> tuple[int, ...] | None:
+    """The columns a record's decoded values carry (None: no values to encode)."""
+    if not isinstance(part, tuple):
+        return None
+    return tuple(i for i, v in enumerate(part[1]) if v is not _ABSENT)
+
+
+def _values(part: Any, cols: tuple[int, ...]) -> str:
+    values = part[1]
+    return json.dumps([values[i] for i in cols])
 
 
 class _Lost(Exception):
