@@ -74,6 +74,7 @@ def test_writers_while_run_follow_applies_from_the_log(pair: Any, tmp_path: Path
     assert st.returncode == 0, st.stderr
     doc = json.loads(st.stdout)
     jsonschema.validate(doc, json.loads((SCHEMA).read_text("utf-8")))
+    assert "log" in doc["capture"]["src"], doc["capture"]
     log = doc["capture"]["src"]["log"]
     assert log["wal_status"] == "reserved" and not log["lost"] and log["retained_bytes"] >= 0
     r = rk.syncpoint(cfg, "uninstall")

@@ -286,10 +286,13 @@ def test_validate_names_what_the_shared_server_lacks(pg_db: Any) -> None:
 
 
 def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db: Any) -> None:
-    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    # a foreign key gives the table the server's own triggers
+    log_db.execute(
+        "CREATE TABLE t (id integer PRIMARY KEY, name text, up integer REFERENCES t (id))"
+    )
     log = LogPg(log_db)
     log.install("public.t")
-    tx(log_db, "INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 2000) g")
+    tx(log_db, "INSERT INTO t SELECT g, repeat('x', 100), NULL FROM generate_series(1, 2000) g")
     conn = log.conn()
     try:
         st = log.cap.status(conn)

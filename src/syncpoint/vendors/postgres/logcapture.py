@@ -333,9 +333,9 @@ class PostgresLogCapture(PostgresCapture):
             pending = {
                 (s, n): int(c) for s, n, c in conn.execute(o.one("queries/status_pending.sql"))
             }
-            rows = conn.execute(o.one("queries/status_tables.sql"), {"schema": o.schema})
+            rows = conn.execute(o.one("log/status_tables.sql"))
             tables = []
-            for schema, name, st, actions, _trg, debug, reason, *_ in rows.fetchall():
+            for schema, name, st, actions, debug, reason in rows.fetchall():
                 tables.append(
                     WatchedTableStatus(
                         table=f"{schema}.{name}",
