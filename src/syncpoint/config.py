@@ -263,6 +263,8 @@ class WarningsConfig(_Model):
     not_integrated_s: float = Field(default=3600.0, gt=0)  # a capture location's receive stamp age
     gate_loading_s: float = Field(default=3600.0, gt=0)  # a gate held in a Loading state
     queue_rows: int = Field(default=1_000_000, gt=0)  # change records waiting at a capture location
+    # log capture: WAL/binlog held back for syncpoint at a location (the server keeps it)
+    log_retained_bytes: int = Field(default=1 << 30, gt=0)
 
 
 class ChannelConfig(_Model):

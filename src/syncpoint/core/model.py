@@ -151,3 +151,5 @@ class CaptureStatus:
     ddl_events: list[dict[str, Any]] = field(default_factory=list)
     # traps found in the installed objects (e.g. a queue sequence altered to CACHE > 1)
     problems: list[str] = field(default_factory=list)
+    # log capture only: the log it holds back (retained_bytes, age_seconds, lost, ...)
+    log: dict[str, Any] | None = None

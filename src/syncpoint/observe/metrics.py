@@ -86,6 +86,18 @@ class Metrics:
             ["location"],
             registry=r,
         )
+        self.log_retained = Gauge(
+            "syncpoint_log_retained_bytes",
+            "log (WAL, binlog) a log capture location holds back",
+            ["location"],
+            registry=r,
+        )
+        self.log_age = Gauge(
+            "syncpoint_log_retained_age_seconds",
+            "time since a log capture location's read position last moved",
+            ["location"],
+            registry=r,
+        )
         self.stamp_age = Gauge(
             "syncpoint_receive_stamp_age_seconds",
             "age of the time up to which a capture location is guaranteed integrated",
@@ -197,11 +209,18 @@ class Metrics:
         now = time.time()
         for g in (self.lag, self.backlog, self.position, self.stopped, self.queue):
             g.clear()
+        self.log_retained.clear()
+        self.log_age.clear()
         for g in (self.stamp_age, self.gate, self.gate_age, self.conflicts, self.warnings):
             g.clear()
         for loc, st in (status.get("capture") or {}).items():
             if "pending" in st:
                 self.queue.labels(loc).set(st["pending"])
+            log = st.get("log") or {}
+            if log.get("retained_bytes") is not None:
+                self.log_retained.labels(loc).set(log["retained_bytes"])
+            if log.get("age_seconds") is not None:
+                self.log_age.labels(loc).set(log["age_seconds"])
         self._tables(status, now)
         for integ, st in (status.get("receive_stamps") or {}).items():
             for loc, s in ((st or {}).get("locations") or {}).items():
