@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 
+# a private MariaDB with the binary log on, for log capture (one per test process)
+from tests.private_mariadb import log_maria, log_maria_db  # noqa: F401
+
 PG_ADMIN = os.environ.get("SYNCPOINT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 MY_ADMIN = os.environ.get("SYNCPOINT_TEST_MARIADB", "mysql://root@127.0.0.1:3306/")
 VENDORS = ("postgres", "mariadb", "sqlite")

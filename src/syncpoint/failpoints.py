@@ -27,6 +27,7 @@ STEPS: dict[str, str] = {
     "snapshot_after_handover": "a snapshot handed over (position set to its tick)",
     "gate_after_take": "a gate was taken (Loading state committed), command not started",
     "gate_before_release": "command finished, Loaded state not written",
+    "log_before_commit": "log capture: decoded records written to the queue, COMMIT not sent",
 }
 
 _hits: Counter[str] = Counter()

@@ -146,14 +146,18 @@ def server_problem(cur: Any) -> str | None:
     return None
 
 
-def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
-    """MariaDB traps, beyond existence and keys (checked by ``Capture.check``)."""
+def problems(
+    cur: Any, location: str, tables: list[TableConfig], log: bool = False
+) -> list[str]:
+    """MariaDB traps, beyond existence and keys (checked by ``Capture.check``). ``log``:
+    for capture from the binary log, where cascades are seen and ticks read no
+    transaction list (no PROCESS privilege needed)."""
     found: list[str] = []
     db = database(cur)
     problem = server_problem(cur)
     if problem:
         return [f"location {location}: {problem}"]
-    if not has_process(cur):
+    if not log and not has_process(cur):
         found.append(
             f"the user of location {location} lacks the PROCESS privilege: ticks read "
             "information_schema.INNODB_TRX to know which transactions are still open, and "
@@ -177,7 +181,9 @@ def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
                 "rolled-back change would stay in the table but vanish from the queue; "
                 "convert it (ALTER TABLE ... ENGINE=InnoDB)"
             )
-        for name, parent, on_delete, on_update in fk_cascades(cur, schema, t.ref.name):
+        for name, parent, on_delete, on_update in [] if log else fk_cascades(
+            cur, schema, t.ref.name
+        ):
             rules = [
                 f"ON {what} {rule}"
                 for what, rule in (("DELETE", on_delete), ("UPDATE", on_update))
@@ -186,7 +192,9 @@ def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
             found.append(
                 f"table {t.name}: foreign key {name!r} to {parent!r} has {' and '.join(rules)}; "
                 "InnoDB applies cascades without firing the triggers of "
-                f"{t.ref.name!r}, so those changes would not be captured; use ON DELETE/"
-                "UPDATE RESTRICT or NO ACTION and change child rows in the application"
+                f"{t.ref.name!r}, so those changes would not be captured; capture this "
+                "location from the binary log instead (capture: log, see docs/log-capture.md), "
+                "which holds the cascaded changes, or use ON DELETE/UPDATE RESTRICT or NO "
+                "ACTION and change child rows in the application"
             )
     return found
