@@ -150,8 +150,8 @@ def problems(
     cur: Any, location: str, tables: list[TableConfig], log: bool = False
 ) -> list[str]:
     """MariaDB traps, beyond existence and keys (checked by ``Capture.check``). ``log``:
-    for capture from the binary log, where cascades are seen and ticks read no
-    transaction list (no PROCESS privilege needed)."""
+    for capture from the binary log, whose ticks read no transaction list (no PROCESS
+    privilege needed)."""
     found: list[str] = []
     db = database(cur)
     problem = server_problem(cur)
@@ -181,9 +181,7 @@ def problems(
                 "rolled-back change would stay in the table but vanish from the queue; "
                 "convert it (ALTER TABLE ... ENGINE=InnoDB)"
             )
-        for name, parent, on_delete, on_update in [] if log else fk_cascades(
-            cur, schema, t.ref.name
-        ):
+        for name, parent, on_delete, on_update in fk_cascades(cur, schema, t.ref.name):
             rules = [
                 f"ON {what} {rule}"
                 for what, rule in (("DELETE", on_delete), ("UPDATE", on_update))
@@ -191,10 +189,11 @@ def problems(
             ]
             found.append(
                 f"table {t.name}: foreign key {name!r} to {parent!r} has {' and '.join(rules)}; "
-                "InnoDB applies cascades without firing the triggers of "
-                f"{t.ref.name!r}, so those changes would not be captured; capture this "
-                "location from the binary log instead (capture: log, see docs/log-capture.md), "
-                "which holds the cascaded changes, or use ON DELETE/UPDATE RESTRICT or NO "
-                "ACTION and change child rows in the application"
+                f"InnoDB applies cascades below the SQL layer, so the changes they make to "
+                f"{t.ref.name!r} fire no trigger and are not written to the binary log either "
+                "(MariaDB's replicas repeat them with their own foreign keys): neither trigger "
+                "nor log capture can see them. Use ON DELETE/UPDATE RESTRICT or NO ACTION and "
+                "change child rows in the application (docs/log-capture.md, \"Foreign keys "
+                "with cascades\")"
             )
     return found

@@ -86,7 +86,6 @@ class _Drain:
         connection = {
             k: v for k, v in kw.items() if k != "database" and v is not None
         }
-        connection["passwd"] = connection.pop("password", "")
         connection.setdefault("connect_timeout", 10)
         try:
             self.conn.begin()

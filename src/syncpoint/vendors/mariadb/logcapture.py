@@ -21,7 +21,7 @@ from syncpoint.config import TableConfig
 from syncpoint.core.model import CaptureStatus, Tick
 from syncpoint.errors import ConfigError
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.mariadb import catalog, dialect, drain, objects, stream, triggers
+from syncpoint.vendors.mariadb import binlog, catalog, dialect, drain, objects, stream, triggers
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 from syncpoint.vendors.mariadb.names import Names, render, statements
 from syncpoint.vendors.mariadb.state import Site, run, watched
@@ -113,11 +113,11 @@ class MariadbLogCapture(MariadbCapture):
             out["error"] = str(dialect.translate(exc, self.location))
             return out
         names = [f for f, _ in files]
-        if log_file is not None and log_file not in names:
-            out["lost"] = lost or (
-                f"binary log file {log_file} holding capture's position {gtid} was purged: "
-                "changes after it cannot be read; run syncpoint snapshot for the tables of "
-                f"location {self.location}"
+        if not lost and files and _purged_past(cur, files[0][0], str(gtid)):
+            out["lost"] = (
+                f"the binary log no longer holds capture's position {gtid} (purged): changes "
+                "after it cannot be read; the next run stops the tables: run syncpoint "
+                f"snapshot for the tables of location {self.location}"
             )
         start = names.index(log_file) if log_file in names else 0
         held = files[start:]
@@ -192,6 +192,21 @@ def _install(
     if found:
         run(cur, "log/state_file.sql", names, {"log_file": found[0], "log_pos": int(found[1])})
     conn.commit()
+
+
+def _purged_past(cur: Any, oldest: str, gtid: str) -> bool:
+    """Whether transactions after ``gtid`` were in binary logs purged already: the oldest
+    file's GTID list (the position before its first transaction) is past ``gtid``."""
+    try:
+        cur.execute(render("log/gtid_list.sql", _NAMES), {"file": oldest})
+        listed = [str(r[5]) for r in cur.fetchall() if str(r[2]) == "Gtid_list"]
+    except pymysql.err.Error:
+        return False
+    if not listed:
+        return False
+    ours = binlog.parse_gtids(gtid)
+    first = binlog.parse_gtids(listed[0].strip("[]"))
+    return any(ours.get(d, (0, 0))[1] < n for d, (_, n) in first.items())
 
 
 def _new_id() -> str:
