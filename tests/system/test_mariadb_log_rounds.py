@@ -121,3 +121,45 @@ def _purge_all_but_the_newest(db: Any) -> None:
             break
         time.sleep(0.2)
     conn.close()
+
+
+def test_two_sites_both_ways_never_echo(
+    log_maria_db: Any, pg_db: Any, tmp_path: Path, spark: Any
+) -> None:
+    x, y = log_maria_db, pg_db
+    for db in (x, y):
+        rk.setup_source(db)
+    data = {
+        "channel": "pair",
+        "application": "sync",
+        "locations": {
+            "x": {"url": x.url, "capture": "log", "integrate": True},
+            "y": {"url": y.url, "capture": True, "integrate": True},
+        },
+        "tables": [{"name": "parent", "snapshot": "none"}, {"name": "child", "snapshot": "none"}],
+        "sync_groups": {"g": ["parent", "child"]},
+        "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
+    }
+    (tmp_path / "pair.yaml").write_text(yaml.safe_dump(data))
+    ch = Channel.from_file(tmp_path / "pair.yaml")
+    ch.install()
+    x.execute("INSERT INTO parent (id, ver) VALUES (1, 'x1')")
+    y.execute("INSERT INTO parent (id, ver) VALUES (2, 'y2')")
+    ch.run(once=True, spark=spark)
+    y.execute("UPDATE parent SET ver = 'y1' WHERE id = 1")
+    ch.run(once=True, spark=spark)
+    ch.run(once=True, spark=spark)
+    want = [(1, "y1"), (2, "y2")]
+    for db in (x, y):
+        got = [(int(i), str(v)) for i, v in db.query("SELECT id, ver FROM parent ORDER BY id")]
+        assert got == want, db.vendor
+
+    def marks() -> list[tuple[Any, ...]]:
+        # x's queue: its own change, and y's two applied there, marked with y as origin
+        return x.query("SELECT dbid, count(*) FROM repl_items WHERE tablename = 'parent' "
+                       "GROUP BY dbid ORDER BY dbid")  # fmt: skip
+
+    assert marks() == [("x", 1), ("y", 2)]
+    report = ch.run(once=True, spark=spark)
+    assert report.changes == 0 and not report.errors and not report.stopped
+    assert marks() == [("x", 1), ("y", 2)]  # nothing came back
