@@ -61,6 +61,9 @@ def test_writers_a_killed_drain_and_the_cut_into_postgres(
     doc = json.loads(st.stdout)
     tables = doc["integrate"]["cen"]["tables"]
     assert [(t["backlog"], t["stopped"]) for t in tables] == [(0, None), (0, None)]
+    held = doc["capture"]["src"]["log"]  # the binary log kept for capture, measured
+    assert held["retained_bytes"] >= 0 and not held["lost"]
+    assert not [w for w in doc["warnings"] if w["kind"].startswith("log_")]
 
 
 HOSTILE = "Ord`er ☃ \"x\""

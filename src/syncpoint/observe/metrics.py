@@ -53,6 +53,12 @@ class Metrics:
             ["location"],
             registry=r,
         )
+        self.log_retained = Gauge(
+            "syncpoint_log_retained_bytes",
+            "bytes of its log a log-captured location keeps for capture",
+            ["location"],
+            registry=r,
+        )
         self.stamp_age = Gauge(
             "syncpoint_receive_stamp_age_seconds",
             "age of the time up to which a capture location is guaranteed integrated",
@@ -105,11 +111,15 @@ class Metrics:
     def update(self, status: dict[str, Any]) -> None:
         for g in (self.lag, self.backlog, self.position, self.stopped, self.queue):
             g.clear()
+        for g in (self.log_retained,):
+            g.clear()
         for g in (self.stamp_age, self.gate, self.gate_age, self.conflicts, self.warnings):
             g.clear()
         for loc, st in (status.get("capture") or {}).items():
             if "pending" in st:
                 self.queue.labels(loc).set(st["pending"])
+            if (st.get("log") or {}).get("retained_bytes") is not None:
+                self.log_retained.labels(loc).set(st["log"]["retained_bytes"])
         for integ, st in (status.get("integrate") or {}).items():
             for t in st.get("tables", []):
                 labels = (integ, t["location"], t["table"])

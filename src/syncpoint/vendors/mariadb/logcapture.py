@@ -87,7 +87,7 @@ class MariadbLogCapture(MariadbCapture):
             retained = self.retained(conn)
         if retained.get("lost"):
             st.problems.append(str(retained["lost"]))
-        st.log = retained  # type: ignore[attr-defined]
+        st.log = retained
         return st
 
     def retained(self, conn: Any) -> dict[str, Any]:
