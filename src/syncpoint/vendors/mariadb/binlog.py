@@ -23,6 +23,7 @@ import pymysql
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication import event as ev
 from pymysqlreplication import row_event as rev
+from pymysqlreplication.packet import BinLogPacketWrapper
 
 from syncpoint.vendors.mariadb import binvalues
 
@@ -40,6 +41,10 @@ _IGNORED = (
     ev.MariadbAnnotateRowsEvent,
     rev.TableMapEvent,
 )
+EVERY_EVENT = [
+    *set(BinLogPacketWrapper._BinLogPacketWrapper__event_map.values()),  # type: ignore[attr-defined]
+    ev.NotImplementedEvent,
+]
 # MariaDB's compressed events (log_bin_compress=ON): QUERY and the six ROWS kinds
 COMPRESSED = frozenset(range(0xA5, 0xAC))
 GTID_STANDALONE = 0x01
@@ -124,8 +129,11 @@ def transactions(
         blocking=False,
         is_mariadb=True,
         auto_position=start,
+        # every event class the library knows, and the ones it does not know: none dropped
+        only_events=EVERY_EVENT,
         filter_non_implemented_events=False,
-        freeze_schema=True,
+        # every table map read again (a frozen one would keep a table's old columns)
+        freeze_schema=False,
         enable_logging=False,
     )
     seen = {d: n for d, (_, n) in parse_gtids(start).items()}
