@@ -129,9 +129,7 @@ def test_kill_before_the_drain_commits_then_rerun_captures_once(log: Log) -> Non
     env = {**os.environ, "SYNCPOINT_FAILPOINT": "log_before_commit"}
     done = subprocess.run([sys.executable, "-c", code, log.db.url], env=env, timeout=120)
     assert done.returncode == -9  # killed itself at the failpoint
-    assert log.db.query("SELECT COUNT(*) FROM repl_items WHERE db_action <> 'TRUNCATE'") == [
-        (0,)
-    ]
+    assert log.db.query("SELECT COUNT(*) FROM repl_items WHERE db_action <> 'TRUNCATE'") == [(0,)]
     got = rows(log.window())
     assert [a for a, _, _ in got] == ["INSERT", "INSERT", "UPDATE", "UPDATE"]
     assert log.window() == []  # and never again

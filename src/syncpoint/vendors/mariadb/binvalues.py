@@ -180,8 +180,7 @@ def _read(
     Raises ``Unsupported`` where an exact text cannot be made (never a guess)."""
     if row_event.BitGet(cols_bitmap, i) == 0:
         raise Unsupported(
-            f"column {column.name!r} is missing from the row image (binlog_row_image must "
-            "be FULL)"
+            f"column {column.name!r} is missing from the row image (binlog_row_image must be FULL)"
         )
     if self._is_null(null_bitmap, null_bitmap_index):
         return None

@@ -83,9 +83,7 @@ class _Drain:
         self.pos = binlog.parse_gtids(start)
         self._watch()
         kw = dialect.parts(self.url)
-        connection = {
-            k: v for k, v in kw.items() if k != "database" and v is not None
-        }
+        connection = {k: v for k, v in kw.items() if k != "database" and v is not None}
         connection.setdefault("connect_timeout", 10)
         try:
             self.conn.begin()
@@ -177,4 +175,3 @@ class _Drain:
         )
         self.conn.commit()
         raise TableStopped(reason)
-

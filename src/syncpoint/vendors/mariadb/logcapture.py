@@ -233,8 +233,7 @@ def server_problems(cur: Any, location: str) -> list[str]:
             "binlog_row_metadata",
             metadata,
             "FULL",
-            "without it the binary log carries no column names, so rows could not be "
-            "named right",
+            "without it the binary log carries no column names, so rows could not be named right",
         ),
     )
     for var, have, need, why in want:
