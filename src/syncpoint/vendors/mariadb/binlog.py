@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pymysql
-from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication import BinLogStreamReader, binlogstream
 from pymysqlreplication import event as ev
 from pymysqlreplication import row_event as rev
 from pymysqlreplication.packet import BinLogPacketWrapper
@@ -28,6 +28,10 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 from syncpoint.vendors.mariadb import binvalues
 
 binvalues.install()
+# On a lost connection the library would connect again from the position it started at and
+# hand over the same transactions a second time: a lost connection must end the drain
+# instead (it is rolled back, and the next one starts from the stored position).
+binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
 
 # event classes that carry nothing for capture (positions, file structure, keep-alives)
 _IGNORED = (

@@ -20,7 +20,6 @@ import pymysql
 from syncpoint.config import TableConfig
 from syncpoint.core.model import CaptureStatus, Tick
 from syncpoint.errors import ConfigError
-from syncpoint.vendors.base import Capture
 from syncpoint.vendors.mariadb import binlog, catalog, dialect, drain, objects, stream, triggers
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 from syncpoint.vendors.mariadb.names import Names, render, statements
@@ -35,18 +34,11 @@ class MariadbLogCapture(MariadbCapture):
 
     # -- checks --------------------------------------------------------------------------
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
-        problems = Capture.check(self, conn, tables)
+        problems = super().check(conn, tables)  # the tables' traps, as for triggers
         with dialect.translated(self.location):
             cur = conn.cursor()
-            problems += catalog.problems(cur, self.location, tables, log=True)
             if catalog.server_problem(cur) is None:
                 problems += server_problems(cur, self.location)
-            db = catalog.database(cur)
-            for t in tables:
-                schema = catalog.schema_of(t.ref, db)
-                exists = self.describe(conn, t.ref) is not None
-                if schema and exists and catalog.facts(cur, schema, t.ref.name) is None:
-                    problems.append(f"table {t.name}: is a view, not a table, at {self.location}")
         return problems
 
     # -- install -------------------------------------------------------------------------
