@@ -120,10 +120,13 @@ def transactions(
     upto: str,
     wanted: Callable[[str, str], bool],
     origins: tuple[str, str],
+    schema: str | None = None,
 ) -> Iterator[Transaction]:
     """Transactions after ``start`` up to and including ``upto`` (GTID lists), in binary log
     order. ``wanted(schema, table)`` says whose row changes to decode; ``origins`` is the
-    (schema, table) of the origin marks."""
+    (schema, table) of the origin marks; ``schema``: the only database whose row events
+    matter (the library then skips the others' table maps and rows unparsed; statements of
+    every database still come through)."""
     target = {d: n for d, (_, n) in parse_gtids(upto).items()}
     if all(parse_gtids(start).get(d, (0, 0))[1] >= n for d, n in target.items()):
         return  # nothing new
@@ -133,6 +136,7 @@ def transactions(
         blocking=False,
         is_mariadb=True,
         auto_position=start,
+        only_schemas=[schema] if schema is not None else None,
         # every event class the library knows, and the ones it does not know: none dropped
         only_events=EVERY_EVENT,
         filter_non_implemented_events=False,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import re
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -32,22 +33,19 @@ class Text(str):
 def json_string(s: str) -> str:
     """A JSON string as MariaDB's JSON functions write it: ``"`` and ``\\`` escaped, the
     control characters as \\n, \\t, \\r, \\b, \\f or \\u00XX (upper-case hex), the rest as is."""
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif o < 0x20:
-            out.append(_CONTROL.get(ch) or f"\\u{o:04X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    if _ESCAPED.search(s) is None:
+        return '"' + s + '"'
+    return '"' + _ESCAPED.sub(_escape, s) + '"'
 
 
 _CONTROL = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+_CONTROL.update({'"': '\\"', "\\": "\\\\"})
+_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    return _CONTROL.get(ch) or f"\\u{ord(ch):04X}"
 
 
 def double_text(x: float) -> str:

@@ -69,6 +69,8 @@ class _Drain:
         self.tables: dict[str, Watched] = {}
         self.last: binlog.Transaction | None = None
         self.pos: dict[int, tuple[int, int]] = {}
+        # no comment and only placeholders in VALUES (the guid is made here): PyMySQL's
+        # executemany then sends a batch as multi-row INSERTs, not one statement a record
         self.insert = render("log/item_insert.sql", site.names)
 
     def _watch(self) -> None:
@@ -94,6 +96,7 @@ class _Drain:
                 upto,
                 lambda schema, table: schema == site.db and table in self.tables,
                 (site.db, site.names.obj("origin_marks")),
+                site.db,
             ):
                 self._add(txn)
                 if len(self.rows) >= BATCH:
@@ -128,6 +131,7 @@ class _Drain:
                     w.table,
                     w.schema,
                     w.schema,
+                    str(uuid.uuid4()),
                     ch.action,
                     ch.content,
                     ch.oldcontent,
