@@ -27,3 +27,28 @@ def test_a_lost_position_warns_with_the_way_back() -> None:
     )
     assert w["kind"] == "log_lost" and "snapshot" in w["message"]
     assert {"log_retained", "log_lost"} <= set(KINDS)
+
+
+def test_a_log_location_status_document_is_valid() -> None:
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    import syncpoint
+
+    schema = json.loads(
+        (Path(syncpoint.__file__).parent / "observe" / "status.schema.json").read_text("utf-8")
+    )
+    held = {"retained_bytes": 2048, "age_seconds": 90000.0, "lost": None, "gtid": "0-1-5"}
+    doc: dict[str, object] = {
+        "channel": "c",
+        "capture": {
+            "src": {"installed": True, "stream_id": "s", "context": 3, "pending": 0,
+                    "tables": [], "log": held}  # fmt: skip
+        },
+        "gates": {},
+    }
+    doc["warnings"] = status_warnings(doc, WarningsConfig())
+    assert [w["kind"] for w in doc["warnings"]] == ["log_retained"]  # type: ignore[index]
+    jsonschema.validate(doc, schema)
