@@ -82,9 +82,12 @@ def private_mariadb(settings: Mapping[str, str] | None = None) -> Iterator[str]:
         raise RuntimeError(f"no {MARIADBD} (the mariadb-server package; set MARIADBD)")
     root = Path(tempfile.mkdtemp(prefix="sp_maria_log_"))
     data = root / "data"
+    tmp = root / "tmp"  # its own: a shared /tmp may be cleaned under a running server
+    tmp.mkdir()
     if os.geteuid() == 0:
         pw = pwd.getpwnam("mysql")
-        os.chown(root, pw.pw_uid, pw.pw_gid)
+        for d in (root, tmp):
+            os.chown(d, pw.pw_uid, pw.pw_gid)
     port = free_port()
     proc: subprocess.Popen[bytes] | None = None
     try:
@@ -101,6 +104,7 @@ def private_mariadb(settings: Mapping[str, str] | None = None) -> Iterator[str]:
                              f"--socket={root / 'sock'}", f"--port={port}",
                              "--bind-address=127.0.0.1", f"--pid-file={root / 'pid'}",
                              f"--log-bin={data / 'binlog'}", f"--log-error={root / 'err.log'}",
+                             f"--tmpdir={tmp}",
                              *args]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip

@@ -1,6 +1,6 @@
 """Reading the binary log as whole transactions, in commit order (python-mysql-replication).
 
-``transactions`` connects as a replica (COM_BINLOG_DUMP, non-blocking) from a stored GTID
+``transactions`` connects as a replica (COM_BINLOG_DUMP) from a stored GTID
 position (exclusive, as MariaDB's ``@slave_connect_state``) and yields each transaction
 written up to a target position: its GTID, commit time, binary log coordinates after it,
 and either its row changes of the tables asked for (already as the capture triggers'
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,7 +40,6 @@ _IGNORED = (
     ev.FormatDescriptionEvent,
     ev.MariadbGtidListEvent,
     ev.MariadbBinLogCheckPointEvent,
-    ev.HeartbeatLogEvent,
     ev.StopEvent,
     ev.MariadbStartEncryptionEvent,
     ev.MariadbAnnotateRowsEvent,
@@ -52,6 +52,9 @@ EVERY_EVENT = [
 # MariaDB's compressed events (log_bin_compress=ON): QUERY and the six ROWS kinds
 COMPRESSED = frozenset(range(0xA5, 0xAC))
 GTID_STANDALONE = 0x01
+HEARTBEAT_S = 1
+READ_TIMEOUT_S = 120
+STALL_S = 60
 DDL_VERBS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"})
 ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
 
@@ -130,10 +133,15 @@ def transactions(
     target = {d: n for d, (_, n) in parse_gtids(upto).items()}
     if all(parse_gtids(start).get(d, (0, 0))[1] >= n for d, n in target.items()):
         return  # nothing new
+    settings = {**connection, "read_timeout": READ_TIMEOUT_S}
     reader = BinLogStreamReader(
-        connection_settings=dict(connection),
+        connection_settings=settings,
         server_id=server_id,
-        blocking=False,
+        # MariaDB 10.11 resets a non-blocking dump in the middle of a large transaction:
+        # the dump blocks, and the reader stops at the target, or at the first heartbeat
+        # (sent when the server has nothing more to send) if the target was not reached
+        blocking=True,
+        slave_heartbeat=HEARTBEAT_S,
         is_mariadb=True,
         auto_position=start,
         only_schemas=[schema] if schema is not None else None,
@@ -148,6 +156,7 @@ def transactions(
     txn: Transaction | None = None
     origin: str | None = None
     standalone = False
+    moved = time.monotonic()  # when the last event other than a heartbeat came
 
     def done() -> bool:
         return all(seen.get(d, 0) >= n for d, n in target.items())
@@ -169,6 +178,18 @@ def transactions(
                         f"{render_gtids({d: (0, n) for d, n in seen.items()})})"
                     )
                 return
+            if isinstance(event, ev.HeartbeatLogEvent):
+                # the server idles (or skips events before our position: it sends heartbeats
+                # then too); a target still not reached after STALL_S of them is an error
+                if txn is None and done():
+                    return
+                if time.monotonic() - moved > STALL_S:
+                    raise Unreadable(
+                        f"the binary log sent nothing for {STALL_S} s before position {upto} "
+                        f"(read up to {render_gtids({d: (0, n) for d, n in seen.items()})})"
+                    )
+                continue
+            moved = time.monotonic()
             if isinstance(event, _IGNORED):
                 continue
             if isinstance(event, ev.MariadbGtidEvent):
