@@ -55,7 +55,8 @@ docs: $(STAMP)
 # PostgreSQL 15 server the tests use); Londiste 3 is a peer of the apply rows: its worker,
 # the pgqd ticker and the SQL side londiste create-root/create-leaf install (pgq_node,
 # londiste), which python3-londiste does not pull in
-BENCH_DEBS := postgresql-15-pgq3 postgresql-15-pgq-node postgresql-15-londiste-sql pgqd python3-londiste
+# sysbench: oltp_read_write on MariaDB without capture, with triggers, with log capture
+BENCH_DEBS := postgresql-15-pgq3 postgresql-15-pgq-node postgresql-15-londiste-sql pgqd python3-londiste sysbench
 
 bench: deps
 	@missing=""; \

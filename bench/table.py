@@ -55,6 +55,7 @@ import capture_insert_pg as cap  # noqa: E402
 import capture_vendor  # noqa: E402
 import memory_10m  # noqa: E402
 import peers_pg  # noqa: E402
+import sysbench_maria  # noqa: E402
 from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
 from private_pg import private_cluster  # noqa: E402
 
@@ -508,6 +509,15 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
                 ):
                     goal = "<= 2.5x" if " W1 " in what else "<= 1.10x"
                     row(what, f"{ratio} ({measured})", goal, where=vendor)
+        if "vendors" in only and shutil.which("sysbench"):  # MariaDB: none, triggers, log
+            pairs = runs + (0 if args.quick else 2)
+            res = sysbench_maria.run_modes(pairs, 10 if args.quick else 30)
+            for mode, goal in (("trigger", ""), ("log", ">= 0.90")):
+                tps, p95 = (a / b for a, b in zip(res[mode], res["none"], strict=True))
+                row(f"sysbench oltp_read_write, {mode} capture vs none",
+                    f"{tps:.2f} of the throughput, p95 {p95:.2f}x", goal,
+                    "4 tables x 100,000 rows, 4 threads; binary log on in every mode",
+                    where="mariadb")  # fmt: skip
         if "pgbench" in only:
             pgbench_row(dbs, 5 if args.quick else 15, runs)
         w1 = 48_000 if args.quick else 480_000

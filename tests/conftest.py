@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-# the private logical-level PostgreSQL server of the log capture tests (fixtures log_db, log_pg)
-pytest_plugins = ["tests.logpg"]
+# the private servers of the log capture tests, one each per test process: PostgreSQL at
+# wal_level = logical (fixtures log_db, log_pg), MariaDB with the binary log on (log_maria,
+# log_maria_db)
+pytest_plugins = ["tests.logpg", "tests.private_mariadb"]
 
 PG_ADMIN = os.environ.get("SYNCPOINT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 MY_ADMIN = os.environ.get("SYNCPOINT_TEST_MARIADB", "mysql://root@127.0.0.1:3306/")

@@ -263,8 +263,9 @@ class WarningsConfig(_Model):
     not_integrated_s: float = Field(default=3600.0, gt=0)  # a capture location's receive stamp age
     gate_loading_s: float = Field(default=3600.0, gt=0)  # a gate held in a Loading state
     queue_rows: int = Field(default=1_000_000, gt=0)  # change records waiting at a capture location
-    # log capture: WAL/binlog held back for syncpoint at a location (the server keeps it)
-    log_retained_bytes: int = Field(default=1 << 30, gt=0)
+    # log capture: the database's log kept for a capture location (bytes, age of its position)
+    retained_log_bytes: int = Field(default=10 * 2**30, gt=0)
+    retained_log_s: float = Field(default=86400.0, gt=0)
 
 
 class ChannelConfig(_Model):

@@ -203,7 +203,7 @@ def test_a_dropped_slot_stops_capture_with_the_way_back(log_db: Any) -> None:
     assert st.tables[0].status.startswith("ERROR") and "snapshot" in st.tables[0].status
     assert st.log is not None and "dropped" in st.log["lost"]
     (warning,) = status_warnings({"capture": {"dec01": asdict(st)}}, WarningsConfig())
-    assert warning["kind"] == "log_retained" and "syncpoint snapshot" in warning["message"]
+    assert warning["kind"] == "log_lost" and "syncpoint snapshot" in warning["message"]
     with pytest.raises(LocationError, match="dropped"):
         log.tick()  # never skips on
     log.install("public.t")  # a new slot and a new stream
@@ -303,7 +303,7 @@ def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db:
     assert st.log["wal_status"] == "reserved" and not st.log.get("lost")
     doc = {"capture": {"dec01": asdict(st)}}
     assert status_warnings(doc, WarningsConfig()) == []
-    (w,) = status_warnings(doc, WarningsConfig(log_retained_bytes=100_000))
+    (w,) = status_warnings(doc, WarningsConfig(retained_log_bytes=100_000))
     assert w["kind"] == "log_retained" and w["value"] == st.log["retained_bytes"]
     assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == 0
 

@@ -48,6 +48,14 @@ def _capture_table(name: str, st: dict[str, Any]) -> None:
     out.print(t)
     for ev in st.get("ddl_events", [])[-5:]:
         out.print(f"  DDL {ev.get('db_action')} {ev.get('tablename')} at {ev.get('captured_at')}")
+    held = st.get("log") or {}
+    if held.get("retained_bytes") is not None:
+        age = held.get("age_seconds")
+        out.print(
+            f"  log retained: {held['retained_bytes']} bytes"
+            + (f", position {age:.0f} s old" if age is not None else ""),
+            markup=False,
+        )
     for problem in st.get("problems", []):
         out.print(f"  [red]problem:[/] {problem}")
 

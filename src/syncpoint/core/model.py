@@ -151,5 +151,6 @@ class CaptureStatus:
     ddl_events: list[dict[str, Any]] = field(default_factory=list)
     # traps found in the installed objects (e.g. a queue sequence altered to CACHE > 1)
     problems: list[str] = field(default_factory=list)
-    # log capture only: the log it holds back (retained_bytes, age_seconds, lost, ...)
+    # log capture: what the database still keeps of its log for us (retained_bytes,
+    # age_seconds of the stored position, lost: why the position cannot be read any more)
     log: dict[str, Any] | None = None

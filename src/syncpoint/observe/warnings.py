@@ -12,8 +12,10 @@ gate) it is about, a ``message`` that says what to do, and the measured ``value`
 - ``table_stopped``: a table's rounds are stopped (the reason is in the message);
 - ``queue_growing``: more change records wait in a capture location's queue than
   ``warnings.queue_rows`` (a consumer is stuck, or ``purge`` is not run);
-- ``log_retained``: a log capture location holds more log back than
-  ``warnings.log_retained_bytes`` (runs stopped: the server's disk fills), or lost it.
+- ``log_retained``: a log-captured location keeps more of its log for us than
+  ``warnings.retained_log_bytes``, or our position in it is older than
+  ``warnings.retained_log_s`` (runs are not draining it);
+- ``log_lost``: the log no longer holds a log-captured location's position.
 
 Only the status document is read: computing warnings touches no database.
 """
@@ -31,6 +33,7 @@ KINDS = (
     "table_stopped",
     "queue_growing",
     "log_retained",
+    "log_lost",
 )
 
 
@@ -93,31 +96,28 @@ def _capture(capture: dict[str, Any], limits: WarningsConfig) -> list[dict[str, 
                     threshold=limits.queue_rows,
                 )
             )
-        found += _log(loc, st.get("log"), limits)
+        found += _log(loc, st.get("log") or {}, limits)
     return found
 
 
-def _log(loc: str, log: dict[str, Any] | None, limits: WarningsConfig) -> list[dict[str, Any]]:
-    if not log:
-        return []
-    if log.get("lost"):
-        return [_w("log_retained", loc, None, f"{loc}: {log['lost']}")]
-    held = int(log.get("retained_bytes") or 0)
-    if held <= limits.log_retained_bytes:
-        return []
-    return [
-        _w(
-            "log_retained",
-            loc,
-            None,
-            f"{loc}: log capture holds {held} bytes of log back (more than "
-            f"{limits.log_retained_bytes}), the slot last moved "
-            f"{float(log.get('age_seconds') or 0):.0f} s ago: check that run is running; "
-            "the server keeps this log on its disk until it is read",
-            value=held,
-            threshold=limits.log_retained_bytes,
+def _log(loc: str, held: dict[str, Any], limits: WarningsConfig) -> list[dict[str, Any]]:
+    """Warnings of a log-captured location: the log it keeps for us, a lost position."""
+    if held.get("lost"):
+        return [_w("log_lost", loc, None, f"{loc}: {held['lost']}")]
+    size, age = held.get("retained_bytes"), held.get("age_seconds")
+    if size is not None and size > limits.retained_log_bytes:
+        msg = (
+            f"{loc}: the database keeps {size} bytes of its log for capture (more than "
+            f"{limits.retained_log_bytes}): check that runs are running"
         )
-    ]
+        return [_w("log_retained", loc, None, msg, value=size, threshold=limits.retained_log_bytes)]
+    if age is not None and age > limits.retained_log_s:
+        msg = (
+            f"{loc}: capture's position in the log is {age:.0f} s old (more than "
+            f"{limits.retained_log_s:g} s): check that runs are running"
+        )
+        return [_w("log_retained", loc, None, msg, value=age, threshold=limits.retained_log_s)]
+    return []
 
 
 def _integrate(integrate: dict[str, Any]) -> list[dict[str, Any]]:

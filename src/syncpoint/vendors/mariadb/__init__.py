@@ -9,5 +9,16 @@ from syncpoint.vendors.mariadb.capture import MariadbCapture as Capture
 from syncpoint.vendors.mariadb.cdr import MariadbCdr as Cdr
 from syncpoint.vendors.mariadb.gate import MariadbGateStore as GateStore
 from syncpoint.vendors.mariadb.integrate import MariadbIntegrate as Integrate
+from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture as LogCapture
 
-__all__ = ["Capture", "Cdr", "GateStore", "Integrate", "dialect", "snapshot", "transport", "types"]
+__all__ = [
+    "Capture",
+    "Cdr",
+    "GateStore",
+    "Integrate",
+    "LogCapture",
+    "dialect",
+    "snapshot",
+    "transport",
+    "types",
+]

@@ -22,6 +22,7 @@ from syncpoint.vendors.mariadb.state import Site, watched
 
 class MariadbCapture(Capture):
     vendor: ClassVar[str] = "mariadb"
+    kind: ClassVar[str] = "trigger"  # logcapture.py's subclass: "log"
 
     def __init__(self, location: str, url: str, prefix: str):
         super().__init__(location, url, prefix)
@@ -44,7 +45,7 @@ class MariadbCapture(Capture):
         problems = super().check(conn, tables)
         with dialect.translated(self.location):
             cur = conn.cursor()
-            problems += catalog.problems(cur, self.location, tables)
+            problems += catalog.problems(cur, self.location, tables, log=self.kind == "log")
             db = catalog.database(cur)
             for t in tables:
                 schema = catalog.schema_of(t.ref, db)

@@ -146,14 +146,18 @@ def server_problem(cur: Any) -> str | None:
     return None
 
 
-def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
-    """MariaDB traps, beyond existence and keys (checked by ``Capture.check``)."""
+def problems(
+    cur: Any, location: str, tables: list[TableConfig], log: bool = False
+) -> list[str]:
+    """MariaDB traps, beyond existence and keys (checked by ``Capture.check``). ``log``:
+    for capture from the binary log, whose ticks read no transaction list (no PROCESS
+    privilege needed)."""
     found: list[str] = []
     db = database(cur)
     problem = server_problem(cur)
     if problem:
         return [f"location {location}: {problem}"]
-    if not has_process(cur):
+    if not log and not has_process(cur):
         found.append(
             f"the user of location {location} lacks the PROCESS privilege: ticks read "
             "information_schema.INNODB_TRX to know which transactions are still open, and "
@@ -185,8 +189,11 @@ def problems(cur: Any, location: str, tables: list[TableConfig]) -> list[str]:
             ]
             found.append(
                 f"table {t.name}: foreign key {name!r} to {parent!r} has {' and '.join(rules)}; "
-                "InnoDB applies cascades without firing the triggers of "
-                f"{t.ref.name!r}, so those changes would not be captured; use ON DELETE/"
-                "UPDATE RESTRICT or NO ACTION and change child rows in the application"
+                f"InnoDB applies cascades below the SQL layer, so the changes they make to "
+                f"{t.ref.name!r} fire no trigger and are not written to the binary log either "
+                "(MariaDB's replicas repeat them with their own foreign keys): neither trigger "
+                "nor log capture can see them. Use ON DELETE/UPDATE RESTRICT or NO ACTION and "
+                "change child rows in the application (docs/log-capture.md, \"Foreign keys "
+                "with cascades\")"
             )
     return found

@@ -31,6 +31,8 @@ TABLES = (
     "cols_snapshot",
     "ddl_log",
 )
+# log capture's own tables (sql/log/): the binary log position drained, the origin marks
+LOG_TABLES = ("log_state", "origin_marks")
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class Names:
     @property
     def idents(self) -> dict[str, str]:
         """Every object of the prefix, by role (``items`` -> ``repl_items``)."""
-        roles = (*TABLES, "cols_view", "trans_key")
+        roles = (*TABLES, *LOG_TABLES, "cols_view", "trans_key")
         return {r: self.obj(r) for r in roles}
 
     @cached_property

@@ -37,7 +37,9 @@ def _utc(dt: datetime | None) -> datetime | None:
     return dt.replace(tzinfo=UTC) if dt is not None else None
 
 
-def tick(conn: Any, site: Site) -> Tick:
+def tick(conn: Any, site: Site, guaranteed_at: datetime | None = None) -> Tick:
+    """``guaranteed_at``: the guarantee is known already (log capture: the time its drain
+    covered), so the open transactions are not read."""
     names = site.names
     cur = conn.cursor()
     conn.commit()  # a tick is a transaction of its own
@@ -55,7 +57,8 @@ def tick(conn: Any, site: Site) -> Tick:
         if row is None:
             raise NotInstalled("capture is not installed (no service row)", location=site.location)
         context, previous, max_key = int(row[0]), _utc(row[1]), int(row[2])
-        for attempt in range(FRESH_LIST_ATTEMPTS):
+        own = None
+        for attempt in range(0 if guaranteed_at else FRESH_LIST_ATTEMPTS):
             if attempt:
                 time.sleep(STALE_TRX_LIST.total_seconds() * 1.5)
             try:
@@ -71,9 +74,14 @@ def tick(conn: Any, site: Site) -> Tick:
             now, oldest, own = cur.fetchone()
             if own:
                 break
+        if guaranteed_at is not None:
+            cur.execute("SELECT UTC_TIMESTAMP(6)")
+            now = cur.fetchone()[0]
         made_at = _utc(now)
         assert made_at is not None
-        if own:
+        if guaranteed_at is not None:
+            guaranteed = guaranteed_at
+        elif own:
             # the list was made after t0: a writer missing from it committed before (and the
             # snapshot below sees it) or started after t0
             guaranteed = t0

@@ -1,0 +1,333 @@
+"""Reading the binary log as whole transactions, in commit order (python-mysql-replication).
+
+``transactions`` connects as a replica (COM_BINLOG_DUMP) from a stored GTID
+position (exclusive, as MariaDB's ``@slave_connect_state``) and yields each transaction
+written up to a target position: its GTID, commit time, binary log coordinates after it,
+and either its row changes of the tables asked for (already as the capture triggers'
+JSON text, ``binvalues.py``) or its one statement (DDL). Nothing is skipped silently: an
+event this module does not understand (compressed events of ``log_bin_compress``, XA,
+statement-based DML) raises ``Unreadable``; a position no longer in the binary log raises
+``Gone``. Why: docs/internals.md, "Log capture on MariaDB".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pymysql
+from pymysqlreplication import BinLogStreamReader, binlogstream
+from pymysqlreplication import event as ev
+from pymysqlreplication import row_event as rev
+from pymysqlreplication.packet import BinLogPacketWrapper
+
+from syncpoint.vendors.mariadb import binvalues
+
+binvalues.install()
+# On a lost connection the library would connect again from the position it started at and
+# hand over the same transactions a second time: a lost connection must end the drain
+# instead (it is rolled back, and the next one starts from the stored position).
+binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
+
+# event classes that carry nothing for capture (positions, file structure, keep-alives)
+_IGNORED = (
+    ev.RotateEvent,
+    ev.FormatDescriptionEvent,
+    ev.MariadbGtidListEvent,
+    ev.MariadbBinLogCheckPointEvent,
+    ev.StopEvent,
+    ev.MariadbStartEncryptionEvent,
+    ev.MariadbAnnotateRowsEvent,
+    rev.TableMapEvent,
+)
+EVERY_EVENT = [
+    *set(BinLogPacketWrapper._BinLogPacketWrapper__event_map.values()),  # type: ignore[attr-defined]
+    ev.NotImplementedEvent,
+]
+# MariaDB's compressed events (log_bin_compress=ON): QUERY and the six ROWS kinds
+COMPRESSED = frozenset(range(0xA5, 0xAC))
+GTID_STANDALONE = 0x01
+HEARTBEAT_S = 1
+READ_TIMEOUT_S = 120
+STALL_S = 60
+DDL_VERBS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"})
+ER_MASTER_FATAL_ERROR_READING_BINLOG = 1236
+
+
+class Unreadable(Exception):
+    """The binary log holds an event log capture cannot decode exactly."""
+
+
+class Gone(Exception):
+    """The stored position is no longer in the binary log (purged)."""
+
+
+@dataclass
+class Change:
+    schema: str
+    table: str
+    action: str  # INSERT, UPDATE, DELETE
+    content: str | None
+    oldcontent: str | None
+    origin: str | None
+
+
+@dataclass
+class Statement:
+    """A statement in the binary log (DDL): its text and default database."""
+
+    text: str
+    schema: str | None
+
+
+@dataclass
+class Transaction:
+    gtid: str  # domain-server-sequence
+    domain: int
+    seq: int
+    at: datetime  # commit time (UTC, whole seconds: the binary log's clock)
+    # row changes and statements (DDL), in binary log order
+    changes: list[Change | Statement] = field(default_factory=list)
+    log_file: str | None = None
+    log_pos: int | None = None
+
+
+def parse_gtids(text: str | None) -> dict[int, tuple[int, int]]:
+    """``"0-1-10,2-5-3"`` -> {domain: (server, seq)}."""
+    out: dict[int, tuple[int, int]] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        d, s, n = (int(x) for x in part.split("-"))
+        out[d] = (s, n)
+    return out
+
+
+def render_gtids(pos: dict[int, tuple[int, int]]) -> str:
+    return ",".join(f"{d}-{s}-{n}" for d, (s, n) in sorted(pos.items()))
+
+
+def replica_id(key: str) -> int:
+    """A server_id for the reader, stable per capture (MariaDB ends an older dump of the
+    same server_id), far from the small numbers servers are usually given."""
+    return 0x70000000 + int(hashlib.sha1(key.encode()).hexdigest()[:6], 16)
+
+
+def transactions(
+    connection: dict[str, Any],
+    server_id: int,
+    start: str,
+    upto: str,
+    wanted: Callable[[str, str], bool],
+    origins: tuple[str, str],
+    schema: str | None = None,
+) -> Iterator[Transaction]:
+    """Transactions after ``start`` up to and including ``upto`` (GTID lists), in binary log
+    order. ``wanted(schema, table)`` says whose row changes to decode; ``origins`` is the
+    (schema, table) of the origin marks; ``schema``: the only database whose row events
+    matter (the library then skips the others' table maps and rows unparsed; statements of
+    every database still come through)."""
+    target = {d: n for d, (_, n) in parse_gtids(upto).items()}
+    if all(parse_gtids(start).get(d, (0, 0))[1] >= n for d, n in target.items()):
+        return  # nothing new
+    settings = {**connection, "read_timeout": READ_TIMEOUT_S}
+    reader = BinLogStreamReader(
+        connection_settings=settings,
+        server_id=server_id,
+        # MariaDB 10.11 resets a non-blocking dump in the middle of a large transaction:
+        # the dump blocks, and the reader stops at the target, or at the first heartbeat
+        # (sent when the server has nothing more to send) if the target was not reached
+        blocking=True,
+        slave_heartbeat=HEARTBEAT_S,
+        is_mariadb=True,
+        auto_position=start,
+        only_schemas=[schema] if schema is not None else None,
+        # every event class the library knows, and the ones it does not know: none dropped
+        only_events=EVERY_EVENT,
+        filter_non_implemented_events=False,
+        # every table map read again (a frozen one would keep a table's old columns)
+        freeze_schema=False,
+        enable_logging=False,
+    )
+    seen = {d: n for d, (_, n) in parse_gtids(start).items()}
+    txn: Transaction | None = None
+    origin: str | None = None
+    standalone = False
+    moved = time.monotonic()  # when the last event other than a heartbeat came
+
+    def done() -> bool:
+        return all(seen.get(d, 0) >= n for d, n in target.items())
+
+    try:
+        while True:
+            try:
+                event = reader.fetchone()
+            except pymysql.err.OperationalError as exc:
+                if exc.args and exc.args[0] == ER_MASTER_FATAL_ERROR_READING_BINLOG:
+                    raise Gone(str(exc.args[1]) if len(exc.args) > 1 else str(exc)) from exc
+                raise
+            if event is None:
+                if txn is not None:
+                    raise Unreadable(f"the binary log ended inside transaction {txn.gtid}")
+                if not done():
+                    raise Unreadable(
+                        f"the binary log ended before position {upto} (read up to "
+                        f"{render_gtids({d: (0, n) for d, n in seen.items()})})"
+                    )
+                return
+            if isinstance(event, ev.HeartbeatLogEvent):
+                # the server idles (or skips events before our position: it sends heartbeats
+                # then too); a target still not reached after STALL_S of them is an error
+                if txn is None and done():
+                    return
+                if time.monotonic() - moved > STALL_S:
+                    raise Unreadable(
+                        f"the binary log sent nothing for {STALL_S} s before position {upto} "
+                        f"(read up to {render_gtids({d: (0, n) for d, n in seen.items()})})"
+                    )
+                continue
+            moved = time.monotonic()
+            if isinstance(event, _IGNORED):
+                continue
+            if isinstance(event, ev.MariadbGtidEvent):
+                if txn is not None:
+                    raise Unreadable(f"transaction {txn.gtid} has no end in the binary log")
+                if event.gtid_seq_no > target.get(event.domain_id, -1):
+                    return  # written after the target was sampled
+                txn = Transaction(
+                    event.gtid,
+                    event.domain_id,
+                    event.gtid_seq_no,
+                    datetime.fromtimestamp(event.timestamp, UTC).replace(tzinfo=None),
+                )
+                standalone = bool(event.flags & GTID_STANDALONE)
+                origin = None
+                continue
+            if txn is None:
+                if isinstance(event, (ev.IntvarEvent, ev.RandEvent, ev.UserVarEvent)):
+                    continue
+                raise Unreadable(f"{type(event).__name__} outside a transaction")
+            if isinstance(event, ev.QueryEvent):
+                query = event.query.strip()
+                verb = query.split(None, 1)[0].upper() if query else ""
+                if verb == "BEGIN":
+                    continue
+                if verb == "COMMIT" or (standalone and verb != "ROLLBACK"):
+                    if verb != "COMMIT":
+                        txn.changes.append(Statement(query, _text(event.schema)))
+                    txn.log_file, txn.log_pos = reader.log_file, reader.log_pos
+                    seen[txn.domain] = txn.seq
+                    yield txn
+                    txn = None
+                    if done():
+                        return
+                    continue
+                if verb == "ROLLBACK" and not query.upper().startswith("ROLLBACK TO"):
+                    # a transaction that also wrote a non-transactional table rolled back:
+                    # its transactional changes never happened
+                    seen[txn.domain] = txn.seq
+                    txn = None
+                    if done():
+                        return
+                    continue
+                if verb in ("SAVEPOINT", "RELEASE") or query.upper().startswith("ROLLBACK TO"):
+                    continue
+                if verb in DDL_VERBS:  # CREATE TABLE ... SELECT: the table, then its rows
+                    txn.changes.append(Statement(query, _text(event.schema)))
+                    continue
+                raise Unreadable(
+                    f"transaction {txn.gtid} holds a statement, not row events "
+                    f"({query[:80]!r}): binlog_format must be ROW for every session"
+                )
+            if isinstance(event, ev.XidEvent):
+                txn.log_file, txn.log_pos = reader.log_file, reader.log_pos
+                seen[txn.domain] = txn.seq
+                yield txn
+                txn = None
+                if done():
+                    return
+                continue
+            if isinstance(event, rev.RowsEvent):
+                schema, table = event.schema, event.table
+                if (schema, table) == origins:
+                    for row in event.rows:
+                        text = row.get("after_values", row.get("values", {})).get("origin")
+                        origin = json.loads(text) if text is not None else None
+                    continue
+                if not wanted(schema, table):
+                    continue
+                txn.changes += _changes(event, origin)
+                continue
+            if isinstance(event, (ev.IntvarEvent, ev.RandEvent, ev.UserVarEvent)):
+                continue  # context of a statement, which is refused above when DML
+            if isinstance(event, ev.NotImplementedEvent) and event.event_type in COMPRESSED:
+                raise Unreadable(
+                    f"transaction {txn.gtid} is written as compressed events "
+                    f"(type 0x{event.event_type:02X}): set log_bin_compress=OFF"
+                )
+            raise Unreadable(
+                f"transaction {txn.gtid}: binary log event {type(event).__name__} (type "
+                f"0x{getattr(event, 'event_type', 0):02X}) is not understood by log capture"
+            )
+    finally:
+        reader.close()
+
+
+def _text(v: Any) -> str | None:
+    if v is None:
+        return None
+    return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else str(v)
+
+
+def _names(event: Any) -> list[str]:
+    names = [c.name for c in event.columns]
+    if any(not n for n in names) or not event.table_map[event.table_id].columns:
+        raise Unreadable(
+            f"table {event.schema}.{event.table}: the binary log carries no column names "
+            "(binlog_row_metadata must be FULL)"
+        )
+    meta = getattr(event.table_map[event.table_id], "optional_metadata", None)
+    if meta is not None and not getattr(meta, "column_name_list", None):
+        raise Unreadable(
+            f"table {event.schema}.{event.table}: the binary log carries no column names "
+            "(binlog_row_metadata must be FULL)"
+        )
+    return names
+
+
+def _changes(event: Any, origin: str | None) -> list[Change]:
+    names = _names(event)
+    out: list[Change] = []
+    try:
+        rows = event.rows
+    except binvalues.Unsupported as exc:
+        raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
+    for row in rows:
+        if isinstance(event, rev.WriteRowsEvent):
+            new, old, action = row["values"], None, "INSERT"
+        elif isinstance(event, rev.DeleteRowsEvent):
+            new, old, action = None, row["values"], "DELETE"
+        elif isinstance(event, rev.UpdateRowsEvent):
+            new, old, action = row["after_values"], row["before_values"], "UPDATE"
+        else:
+            raise Unreadable(f"row event {type(event).__name__} is not understood")
+        out.append(
+            Change(
+                event.schema,
+                event.table,
+                action,
+                _row(names, new),
+                _row(names, old),
+                origin,
+            )
+        )
+    return out
+
+
+def _row(names: list[str], values: dict[str, Any] | None) -> str | None:
+    if values is None:
+        return None
+    return binvalues.row_text(names, {k: "null" if v is None else v for k, v in values.items()})

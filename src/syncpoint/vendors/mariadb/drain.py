@@ -1,0 +1,181 @@
+"""The drain of log capture: the binary log, from the stored GTID position up to the one
+sampled at the drain's start, into ``{prefix}items``.
+
+Each drain transaction inserts the records of whole source transactions, in commit order,
+and stores the position after the last of them in ``{prefix}log_state``; then it commits.
+A kill before that commit rolls both back and the next drain reads the same transactions
+again from the stored position (the binary log is read from a position, exclusive; nothing
+at or below it comes again). Drains of one prefix are serialised by a named lock.
+
+The guarantee (``Tick.guaranteed``) is the server's clock read in the statement that samples
+the position: a transaction not yet in the binary log then is drained later, and its
+records' ``captured_at`` (the binary log's commit time, whole seconds) is never set below
+the guarantee of the tick before them. Why: docs/internals.md, "Log capture on MariaDB".
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from syncpoint import failpoints
+from syncpoint.errors import LocationError, NotInstalled, TableStopped, TransientError
+from syncpoint.vendors.mariadb import binlog, dialect, logddl
+from syncpoint.vendors.mariadb.names import render
+from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
+
+BATCH = 5000  # records per drain transaction (whole source transactions: may be more)
+LOCK_WAIT_S = 60
+ACTIONS = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
+
+
+def drain(conn: Any, site: Site, url: str) -> datetime:
+    """Drain the binary log into the queue; return the guarantee (see the module)."""
+    names = site.names
+    cur = conn.cursor()
+    conn.commit()
+    lock = names.lock(site.db, "drain")
+    cur.execute("SELECT GET_LOCK(%s, %s)", (lock, LOCK_WAIT_S))
+    if cur.fetchone()[0] != 1:
+        raise TransientError(
+            f"another process has drained the binary log for {LOCK_WAIT_S} s; retrying",
+            location=site.location,
+        )
+    try:
+        cur.execute(render("log/sample.sql", names))
+        sampled, upto = cur.fetchone()
+        run(cur, "log/state_read.sql", names)
+        state = cur.fetchone()
+        cur.execute(render("queries/service_read.sql", names))
+        service = cur.fetchone()
+        if state is None or service is None:
+            raise NotInstalled("log capture is not installed", location=site.location)
+        floor = service[3]  # the last tick's guarantee: no record is captured before it
+        conn.commit()
+        _Drain(conn, site, url, floor).run(str(state[0]), str(upto or ""))
+        return sampled.replace(tzinfo=UTC)
+    finally:
+        conn.rollback()
+        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+        cur.fetchall()
+
+
+class _Drain:
+    def __init__(self, conn: Any, site: Site, url: str, floor: datetime | None):
+        self.conn, self.site, self.url, self.floor = conn, site, url, floor
+        self.cur = conn.cursor()
+        self.rows: list[tuple[Any, ...]] = []
+        self.tables: dict[str, Watched] = {}
+        self.last: binlog.Transaction | None = None
+        self.pos: dict[int, tuple[int, int]] = {}
+        # no comment and only placeholders in VALUES (the guid is made here): PyMySQL's
+        # executemany then sends a batch as multi-row INSERTs, not one statement a record
+        self.insert = render("log/item_insert.sql", site.names)
+
+    def _watch(self) -> None:
+        self.tables = {
+            w.table: w
+            for w in watched(self.cur, self.site.names)
+            if w.schema == self.site.db and w.status != "DROPPED"
+        }
+
+    def run(self, start: str, upto: str) -> None:
+        site = self.site
+        self.pos = binlog.parse_gtids(start)
+        self._watch()
+        kw = dialect.parts(self.url)
+        connection = {k: v for k, v in kw.items() if k != "database" and v is not None}
+        connection.setdefault("connect_timeout", 10)
+        try:
+            self.conn.begin()
+            for txn in binlog.transactions(
+                connection,
+                binlog.replica_id(f"{site.db}\0{site.names.prefix}"),
+                start,
+                upto,
+                lambda schema, table: schema == site.db and table in self.tables,
+                (site.db, site.names.obj("origin_marks")),
+                site.db,
+            ):
+                self._add(txn)
+                if len(self.rows) >= BATCH:
+                    self._commit()
+            self._commit()
+        except binlog.Gone as exc:
+            self.conn.rollback()
+            self._lost(start, str(exc))
+        except binlog.Unreadable as exc:
+            self.conn.rollback()
+            raise LocationError(
+                f"log capture cannot read the binary log: {exc}. Nothing after position "
+                f"{self.last.gtid if self.last else start} is captured until this is fixed",
+                location=site.location,
+            ) from exc
+
+    def _add(self, txn: binlog.Transaction) -> None:
+        at = txn.at if self.floor is None else max(txn.at, self.floor)
+        for ch in txn.changes:
+            if isinstance(ch, binlog.Statement):
+                self._flush()
+                if logddl.statement(self.cur, self.site, ch.text, ch.schema):
+                    self._watch()
+                continue
+            w = self.tables.get(ch.table)
+            if w is None or ACTIONS[ch.action] not in (w.actions or "IUD"):
+                continue
+            self.rows.append(
+                (
+                    txn.gtid,
+                    ch.origin or self.site.location,
+                    w.table,
+                    w.schema,
+                    w.schema,
+                    str(uuid.uuid4()),
+                    ch.action,
+                    ch.content,
+                    ch.oldcontent,
+                    w.version,
+                    at,
+                )
+            )
+        self.last = txn
+        self.pos[txn.domain] = (int(txn.gtid.split("-")[1]), txn.seq)
+
+    def _flush(self) -> None:
+        if self.rows:
+            self.cur.executemany(self.insert, self.rows)
+            self.rows = []
+
+    def _commit(self) -> None:
+        """Store the records and the position after them in one transaction."""
+        self._flush()
+        if self.last is None:
+            self.conn.rollback()
+            return
+        t = self.last
+        run(
+            self.cur,
+            "log/state_put.sql",
+            self.site.names,
+            {"gtid": binlog.render_gtids(self.pos), "log_file": t.log_file, "log_pos": t.log_pos,
+             "event_at": t.at},
+        )  # fmt: skip
+        failpoints.hit("log_before_commit")
+        self.conn.commit()
+        self.conn.begin()
+
+    def _lost(self, start: str, why: str) -> None:
+        reason = (
+            f"the binary log no longer holds capture's position {start} (purged: {why}); "
+            "changes after it cannot be read. Capture starts again at the current position "
+            f"under a new stream: run syncpoint snapshot for the tables of {self.site.location}"
+        )
+        run(
+            self.cur,
+            "log/state_lost.sql",
+            self.site.names,
+            {"reason": reason[:2000], "stream_id": uuid.uuid4().hex},
+        )
+        self.conn.commit()
+        raise TableStopped(reason)
