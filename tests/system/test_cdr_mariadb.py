@@ -119,3 +119,59 @@ def test_a_deadlock_with_the_application_is_applied_again_in_the_round(
     for db in (a, b):
         assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "one", 11, "1", "EUR"))
         assert rows(db, "item", 2) == tuple(norm(v) for v in (2, "two", 22, "1", "EUR"))
+
+
+# sessions of this database waiting for a table's lock (cdr add's)
+LOCKED = (
+    "SELECT count(*) FROM information_schema.processlist "
+    "WHERE db = DATABASE() AND state LIKE 'Waiting for table%'"
+)
+
+
+def test_a_write_while_cdr_add_alters_the_table_gets_its_versions(
+    sites: Any, spark: Any, monkeypatch: Any
+) -> None:
+    """The application changes a row at b right after ``cdr add``'s ALTER there (the
+    ALTER commits by itself; the triggers come after it), later than a's change of the
+    same row: b's change must carry its version and win at both sites, not count as the
+    oldest and lose."""
+    from syncpoint.vendors.mariadb.cdr import MariadbCdr
+
+    ch, a, b = sites
+    a.execute(ins("item", 1, "one"))
+    ch.run(once=True, spark=spark)
+    plain = MariadbCdr.execute_all
+    wrote: dict[str, Any] = {}
+
+    def write_at_b() -> None:
+        try:
+            b.execute(upd("item", 1, "name = 'b1'"))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertions below
+            wrote["error"] = exc
+
+    def written_or_waiting(writer: threading.Thread) -> bool:
+        return not writer.is_alive() or b.query(LOCKED)[0][0] > 0
+
+    def execute_all(self: Any, cur: Any, statements: list[str], params: Any) -> None:
+        for s in statements:
+            plain(self, cur, [s], params)
+            if "ALTER TABLE" in s and "writer" not in wrote:
+                # a (done already) changes the row, then b's application, after the ALTER
+                a.execute(upd("item", 1, "name = 'a1'"))
+                time.sleep(0.002)
+                wrote["writer"] = writer = threading.Thread(target=write_at_b)
+                writer.start()
+                # done, or waiting for the table: either way it was written after the ALTER
+                assert rk.wait_until(lambda w=writer: written_or_waiting(w), 60, 0.02)
+
+    monkeypatch.setattr(MariadbCdr, "execute_all", execute_all)
+    setup.add(ch.cfg, "item", "latest", GROUPS)
+    monkeypatch.undo()
+    assert "writer" in wrote, "cdr add ran no ALTER at b"
+    wrote["writer"].join(60)
+    assert not wrote["writer"].is_alive() and "error" not in wrote, wrote
+    version = b.query("SELECT repl_cdr_v FROM item WHERE id = 1")[0][0]
+    assert version.endswith("|b"), version
+    ch.run(once=True, spark=spark)
+    for db in (a, b):
+        assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "b1", 1, "1", "EUR")), db.vendor
