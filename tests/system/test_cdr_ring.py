@@ -124,11 +124,47 @@ def test_ring_purges_tombstones_after_exchange(ring: Any, spark: Any) -> None:
     assert all(db.query(TOMBS) == [(1,)] for db in sites.values())
     for _ in range(2):  # each site's stamp of its predecessor moves past what it forwarded
         ch.run(once=True, spark=spark)
+    held = tombstones_shown(ch)
+    for n in sites:
+        assert held[n]["count"] == 1 and held[n]["age"] >= 0, (n, held)
+        assert held[n]["metric"] == 1 and held[n]["metric_age"] == held[n]["age"], (n, held)
     done = ch.purge()
+    held = tombstones_shown(ch)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
         assert done[n]["tombstones"] == 1, n
         assert rows(db, "item", 1) is None and rows(db, "item", 2) is not None, n
+        assert held[n] == {"count": 0, "age": None, "metric": 0, "metric_age": None}, n
+
+
+def tombstones_shown(ch: Channel) -> dict[str, dict[str, Any]]:
+    """Per site: the tombstones ``status --json`` reports (count, oldest age) and the
+    metrics the status page exports from it."""
+    from syncpoint.cli.status import collect
+    from syncpoint.observe.metrics import Metrics
+    from tests.operator.test_status_warnings import validate
+
+    status = collect(ch)
+    validate(status)
+    metrics = Metrics(ch.cfg.channel)
+    metrics.update(status)
+    text = metrics.render().decode()
+
+    def metric(name: str, site: str) -> float | None:
+        for line in text.splitlines():
+            if line.startswith(f'{name}{{integrate="{site}"}} '):
+                return float(line.split()[-1])
+        return None
+
+    return {
+        n: {
+            "count": st["tombstones"]["count"],
+            "age": st["tombstones"]["oldest_age_seconds"],
+            "metric": metric("syncpoint_tombstones", n),
+            "metric_age": metric("syncpoint_tombstone_oldest_age_seconds", n),
+        }
+        for n, st in status["conflicts"].items()
+    }
 
 
 def test_ring_keeps_tombstones_while_a_change_is_on_its_way(ring: Any, spark: Any) -> None:

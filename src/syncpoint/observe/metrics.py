@@ -77,6 +77,18 @@ class Metrics:
             ["integrate"],
             registry=r,
         )
+        self.tombstones = Gauge(
+            "syncpoint_tombstones",
+            "tombstones held at a site under conflict resolution (purge takes them away)",
+            ["integrate"],
+            registry=r,
+        )
+        self.tombstone_age = Gauge(
+            "syncpoint_tombstone_oldest_age_seconds",
+            "age of the oldest tombstone held at a site",
+            ["integrate"],
+            registry=r,
+        )
         self.warnings = Gauge("syncpoint_warnings", "status warnings by kind", ["kind"], registry=r)
         self.up = Gauge("syncpoint_status_up", "1 when the last status read worked", registry=r)
         self.updated = Gauge(
@@ -132,6 +144,7 @@ class Metrics:
                     self.gate_age.labels(loc, g["gate"]).set(g["age_s"])
         for integ, n in conflict_counts(status).items():
             self.conflicts.labels(integ).set(n)
+        self._tombstones(status)
         kinds: dict[str, int] = {}
         for w in status.get("warnings", []):
             kinds[w["kind"]] = kinds.get(w["kind"], 0) + 1
@@ -139,6 +152,17 @@ class Metrics:
             self.warnings.labels(kind).set(n)
         self.up.set(0 if status.get("error") else 1)
         self.updated.set(time.time())
+
+    def _tombstones(self, status: dict[str, Any]) -> None:
+        self.tombstones.clear()
+        self.tombstone_age.clear()
+        for integ, st in (status.get("conflicts") or {}).items():
+            tombs = st.get("tombstones") if isinstance(st, dict) else None
+            if not isinstance(tombs, dict):
+                continue
+            self.tombstones.labels(integ).set(tombs["count"])
+            if tombs.get("oldest_age_seconds") is not None:
+                self.tombstone_age.labels(integ).set(tombs["oldest_age_seconds"])
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -260,6 +260,15 @@ class CdrSite:
             for t, k, kv, at in self.run(conn, "tombstones").fetchall()
         ]
 
+    def tombstone_stats(self, conn: Any) -> dict[str, Any]:
+        """How many tombstones this site holds and the age of the oldest, in seconds (None
+        without any): what ``purge`` has not taken away yet."""
+        if not self.has_tables(conn, "tombstones"):
+            return {"count": 0, "oldest_age_seconds": None}
+        n, age = self.run(conn, "tombstone_stats").fetchone()
+        oldest = None if age is None else round(max(float(age), 0.0), 3)
+        return {"count": int(n), "oldest_age_seconds": oldest}
+
     def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
         (stmt,) = self.sql("tombstone_purge")
         cur = conn.cursor()
