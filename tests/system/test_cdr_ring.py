@@ -223,3 +223,37 @@ def test_ring_delete_behind_a_newer_incarnation_leaves_its_tombstone(ring: Any, 
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
         assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "again", 1, "1", "EUR")), n
+
+
+def test_ring_passes_on_rows_of_several_origins_and_what_deletes_made(
+    ring: Any, spark: Any
+) -> None:
+    """Three cases the randomized ring test found, on keys of their own, in the same rounds
+    (a reads c, b reads a, c reads b):
+
+    1. a renames key 1, c reprices it; a applies c's price, so a's stream holds both changes
+       of the key, which b nets into one row: c must still get a's name through b.
+    2. c reprices key 2 and deletes it, b renames it later; the delete wins at a, loses at b:
+       b takes c's price, which only reaches it with the delete a passes on.
+    3. a deletes key 3, inserts it again and deletes it again (key version 2); c renames the
+       first incarnation after that: b ends the first incarnation's row with the second's
+       delete, and c, reading b, must learn that key version 2 ended it.
+    """
+    ch, sites = ring
+    a, b, c = sites["a"], sites["b"], sites["c"]
+    a.execute(ins("item", 1, "one"), ins("item", 2, "two"), ins("item", 3, "three"))
+    quiet(ch, spark)
+    a.execute(upd("item", 1, "name = 'a1'"))
+    c.execute(upd("item", 2, "price = 5.25"), "DELETE FROM item WHERE id = 2")
+    a.execute("DELETE FROM item WHERE id = 3", ins("item", 3, "again"))
+    a.execute("DELETE FROM item WHERE id = 3")
+    time.sleep(0.002)
+    c.execute(upd("item", 1, "price = 2.5"), upd("item", 3, "name = 'c3'"))
+    b.execute(upd("item", 2, "name = 'b2'"))
+    for site in "abc":
+        run_at(ch, site, spark)
+    quiet(ch, spark)
+    for n, db in sites.items():
+        assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "a1", 1, "2.5", "EUR")), n
+        assert rows(db, "item", 2) == tuple(norm(v) for v in (2, "b2", 1, "5.25", "EUR")), n
+        assert rows(db, "item", 3) is None, n
