@@ -29,18 +29,18 @@ conflict takes the incoming value when the change made it.
 |---|---|---|
 | insert/update kv | no row, no tombstone | apply (insert) |
 | insert/update kv | row of kv | per group: apply, or resolve by the rule on conflict |
-| insert/update kv | row of kv, group's version made at this site | that group left alone, no conflict |
+| insert/update kv | row of kv, group version made here | that group left alone, no conflict |
 | insert/update kv | row of an older kv | apply all groups: a newer incarnation |
 | insert/update kv | row of a newer kv | ignore: the change is of an older incarnation (conflict) |
 | insert/update kv | tombstone of an older kv | apply (insert): a new incarnation, always |
 | insert/update kv | tombstone of kv | conflict: rule on the change's newest group vs the delete |
 | insert/update kv | tombstone of kv with its row | per group vs the deleted row (see below) |
 | insert/update kv | tombstone of a newer kv | ignore (conflict) |
-| delete kv | row of kv, unchanged since | per group what the delete's window made, then delete, tombstone |
+| delete kv | row of kv, unchanged since | take what its window made, delete, tombstone |
 | delete kv | row of kv, changed since | conflict: rule on the delete vs the row's newest group |
 | delete kv | row of kv, changed since, row wins | per group: what the delete's window made |
 | delete kv | row of a newer kv | ignore: the delete is of an older incarnation (conflict) |
-| delete kv | row of an older kv | the row takes kv, delete, tombstone (a newer incarnation's delete) |
+| delete kv | row of an older kv | row takes kv, delete, tombstone (a newer incarnation's) |
 | delete kv | no row | tombstone (a later update of kv meets it) |
 
 Two deletes of one incarnation keep the tombstone version the rule prefers, so every site
