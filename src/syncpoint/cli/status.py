@@ -142,6 +142,13 @@ def _conflicts(data: dict[str, Any]) -> None:
     for loc, st in data.items():
         if _error(loc, "conflicts: ", st):
             continue
+        tombs = st.get("tombstones") or {}
+        if tombs.get("count"):
+            out.print(
+                f"{loc}: {tombs['count']} tombstones, the oldest "
+                f"{tombs['oldest_age_seconds']:.0f} s old (purge takes them once every site "
+                "is past them)"
+            )
         for table, t in st["tables"].items():
             last = t["latest"]
             out.print(

@@ -29,21 +29,30 @@ conflict takes the incoming value when the change made it.
 |---|---|---|
 | insert/update kv | no row, no tombstone | apply (insert) |
 | insert/update kv | row of kv | per group: apply, or resolve by the rule on conflict |
+| insert/update kv | row of kv, group version made here | that group left alone, no conflict |
 | insert/update kv | row of an older kv | apply all groups: a newer incarnation |
 | insert/update kv | row of a newer kv | ignore: the change is of an older incarnation (conflict) |
 | insert/update kv | tombstone of an older kv | apply (insert): a new incarnation, always |
 | insert/update kv | tombstone of kv | conflict: rule on the change's newest group vs the delete |
 | insert/update kv | tombstone of kv with its row | per group vs the deleted row (see below) |
 | insert/update kv | tombstone of a newer kv | ignore (conflict) |
-| delete kv | row of kv, unchanged since | delete, tombstone |
+| delete kv | row of kv, unchanged since | take what its window made, delete, tombstone |
 | delete kv | row of kv, changed since | conflict: rule on the delete vs the row's newest group |
 | delete kv | row of kv, changed since, row wins | per group: what the delete's window made |
 | delete kv | row of a newer kv | ignore: the delete is of an older incarnation (conflict) |
-| delete kv | row of an older kv | delete, tombstone (a delete of a newer incarnation) |
+| delete kv | row of an older kv | row takes kv, delete, tombstone (a newer incarnation's) |
 | delete kv | no row | tombstone (a later update of kv meets it) |
 
 Two deletes of one incarnation keep the tombstone version the rule prefers, so every site
 resolves a late change of that incarnation against the same one.
+
+In a ring a site passes on what it applied, as its own capture records it: so a delete that
+wins there first takes into the row the groups its window made (the row the site deletes,
+and captures, is then the one the deleting site deleted), and a delete of a newer
+incarnation first gives the older row its key version (what the site passes on is that
+incarnation's delete). A row passed on can hold groups of several sites; the site whose
+version of a group comes back to it leaves the group alone: it had it first, and what it
+holds now it has decided since.
 
 A delete that loses is no delete anywhere. The site that deleted keeps the row it deleted
 in the tombstone, and decides every change of that incarnation against it group by group,

@@ -122,6 +122,18 @@ class Metrics:
             ["integrate"],
             registry=r,
         )
+        self.tombstones = Gauge(
+            "syncpoint_tombstones",
+            "tombstones held at a site under conflict resolution (purge takes them away)",
+            ["integrate"],
+            registry=r,
+        )
+        self.tombstone_age = Gauge(
+            "syncpoint_tombstone_oldest_age_seconds",
+            "age of the oldest tombstone held at a site",
+            ["integrate"],
+            registry=r,
+        )
         self.warnings = Gauge("syncpoint_warnings", "status warnings by kind", ["kind"], registry=r)
         self.up = Gauge(
             "syncpoint_status_up",
@@ -234,6 +246,7 @@ class Metrics:
                     self.gate_age.labels(loc, g["gate"]).set(g["age_s"])
         for integ, n in conflict_counts(status).items():
             self.conflicts.labels(integ).set(n)
+        self._tombstones(status)
         kinds: dict[str, int] = {}
         for w in status.get("warnings", []):
             kinds[w["kind"]] = kinds.get(w["kind"], 0) + 1
@@ -284,6 +297,17 @@ class Metrics:
             if row["position"] is not None:
                 self.position.labels(*labels).set(row["position"])
             self.stopped.labels(*labels).set(row["stopped"])
+
+    def _tombstones(self, status: dict[str, Any]) -> None:
+        self.tombstones.clear()
+        self.tombstone_age.clear()
+        for integ, st in (status.get("conflicts") or {}).items():
+            tombs = st.get("tombstones") if isinstance(st, dict) else None
+            if not isinstance(tombs, dict):
+                continue
+            self.tombstones.labels(integ).set(tombs["count"])
+            if tombs.get("oldest_age_seconds") is not None:
+                self.tombstone_age.labels(integ).set(tombs["oldest_age_seconds"])
 
     def render(self) -> bytes:
         return generate_latest(self.exposed)  # type: ignore[no-any-return]

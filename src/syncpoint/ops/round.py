@@ -290,7 +290,10 @@ class GroupRound:
             if w.table in resolved:
                 # the conflict bookkeeping of the capture location is its site's
                 site = Location.of(self.cfg, src.name).integrate_side
-                read_sql = cdr_ops.read_query(site, read_sql, resolved[w.table], w.location)
+                origins = cdr_ops.nearest_first(self.cfg, self.integrate, w)
+                read_sql = cdr_ops.read_query(
+                    site, read_sql, resolved[w.table], w.location, origins
+                )
             reads.append((w, src, read_sql, lo, hi, n))
         if not reads:
             return None, counts

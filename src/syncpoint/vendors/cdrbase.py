@@ -124,6 +124,11 @@ class CdrSite:
         op = ">" if rule == "latest" else "<"
         return f"{a}{self.COLLATE} {op} {b}{self.COLLATE}"
 
+    def made_here(self, version: str) -> str:
+        """``version`` (``time|location``) was made at this site."""
+        mark = "|" + self.integ.location
+        return f"right({version}, {len(mark)}) = {self.lit(mark)}"
+
     def greatest(self, exprs: Sequence[str]) -> str:
         if len(exprs) == 1:
             return exprs[0]
@@ -259,6 +264,15 @@ class CdrSite:
             (t, k, int(kv), self.integ.dialect_time(at))
             for t, k, kv, at in self.run(conn, "tombstones").fetchall()
         ]
+
+    def tombstone_stats(self, conn: Any) -> dict[str, Any]:
+        """How many tombstones this site holds and the age of the oldest, in seconds (None
+        without any): what ``purge`` has not taken away yet."""
+        if not self.has_tables(conn, "tombstones"):
+            return {"count": 0, "oldest_age_seconds": None}
+        n, age = self.run(conn, "tombstone_stats").fetchone()
+        oldest = None if age is None else round(max(float(age), 0.0), 3)
+        return {"count": int(n), "oldest_age_seconds": oldest}
 
     def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
         (stmt,) = self.sql("tombstone_purge")
@@ -403,12 +417,24 @@ class CdrSite:
         }
 
     # -- read at the source -------------------------------------------------------------------
-    def read_query(self, plain: str, setting: CdrTable) -> str:
+    def read_query(
+        self, plain: str, setting: CdrTable, origins: Sequence[str] | None = None
+    ) -> str:
         """The plain read of a window (``Integrate.read_query``) with content and oldcontent
         each made ``[row, befores, delete version]`` (see ``sql/cdr/read.sql``): befores
         holds, per version column, the versions the window's changes of that group were
         made from (``"*"`` for a change that made the row) and, under the column's name
-        and ``MADE``, the versions they made, as JSON arrays."""
+        and ``MADE``, the versions they made, as JSON arrays.
+
+        ``origins``: those the reader takes from this stream, nearest the reader first.
+        A key's records of several origins net into one row, which the reader applies and
+        captures marked with one origin, and it goes on only along that origin's way: the
+        last record's origin (the plain rule) would never pass the row to that origin,
+        although under conflict resolution the row holds the other origins' groups too
+        (merged where the stream's site applied it), which it has from nowhere else. The
+        nearest origin's way on from the reader is the longest: every site that takes any
+        of the row's origins through the reader takes it. (A site getting its own groups
+        back leaves them alone: ``ApplyPlan._own``.)"""
         kv, vs = column_names(self.prefix, list(setting.groups))
         parts = [
             self.sql(
@@ -418,7 +444,15 @@ class CdrSite:
             )[0]
             for v in vs.values()
         ]
-        raw = {"read": plain, "befores": self.json_object(parts)}
+        origin = "g.dbid"
+        if origins is not None and len(origins) > 1:
+            part = "CASE WHEN g.db_action = 'DELETE' THEN g.sp_old_key ELSE g.sp_key END"
+            rank = " ".join(f"WHEN {self.lit(o)} THEN {i}" for i, o in enumerate(origins))
+            origin = (
+                f"FIRST_VALUE(g.dbid) OVER (PARTITION BY {part} "
+                f"ORDER BY CASE g.dbid {rank} ELSE {len(origins)} END, g.repl_key)"
+            )
+        raw = {"read": plain, "befores": self.json_object(parts), "origin": origin}
         (stmt,) = self.sql("read", raw, table=setting.table, kv=self.kv_path(kv))
         return stmt
 
@@ -631,7 +665,9 @@ class ApplyPlan:
         ``sp_l<j>``)."""
         site, rule = self.site, self.s.resolution
         r, mine, b = self.rver(j), f"d.sp_l{j}", f"d.sp_b{j}"
-        touched = f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)}"
+        touched = (
+            f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)} AND {self._own(j)}"
+        )
         either = f"({site.in_set(b, mine)} OR {site.newer(r, mine, rule)})"
         return f"({touched} AND {either})"
 
@@ -687,10 +723,11 @@ class ApplyPlan:
             f"d.sp_hl = 1 AND (d.sp_lkv < {rkv} OR (d.sp_lkv = {rkv} AND "
             f"(NOT {self.changed()} OR {wins})))"
         )
-        # a delete that loses to the row: the groups its window changed before it deleted
-        # (its row's versions it made) are taken as an update's
+        # the groups the delete's window changed before it deleted (its row's versions it
+        # made) are taken as an update's: a delete that loses leaves them in the row; one
+        # that wins, in the row it deletes (the capture of that row and its tombstone)
         takes = ", ".join(
-            f"{self._set(f'sp_f{j}')} = CASE WHEN d.sp_hl = 1 AND d.sp_del = 0 AND "
+            f"{self._set(f'sp_f{j}')} = CASE WHEN d.sp_hl = 1 AND "
             f"d.sp_lkv = {rkv} AND {self._touched(j)} THEN 1 ELSE 0 END"
             for j in range(len(self.groups))
         )
@@ -702,7 +739,12 @@ class ApplyPlan:
             "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
             f"OR d.sp_lkv > {rkv} THEN 1 ELSE 0 END",
             "takes": takes,
-            "flags": f"{self._set('sp_upd')} = CASE WHEN {anyf} THEN 1 ELSE 0 END",
+            # a delete of a newer incarnation takes away a row of an older one: the row is
+            # given the delete's key version first, so that its capture here says which
+            # incarnation ended (a site after this one in a ring then ends the same one,
+            # and ignores the older incarnation's changes as this one does)
+            "flags": f"{self._set('sp_upd')} = CASE WHEN {anyf} OR "
+            f"(d.sp_del = 1 AND d.sp_lkv < {rkv}) THEN 1 ELSE 0 END",
         }
 
     def restore(self) -> dict[str, str]:
@@ -785,8 +827,15 @@ class ApplyPlan:
         site, r, mine = self.site, self.rver(j), f"d.sp_l{j}"
         return (
             f"NOT ({site.same(r, mine)}) AND {site.in_set(f'd.sp_n{j}', r)} "
-            f"AND NOT ({site.in_set(f'd.sp_b{j}', mine)})"
+            f"AND NOT ({site.in_set(f'd.sp_b{j}', mine)}) AND {self._own(j)}"
         )
+
+    def _own(self, j: int) -> str:
+        """The change's version of group ``j`` was not made here. A site's own version
+        comes back to it only inside a row of several origins (``CdrSite.read_query``);
+        the site had it first, and what it holds now it has decided since: it keeps it,
+        and there is no conflict."""
+        return f"NOT ({self.site.made_here(self.rver(j))})"
 
     def _sets(self) -> dict[str, str]:
         """The SETs of an UPDATE of the target taking the groups decided (``sp_f<j>``)."""

@@ -80,9 +80,24 @@ def ensure(integ: Any, helper: Any, conn: Any) -> None:
     _CURRENT.add(site)
 
 
-def read_query(source_integ: Any, plain: str, setting: Any, location: str) -> str:
+def nearest_first(cfg: Any, integrate: str, w: Any) -> list[str]:
+    """The origins ``integrate`` takes from window ``w``'s stream, nearest first (the
+    fewest sites on their way here; then by name)."""
+    from syncpoint.ops.cdr.purge import route
+
+    def hops(origin: str) -> int:
+        path = route(cfg, origin, integrate, w.table)
+        return len(path) if path is not None else 1 << 30
+
+    return sorted(w.origins or (w.location,), key=lambda o: (hops(o), o))
+
+
+def read_query(
+    source_integ: Any, plain: str, setting: Any, location: str, origins: Any = None
+) -> str:
     """The read of a window of a table under conflict resolution (``setting``: the
-    table's, as the reading site keeps it) at the capture location ``location``."""
+    table's, as the reading site keeps it) at the capture location ``location``;
+    ``origins``: the reader's, nearest first (``nearest_first``)."""
     helper = support(source_integ)
     if helper is None:
         raise WorkFailed(
@@ -91,7 +106,7 @@ def read_query(source_integ: Any, plain: str, setting: Any, location: str) -> st
             location=location,
             table=setting.table,
         )
-    return str(helper.read_query(plain, setting))
+    return str(helper.read_query(plain, setting, origins))
 
 
 @dataclass

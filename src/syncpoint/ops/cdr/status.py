@@ -1,5 +1,7 @@
 """The conflicts part of ``status``: per site, how many conflicts were decided there, per
-table, and the latest one. It only reads (a site without bookkeeping reports nothing)."""
+table, and the latest one; how many tombstones the site holds and the oldest one's age
+(what ``purge`` has yet to take away). It only reads (a site without bookkeeping reports
+nothing)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,13 @@ def conflict_status(cfg: ChannelConfig) -> dict[str, Any]:
         try:
             tables = helper.conflicts(conn)
             conn.rollback()
+            tombstones = helper.tombstone_stats(conn)
+            conn.rollback()
         finally:
             close(conn)
-        out[name] = {"total": sum(t["count"] for t in tables.values()), "tables": tables}
+        out[name] = {
+            "total": sum(t["count"] for t in tables.values()),
+            "tables": tables,
+            "tombstones": tombstones,
+        }
     return out

@@ -96,7 +96,9 @@ class MariadbCdr(CdrSite):
         self, table: str, ref: TableName, setting: CdrTable, columns: list[str], location: str
     ) -> list[str]:
         raw = self._raw(table, ref, setting, columns, location)
-        return self.sql("create") + self.sql("add", raw) + self.sql("renew", raw)
+        return (
+            self.sql("create") + self.sql("add", raw) + self.sql("renew", raw) + self.sql("unlock")
+        )
 
     def renew(
         self,
@@ -131,11 +133,21 @@ class MariadbCdr(CdrSite):
         location: str,
     ) -> None:
         """Bookkeeping tables, columns, triggers and the settings row; the table's capture
-        triggers rendered again with the new columns (DDL commits as it goes)."""
-        statements = self.add_statements(table, ref, setting, columns, location)
+        triggers rendered again with the new columns (DDL commits as it goes). From the
+        ALTER to the last trigger the table is locked (``add.sql``): no row is written
+        without its versions."""
+        raw = self._raw(table, ref, setting, columns, location)
+        cur = conn.cursor()
         with dialect.translated(self.integ.location, table):
-            self.execute_all(conn.cursor(), statements, self.setting_params(table, setting))
-            self._capture_triggers(conn, ref, location)
+            # read before the lock: under LOCK TABLES only the tables locked can be read
+            specs = self._capture_specs(cur, ref, location)
+            self.execute_all(cur, self.sql("create"), {})
+            try:
+                locked = self.sql("add", raw) + self.sql("renew", raw)
+                self.execute_all(cur, locked, self.setting_params(table, setting))
+                self._capture_triggers(conn, ref, location, specs)
+            finally:
+                self.execute_all(cur, self.sql("unlock"), {})
 
     def remove(self, conn: Any, table: str, ref: TableName, setting: CdrTable) -> None:
         raw = dict(self._names(ref), drop_columns=self.drop_columns(setting))
@@ -145,17 +157,21 @@ class MariadbCdr(CdrSite):
         if not self.run(conn, "settings").fetchall():
             self.run(conn, "drop_tables")
 
-    def _capture_triggers(self, conn: Any, ref: TableName, location: str) -> None:
-        """The capture triggers of the table, rendered for its columns now, at the shape
-        version capture knows (the bookkeeping columns change no version)."""
-        cur = conn.cursor()
+    def _capture_specs(self, cur: Any, ref: TableName, location: str) -> list[triggers.Spec]:
+        """What the table's capture triggers are rendered from: its captured actions at the
+        shape version capture knows (the bookkeeping columns change no version)."""
         db = ref.schema_ or catalog.database(cur)
-        for w in watched(cur, self.names):
-            if w.schema != db or w.table != ref.name or w.status == "DROPPED":
-                continue
-            cols = catalog.columns(cur, w.schema, w.table)
-            spec = triggers.Spec(
-                w.schema, w.table, w.actions or "IUD", w.version, w.debug, location
-            )
-            triggers.apply(cur, self.names, spec, cols)
+        return [
+            triggers.Spec(w.schema, w.table, w.actions or "IUD", w.version, w.debug, location)
+            for w in watched(cur, self.names)
+            if w.schema == db and w.table == ref.name and w.status != "DROPPED"
+        ]
+
+    def _capture_triggers(
+        self, conn: Any, ref: TableName, location: str, specs: list[triggers.Spec] | None = None
+    ) -> None:
+        """The capture triggers of the table, rendered for its columns now."""
+        cur = conn.cursor()
+        for spec in self._capture_specs(cur, ref, location) if specs is None else specs:
+            triggers.apply(cur, self.names, spec, catalog.columns(cur, spec.schema, spec.table))
         conn.commit()

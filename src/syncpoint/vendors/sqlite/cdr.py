@@ -47,6 +47,10 @@ class SqliteCdr(CdrSite):
     def same(self, a: str, b: str) -> str:
         return f"{a} IS {b}"
 
+    def made_here(self, version: str) -> str:
+        mark = "|" + self.integ.location
+        return f"substr({version}, -{len(mark)}) = {self.lit(mark)}"
+
     def greatest(self, exprs: Any) -> str:
         return exprs[0] if len(exprs) == 1 else "max(" + ", ".join(exprs) + ")"
 

@@ -1,3 +1,9 @@
+-- The table locked (the application's writes wait) until its triggers are in place: the
+-- ALTER commits by itself, and a row written before the triggers would carry no versions
+-- (so count as the oldest) and its key no key version after a tombstone. The settings
+-- table too, for the settings row. unlock.sql ends it.
+LOCK TABLES $raw{target} WRITE, ${cdr} WRITE
+---
 -- Bookkeeping columns on the table: the key version and one version (time|location) per
 -- column group; rows that exist already start at key version 1 and the empty version.
 ALTER TABLE $raw{target} $raw{add_columns}

@@ -10,7 +10,13 @@ SELECT %(table)s, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv,
 UNION ALL
 $raw{group_conflicts}
 ---
--- 2. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
+-- 2. The groups taken, the same way as an update's: of a row a delete lost to, and of
+--    a row a delete takes away, whose delete's window changed them before it deleted
+--    (captured here before the delete, so a site after this one in a ring gets them
+--    with the delete, as this one did; and kept in the tombstone's deleted row).
+UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE d.sp_upd = 1
+---
+-- 3. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
 --    every site ends with the same one (a tombstone whose delete was not seen here, '',
 --    takes the delete's). The row deleted here, when it is of the delete's incarnation.
 INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at, deleted_row)
@@ -21,10 +27,6 @@ SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, ''), UTC_TIMESTAMP(6),
 ON DUPLICATE KEY UPDATE
    version = IF(version = '' OR VALUES(version) $raw{op} version, VALUES(version), version),
    deleted_row = COALESCE(VALUES(deleted_row), deleted_row)
----
--- 3. Rows a delete lost to: the groups taken. Each column's new value reads only the
---    decisions and its own old value.
-UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE d.sp_upd = 1
 ---
 -- 4. The deletes that take effect.
 DELETE t FROM $raw{target} t JOIN ${d} d ON $raw{match} WHERE d.sp_del = 1

@@ -3,7 +3,8 @@ UPDATE ${d} d SET $raw{delete}
 ---
 UPDATE ${d} d SET $raw{tomb}
 ---
--- A delete that loses to the row: the groups its window changed, taken as an update's.
+-- The groups the delete's window changed before it deleted, taken as an update's: into
+-- the row it loses to, or into the row it deletes (captured so, and kept in its tombstone).
 UPDATE ${d} d SET $raw{takes}
 ---
 UPDATE ${d} d SET $raw{flags}

@@ -10,7 +10,13 @@ SELECT %(table)s, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv,
 UNION ALL
 $raw{group_conflicts}
 ---
--- 2. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
+-- 2. The groups taken, the same way as an update's: of a row a delete lost to, and of
+--    a row a delete takes away, whose delete's window changed them before it deleted
+--    (captured here before the delete, so a site after this one in a ring gets them
+--    with the delete, as this one did; and kept in the tombstone's deleted row).
+UPDATE $raw{target} t SET $raw{sets} FROM ${d} d WHERE $raw{match} AND d.sp_upd = 1
+---
+-- 3. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
 --    every site ends with the same one (a tombstone whose delete was not seen here, '',
 --    takes the delete's). The row deleted here, when it is of the delete's incarnation.
 INSERT INTO ${tombstones} AS tb (table_name, key, kv, version, deleted_row)
@@ -23,9 +29,6 @@ ON CONFLICT (table_name, key, kv) DO UPDATE
                         OR EXCLUDED.version COLLATE "C" $raw{op} tb.version COLLATE "C"
                       THEN EXCLUDED.version ELSE tb.version END,
        deleted_row = COALESCE(EXCLUDED.deleted_row, tb.deleted_row)
----
--- 3. Rows a delete lost to: the groups taken.
-UPDATE $raw{target} t SET $raw{sets} FROM ${d} d WHERE $raw{match} AND d.sp_upd = 1
 ---
 -- 4. The deletes that take effect.
 DELETE FROM $raw{target} t USING ${d} d WHERE $raw{match} AND d.sp_del = 1

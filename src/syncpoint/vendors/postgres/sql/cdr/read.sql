@@ -4,17 +4,21 @@
 -- changed that group from (a site whose version is one of them takes the change without a
 -- conflict; changes from elsewhere applied here in between are not this window's). The
 -- delete version is the one the local delete wrote to the tombstones (time|location).
+-- The origin: where the records' changes were first made; when a key's records of the
+-- window come from several (a ring forwards changes of others), all of them carry the
+-- one nearest this reader (see CdrSite.read_query).
 SELECT r.repl_key, r.db_action,
        json_build_array(r.content::json, r.sp_before::json, r.sp_dv)::text AS content,
        json_build_array(r.oldcontent::json, r.sp_before::json, r.sp_dv)::text AS oldcontent,
-       r.dbid, r.sp_key, r.sp_old_key
+       r.sp_origin AS dbid, r.sp_key, r.sp_old_key
 FROM (
     SELECT g.*, $raw{befores} AS sp_before,
            CASE WHEN g.db_action = 'DELETE' THEN
                (SELECT tb.version FROM ${tombstones} tb
                 WHERE tb.table_name = $lit{table} AND tb.key = g.sp_old_key
                   AND tb.kv = (g.oldcontent::json ->> $lit{kv})::bigint)
-           END AS sp_dv
+           END AS sp_dv,
+           $raw{origin} AS sp_origin
     FROM ($raw{read}) g
     WINDOW w AS (PARTITION BY CASE WHEN g.db_action = 'DELETE' THEN g.sp_old_key
                                    ELSE g.sp_key END)
