@@ -152,7 +152,8 @@ def tombstones_shown(ch: Channel) -> dict[str, dict[str, Any]]:
 
     def metric(name: str, site: str) -> float | None:
         for line in text.splitlines():
-            if line.startswith(f'{name}{{integrate="{site}"}} '):
+            # every series carries the channel label too
+            if line.startswith(f"{name}{{") and f'integrate="{site}"' in line.split("}")[0]:
                 return float(line.split()[-1])
         return None
 
