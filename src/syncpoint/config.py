@@ -427,6 +427,15 @@ def cross_problems(cfg: ChannelConfig) -> list[str]:
                 f"conflicts: {tname}: the table is captured and integrated at {len(sites)} "
                 "location(s); conflicts arise only between two or more"
             )
+        for site in sites:
+            if cfg.locations[site].capture_kind == "log":
+                # the versions conflict resolution compares are written by its triggers in
+                # the row's own transaction; a log reader sees the row only after commit
+                problems.append(
+                    f"conflicts: {tname}: location {site} captures from the log "
+                    "(capture: log); conflict resolution needs trigger capture at every "
+                    "site of the table: use capture: true there"
+                )
         groups = cdr.check_groups(tname, cc.column_groups, None, found.key)
         problems += [f"conflicts: {p}" for p in groups]
     if cfg.transport and cfg.transport.location not in cfg.locations:

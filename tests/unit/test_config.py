@@ -178,3 +178,19 @@ def test_sqlite_has_no_log_to_capture_from() -> None:
     data = {**BASE, "locations": {**BASE["locations"]}}
     data["locations"]["lite"] = {"url": "sqlite:///tmp/a.db", "capture": "log"}
     assert any("SQLite has no log" in p for p in problems(data))
+
+
+def test_conflict_resolution_is_refused_at_a_log_captured_site() -> None:
+    data = {
+        "channel": "two",
+        "locations": {
+            "a": {"url": "postgresql://app@127.0.0.1:5432/a", "capture": "log", "integrate": True},
+            "b": {"url": "mysql://root@127.0.0.1:3306/b", "capture": True, "integrate": True},
+        },
+        "tables": [{"name": "public.t"}],
+        "conflicts": {"t": {"resolution": "latest"}},
+    }
+    (p,) = [p for p in problems(data) if "conflicts:" in p]
+    assert "location a captures from the log" in p and "capture: true" in p
+    data["locations"]["a"]["capture"] = True
+    config.from_dict(data)
