@@ -321,6 +321,21 @@ class ChannelConfig(_Model):
             return list(loc.from_)
         return [n for n in self.capture_locations() if n != integrate]
 
+    def route(self, origin: str, site: str, table: str) -> list[str] | None:
+        """The sites a change of ``table`` made at ``origin`` passes on its way to ``site``
+        (``origin`` first, ``site`` last), or None when ``site`` never takes ``origin``'s
+        changes."""
+        conf = next((t for t in self.tables if table in (t.name, str(t.ref))), None)
+        path = [site]
+        while path[0] != origin:
+            via = [
+                s for s in self.sources_of(path[0]) if origin in self.origins_via(path[0], s, conf)
+            ]
+            if not via or via[0] in path:
+                return None
+            path.insert(0, via[0])
+        return path
+
     def origins_via(
         self, integrate: str, source: str, table: TableConfig | None = None
     ) -> list[str]:
@@ -427,12 +442,12 @@ def cross_problems(cfg: ChannelConfig) -> list[str]:
                 f"conflicts: {tname}: the table is captured and integrated at {len(sites)} "
                 "location(s); conflicts arise only between two or more"
             )
-        for site in sites:
-            if cfg.locations[site].capture_kind == "log":
+        for site_name in sites:
+            if cfg.locations[site_name].capture_kind == "log":
                 # the versions conflict resolution compares are written by its triggers in
                 # the row's own transaction; a log reader sees the row only after commit
                 problems.append(
-                    f"conflicts: {tname}: location {site} captures from the log "
+                    f"conflicts: {tname}: location {site_name} captures from the log "
                     "(capture: log); conflict resolution needs trigger capture at every "
                     "site of the table: use capture: true there"
                 )

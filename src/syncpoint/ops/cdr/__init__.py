@@ -83,10 +83,8 @@ def ensure(integ: Any, helper: Any, conn: Any) -> None:
 def nearest_first(cfg: Any, integrate: str, w: Any) -> list[str]:
     """The origins ``integrate`` takes from window ``w``'s stream, nearest first (the
     fewest sites on their way here; then by name)."""
-    from syncpoint.ops.cdr.purge import route
-
     def hops(origin: str) -> int:
-        path = route(cfg, origin, integrate, w.table)
+        path = cfg.route(origin, integrate, w.table)
         return len(path) if path is not None else 1 << 30
 
     return sorted(w.origins or (w.location,), key=lambda o: (hops(o), o))

@@ -39,19 +39,6 @@ def _utc(t: datetime | None) -> datetime | None:
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t
 
 
-def route(cfg: ChannelConfig, origin: str, site: str, table: str) -> list[str] | None:
-    """The sites a change made at ``origin`` passes on its way to ``site`` (``origin``
-    first, ``site`` last), or None when ``site`` never takes ``origin``'s changes."""
-    conf = next((t for t in cfg.tables if table in (t.name, str(t.ref))), None)
-    path = [site]
-    while path[0] != origin:
-        via = [s for s in cfg.sources_of(path[0]) if origin in cfg.origins_via(path[0], s, conf)]
-        if not via or via[0] in path:
-            return None
-        path.insert(0, via[0])
-    return path
-
-
 def held_since(moves: Moves, source: str, t: datetime) -> datetime | None:
     """The earliest recorded time at which a site's stamp of ``source`` was past ``t``:
     from then on the site held (and had captured) everything ``source`` captured before
@@ -114,7 +101,7 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
 
         def way(x: str, s: str, table: str) -> list[str] | None:
             if (x, s, table) not in routes:
-                routes[x, s, table] = route(cfg, x, s, table)
+                routes[x, s, table] = cfg.route(x, s, table)
             return routes[x, s, table]
 
         def goes(key: Key) -> bool:
