@@ -29,6 +29,9 @@ HAS_SCHEMAS = True
 PARAM = "%s"  # the driver's placeholder for a bound value
 ALTERS_TYPES = True  # a column type change at the source is applied to the target
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
+# char(n) pads a value with blanks to n, and trailing blanks never count in comparisons:
+# a value stored here is equal to the same text without them (``verify`` compares so)
+CHAR_TRAILING_BLANKS_COUNT = False
 DEFAULT_SCHEMA = "public"
 
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,
