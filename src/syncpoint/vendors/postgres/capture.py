@@ -189,6 +189,14 @@ class PostgresCapture(Capture):
     def changes_query(self, table: TableName, after: int, upto: int) -> str:
         return stream.query(self.objects, table, after, upto, bound=False)
 
+    def backlog_query(self, table: TableName, after: int) -> str | None:
+        raw = {
+            "after": str(int(after)),
+            "table": dialect.literal(table.name),
+            "schema": dialect.literal(schema_of(table)),
+        }
+        return self.objects.sql.one("queries/backlog.sql", raw=raw, comments=False)
+
     def poll_ddl(self, conn: Any) -> int:
         return 0  # event triggers write DDL records as the DDL happens
 
