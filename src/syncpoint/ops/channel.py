@@ -90,6 +90,17 @@ class Channel:
             except SyncpointError:
                 pass
             out[integ] = list(dict.fromkeys(found))
+        for name in self.cfg.capture_locations():
+            # how DDL will be seen where the vendor has a choice (PostgreSQL: event triggers
+            # or polling, by the installer's privileges)
+            if name not in existing:
+                continue
+            try:
+                with self.location(name).capture() as (cap, conn):
+                    said = cap.notes(conn) if hasattr(cap, "notes") else []
+            except SyncpointError:
+                said = []
+            out[name] = out.get(name, []) + said
         return out
 
     def _source_key(
