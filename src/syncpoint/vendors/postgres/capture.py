@@ -185,6 +185,7 @@ class PostgresCapture(Capture):
         return str(row[0])
 
     def tick(self, conn: Any) -> Tick:
+        _no_open_transaction(conn, "tick")
         self.poll_ddl(conn)  # where event triggers are missing, DDL first (ddlpoll.py)
         with self._translated():
             return stream.tick(conn, self.objects)
@@ -209,7 +210,7 @@ class PostgresCapture(Capture):
         records (``ddlpoll.py``), committed in a transaction of their own."""
         _no_open_transaction(conn, "poll_ddl")
         with self._translated():
-            polls = ddlpoll.polling(conn, self.objects)
+            polls = catalog.installed(conn, self.objects) and ddlpoll.polling(conn, self.objects)
             conn.rollback()  # the read ends: the poll's transaction is its own
             if not polls:
                 return 0

@@ -50,15 +50,15 @@ def _recapture(
     mine = ", ".join(f"sp_row.{dialect.quote(k)}" for k in key)
     theirs = ", ".join(f"(i.content::json -> {dialect.literal(k)})" for k in key)
     if action == "CREATE":
-        where, db_action, old = "true", "'INSERT'", "NULL"
+        where, db_action, image = "true", "'INSERT'", "NULL"
     else:
         keys = objs.one("queries/recapture_keys.sql", raw={"key": theirs})
-        where, db_action, old = f"json_build_array({mine})::text IN ({keys})", "'UPDATE'", "r.c"
+        where, db_action, image = f"json_build_array({mine})::text IN ({keys})", "'UPDATE'", "r.c"
     stmt = objs.one(
         "queries/recapture.sql",
         raw={
             "action": db_action,
-            "old": old,
+            "old": image,
             "content": rows.content,
             "relation": rows.table,
             "rows": where,
