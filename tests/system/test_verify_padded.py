@@ -111,3 +111,38 @@ def test_a_repair_the_target_cannot_keep_is_not_counted(pg_db: Any, tmp_path: Pa
         assert dst.query("SELECT note FROM codes WHERE id = 2") == [("lon",)]
     finally:
         next(gen, None)
+
+
+def test_range_sums_in_the_database_find_each_planted_difference(
+    pg_db: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from syncpoint.ops.verify import sides
+    from tests.system import snapkit as sk
+    from tests.system.test_verify import plant
+
+    gen = make_pg()
+    dst = next(gen)
+    try:
+        sk.seed(pg_db, 3000)
+        path = sk.config(tmp_path / "syncpoint.yaml", {"src": pg_db}, dst)
+        ch = Channel.from_file(path)
+        ch.install()
+        ch.snapshot(spark=spark)
+        # a table above the driver's size: figures per range summed by PostgreSQL itself
+        monkeypatch.setattr(sides, "DRIVER_ROWS", 500)
+        assert ch.verify(spark=spark).differences == 0
+        plant(dst)
+        report = ch.verify(spark=spark, repair=True)
+        found = {(tuple(d["key"]), d["kind"]) for d in report.tables[0]["differences"]}
+        assert found == {
+            (("10",), "different"),
+            (("20",), "missing"),
+            (("900000",), "extra"),
+            (("30",), "missing"),
+            (("800000",), "extra"),
+        }
+        assert report.tables[0]["ranges_differing"] < report.tables[0]["ranges"]
+        assert report.repaired == 5
+        assert ch.verify(spark=spark).differences == 0
+    finally:
+        next(gen, None)

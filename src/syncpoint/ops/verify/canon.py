@@ -82,6 +82,12 @@ def key_and_hash_text(
     )
 
 
+def key_text(content: str | None, key: list[str], padded: frozenset[str] = frozenset()) -> str:
+    """The key as JSON text of a content JSON text (as ``key_and_hash_text`` makes it)."""
+    r = row(content, key, padded)
+    return json.dumps([r.get(k) for k in key], separators=(",", ":"))
+
+
 def raw_key(content: str | None, key: list[str]) -> list[Any]:
     """The key's values as the content holds them (to bind when rows are fetched by key)."""
     data = json.loads(content or "{}", parse_float=Decimal)

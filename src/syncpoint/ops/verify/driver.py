@@ -18,8 +18,8 @@ from typing import Any
 
 from syncpoint.ops.verify import canon
 
-# per key: (rows seen with it, canonical text of the first, its content, partition value)
-Seen = dict[str, tuple[int, str, str | None, Any]]
+# per key: (rows seen with it, the first's content as read, its partition value)
+Seen = dict[str, tuple[int, str | None, Any]]
 
 
 def read_side(
@@ -43,9 +43,12 @@ def read_side(
             text = _text(content)
             if finish is not None:
                 text = finish(text, (_text(fix[0]) or "") if fix else "")
-            k, h = canon.key_and_hash_text(text, key, columns, padded)
+            # only the key is made canonical here: rows are compared as read first, and
+            # canonically only when their texts differ (most rows of an equal table are
+            # the same text on both sides: the reduction would be most of the time)
+            k = canon.key_text(text, key, padded)
             seen = into.get(k)
-            into[k] = (1, h, text, part) if seen is None else (seen[0] + 1, *seen[1:])
+            into[k] = (1, text, part) if seen is None else (seen[0] + 1, *seen[1:])
     finally:
         conn.rollback()
 
@@ -58,16 +61,19 @@ def _rows(cur: Any) -> Iterable[Any]:
         yield from batch
 
 
-def compare(a: Seen, b: Seen, limit: int) -> list[tuple[str, str | None, str | None, Any]]:
+def compare(
+    a: Seen, b: Seen, limit: int, columns: list[str], padded: frozenset[str]
+) -> list[tuple[str, str | None, str | None, Any]]:
     """(key text, source content, target content, partition value) of each key whose rows
     differ, in key order, at most ``limit`` (the same rule as ``spark/verify.row_diffs``)."""
     out = []
     for k in sorted(set(a) | set(b)):
         x, y = a.get(k), b.get(k)
-        if x is not None and y is not None and x[0] == y[0] and x[1] == y[1]:
-            continue
-        part = (x or y)[3]  # type: ignore[index]
-        out.append((k, x[2] if x else None, y[2] if y else None, part))
+        if x is not None and y is not None and x[0] == y[0]:
+            if x[1] == y[1] or canon.row(x[1], columns, padded) == canon.row(y[1], columns, padded):
+                continue
+        part = (x or y)[2]  # type: ignore[index]
+        out.append((k, x[1] if x else None, y[1] if y else None, part))
         if len(out) >= limit:
             break
     return out
