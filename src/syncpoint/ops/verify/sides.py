@@ -25,6 +25,10 @@ ROWS_PER_RANGE = 250
 # a table of at most this many rows (on its larger side) is compared by this process, not
 # by Spark jobs (``driver.py``); 0 sends every table to Spark
 DRIVER_ROWS = int(os.environ.get("SYNCPOINT_VERIFY_DRIVER_ROWS", "50000"))
+# where the per-range figures were summed in the databases, the differing ranges' rows are
+# compared by this process up to this many (a Spark job beyond): a few differences in a
+# large table then cost a read of their ranges, not a Spark session
+DIFF_DRIVER_ROWS = int(os.environ.get("SYNCPOINT_VERIFY_DIFF_DRIVER_ROWS", "200000"))
 
 
 def ranges_for(rows: int) -> int:
@@ -82,6 +86,7 @@ class TableCheck:
         self._first_src = src
         self.on_driver = self.rows <= DRIVER_ROWS
         self.in_db = self._sums_in_db()
+        self._range_rows: dict[int, int] = {}  # rows per differing range (summed in the db)
 
     def _sums_in_db(self) -> bool:
         """Whether each side's per-range figures can be summed inside its database: one
@@ -196,20 +201,19 @@ class TableCheck:
         the ranges given."""
         if self.on_driver:
             return self._driver_differences(ranges)
-        if ranges is None and self.in_db:
-            a = self._db_sums(
-                [
-                    (r, self.steps.source(p.location).conn)
-                    for r, p in zip(self.sources, self.pairs, strict=True)
-                ]
-            )
-            b = self._db_sums([(r, self.conn) for r in self.targets])
-            ranges = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-            self.differing_ranges = ranges
+        if self.in_db:
+            if ranges is None:
+                reads = zip(self.sources, self.pairs, strict=True)
+                a = self._db_sums([(r, self.steps.source(p.location).conn) for r, p in reads])
+                b = self._db_sums([(r, self.conn) for r in self.targets])
+                ranges = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+                self.differing_ranges = ranges
+                self._range_rows = {
+                    k: max(a.get(k, (0, 0))[0], b.get(k, (0, 0))[0]) for k in ranges
+                }
             if not ranges:
                 return []
-            rows = sum(max(a.get(k, (0, 0))[0], b.get(k, (0, 0))[0]) for k in ranges)
-            if rows <= DRIVER_ROWS:
+            if sum(self._range_rows.get(k, 0) for k in ranges) <= DIFF_DRIVER_ROWS:
                 return self._driver_differences(ranges)
         from syncpoint.spark.verify import range_sums, row_diffs
 
