@@ -1,4 +1,4 @@
-"""Apply throughput of one ``run --once``, PostgreSQL to PostgreSQL (SPEC §8, W1-like).
+"""Apply throughput of one ``run --once``, PostgreSQL to PostgreSQL (docs/performance.md, W1-like).
 
 Creates two throwaway databases, installs capture on ``orders`` (the W1 table), makes
 ``--changes`` changes in W1's proportions (5/8 inserted by COPY, 5/16 updated, 1/16

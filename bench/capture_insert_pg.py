@@ -1,8 +1,8 @@
-"""Capture overhead at a PostgreSQL source (SPEC §8): W1 bulk statements and W2 single-row
-transactions, without capture and with syncpoint's capture installed.
+"""Capture overhead at a PostgreSQL source (docs/performance.md): W1 bulk statements and W2
+single-row transactions, without capture and with syncpoint's capture installed.
 
 Each run creates one database per mode (``CREATE DATABASE ... TEMPLATE template0``) with
-the ``orders`` table of SPEC §8, installs the mode under test, runs CHECKPOINT, then
+the ``orders`` table of docs/performance.md, installs the mode under test, runs CHECKPOINT, then
 
 - W1: ``COPY`` of N rows in one transaction, ``UPDATE ... WHERE id % 2 = 0``,
   ``DELETE ... WHERE id % 10 = 0`` (with N = 300,000: 480,000 changes);

@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 
+# the private logical-level PostgreSQL server of the log capture tests (fixtures log_db, log_pg)
+pytest_plugins = ["tests.logpg"]
+
 PG_ADMIN = os.environ.get("SYNCPOINT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 MY_ADMIN = os.environ.get("SYNCPOINT_TEST_MARIADB", "mysql://root@127.0.0.1:3306/")
 VENDORS = ("postgres", "mariadb", "sqlite")

@@ -1,4 +1,5 @@
-"""The channel configuration of SPEC §2: pydantic models, YAML loading and ``${VAR}`` expansion.
+"""The channel configuration (docs/config.md): pydantic models, YAML loading, ``${VAR}``
+expansion.
 
 Everything here is checked before any connection is opened. A problem is reported as
 ``FILE: key.path: what is wrong`` (exit 2). Passwords are never shown: a location's URL is
@@ -249,7 +250,7 @@ class SparkConfig(_Model):
 
 
 class TransportConfig(_Model):
-    """Transport tables loaded by ``run`` as the consumer side of a gate (SPEC §7)."""
+    """Transport tables loaded by ``run`` as the consumer side of a gate (docs/recipes.md)."""
 
     gate: PlainName
     location: str
@@ -262,6 +263,8 @@ class WarningsConfig(_Model):
     not_integrated_s: float = Field(default=3600.0, gt=0)  # a capture location's receive stamp age
     gate_loading_s: float = Field(default=3600.0, gt=0)  # a gate held in a Loading state
     queue_rows: int = Field(default=1_000_000, gt=0)  # change records waiting at a capture location
+    # log capture: WAL/binlog held back for syncpoint at a location (the server keeps it)
+    log_retained_bytes: int = Field(default=1 << 30, gt=0)
 
 
 class ChannelConfig(_Model):

@@ -1,9 +1,9 @@
 """The whole error tree of syncpoint.
 
-Every error has a stable ``code`` (shown in ``--json`` output), an ``exit_code`` (SPEC §3)
-and a message that names the location, the table and what the user can do next. The
-refinements a caller tests for (``DuplicateKey``, ``MissingObject``, ``LockTimeout``) keep
-their parent's code::
+Every error has a stable ``code`` (shown in ``--json`` output), an ``exit_code``
+(docs/troubleshooting.md, "Exit codes") and a message that names the location, the table
+and what the user can do next. The refinements a caller tests for (``DuplicateKey``,
+``MissingObject``, ``LockTimeout``) keep their parent's code::
 
     SyncpointError
      ├── ConfigError            exit 2  the configuration file is wrong (nothing was touched)
@@ -19,8 +19,9 @@ their parent's code::
      │    ├── NotInstalled           capture objects of this prefix are missing
      │    ├── StreamIdentityError    a stored position is of another stream (reinstall, restore)
      │    ├── PositionConflict       another consumer moved the positions (compare-and-set failed)
+     │    ├── FollowerBusy           another run --follow of this channel and application runs
      │    └── TableStopped           a table's rounds stop until the user acts (poison row, DDL)
-     └── GateRefused            exit 3  a gate refused the turn (SPEC §7)
+     └── GateRefused            exit 3  a gate refused the turn (docs/objects.md)
           └── GateBusy               the other side held it until --wait ran out
 
 Driver errors are translated into these at the vendor boundary (``vendors/*/dialect.py``),
@@ -144,6 +145,12 @@ class StreamIdentityError(WorkFailed):
 
 class PositionConflict(WorkFailed):
     code = "position_conflict"
+
+
+class FollowerBusy(WorkFailed):
+    """Another ``run --follow`` of the same channel and application holds the follower lock."""
+
+    code = "follower_busy"
 
 
 class TableStopped(WorkFailed):

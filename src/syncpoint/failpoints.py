@@ -1,4 +1,4 @@
-"""Named failpoints for crash tests (SPEC §6.3).
+"""Named failpoints for crash tests (docs/guarantees.md §3).
 
 ``SYNCPOINT_FAILPOINT=after_stage`` makes the process kill itself with SIGKILL the first
 time it reaches ``hit("after_stage")``; ``name@N`` fires on the Nth time. Several names may
@@ -27,6 +27,7 @@ STEPS: dict[str, str] = {
     "snapshot_after_handover": "a snapshot handed over (position set to its tick)",
     "gate_after_take": "a gate was taken (Loading state committed), command not started",
     "gate_before_release": "command finished, Loaded state not written",
+    "log_before_commit": "log capture: decoded records written to the queue, COMMIT not sent",
 }
 
 _hits: Counter[str] = Counter()

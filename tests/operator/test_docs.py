@@ -103,7 +103,7 @@ def test_every_warning_kind_has_a_troubleshooting_entry() -> None:
 
 
 def test_every_channel_file_example_loads_and_validates(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("CEN_PASSWORD", "EAST_PASSWORD", "WEST_PASSWORD", "DW_PASSWORD", "PGPASSWORD"):
+    for var in ("CEN_PASSWORD", "EAST_PASSWORD", "WEST_PASSWORD", "DW_PASSWORD", "PG_PASSWORD"):
         monkeypatch.setenv(var, "secret")
     examples = [(n, b) for n, b in blocks("yaml") if re.search(r"^channel:", b, re.M)]
     assert len(examples) >= 5
@@ -117,7 +117,7 @@ def test_the_init_file_loads() -> None:
     from syncpoint.cli.init_cmd import __file__ as init_file  # noqa: F401 - the command exists
 
     example = Path(config.__file__).with_name("example.yaml")
-    os.environ.setdefault("CEN_PASSWORD", "secret")
+    os.environ.setdefault("PG_PASSWORD", "secret")
     assert config.from_dict(yaml.safe_load(example.read_text("utf-8")), "example.yaml").channel
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import syncpoint
 from tests.operator.test_serve_page import metric_values
 from tests.system import roundkit as rk
 from tests.system.test_rounds_once import sql
@@ -51,7 +52,7 @@ def test_a_follower_serves_its_metrics(tmp_path: Path) -> None:
                 url = m.group(1)
                 break
         assert url, "no metrics address printed"
-        applied = (("group", "g"), ("integrate", "cen"))
+        applied = (("channel", "shop"), ("group", "g"), ("integrate", "cen"))
         values: dict[Any, float] = {}
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
@@ -65,8 +66,14 @@ def test_a_follower_serves_its_metrics(tmp_path: Path) -> None:
         assert values[("syncpoint_changes_read_total", applied)] == 2
         assert values[("syncpoint_round_duration_seconds_count", applied)] >= 1
         assert values[("syncpoint_rounds_total", applied)] >= 1
-        assert values[("syncpoint_status_up", ())] == 1  # the status thread read lag and backlog
-        tbl = (("integrate", "cen"), ("location", "src"), ("table", "parent"))
+        # the status thread read lag and backlog
+        assert values[("syncpoint_status_up", (("channel", "shop"),))] == 1
+        tbl = (("channel", "shop"), ("integrate", "cen"), ("location", "src"), ("table", "parent"))
+        info = (
+            "syncpoint_build_info",
+            (("channel", "shop"), ("exporter", "follower"), ("version", syncpoint.__version__)),
+        )
+        assert values[info] == 1
         assert values[("syncpoint_backlog_changes", tbl)] in (0, 2)  # before or after the round
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=120)

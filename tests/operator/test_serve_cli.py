@@ -60,9 +60,14 @@ def test_serve_answers_page_json_health_and_metrics(tmp_path: Path) -> None:
         assert doc["flows"]["src->cen"]["backlog"] == 1
         assert "url" not in json.dumps(doc["locations"])  # never a URL (passwords)
         values = metric_values(base + "/metrics")
-        parent = (("integrate", "cen"), ("location", "src"), ("table", "parent"))
+        parent = (
+            ("channel", "shop"),
+            ("integrate", "cen"),
+            ("location", "src"),
+            ("table", "parent"),
+        )
         assert values[("syncpoint_backlog_changes", parent)] == 1
-        assert values[("syncpoint_queue_changes", (("location", "src"),))] == 1
+        assert values[("syncpoint_queue_changes", (("channel", "shop"), ("location", "src")))] == 1
         assert isinstance(json.loads(get(base + "/api/history")[1])["samples"], list)
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=30)

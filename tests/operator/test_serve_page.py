@@ -132,7 +132,7 @@ def test_the_page_draws_the_channel_shows_stops_and_updates_after_a_round(
 
     import uvicorn
 
-    poller = Poller(lambda: collect(ch), Metrics("shop"), every=0.5)
+    poller = Poller(lambda known: collect(ch, known), Metrics("shop"), every=0.5)
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(make_app(ch.cfg, poller), host="127.0.0.1", port=port, log_level="warning")
@@ -171,16 +171,16 @@ def test_the_page_draws_the_channel_shows_stops_and_updates_after_a_round(
             browser.save_screenshot(os.environ["SYNCPOINT_SCREENSHOT"])
 
         values = metric_values(f"http://127.0.0.1:{port}/metrics")
-        tbl = (("integrate", "cen"), ("location", "src"))
+        tbl = (("channel", "shop"), ("integrate", "cen"), ("location", "src"))
         assert values[("syncpoint_table_stopped", (*tbl, ("table", "public.child")))] == 1
         assert values[("syncpoint_table_stopped", (*tbl, ("table", "public.parent")))] == 0
         assert values[("syncpoint_backlog_changes", (*tbl, ("table", "public.parent")))] == 0
         assert values[("syncpoint_backlog_changes", (*tbl, ("table", "public.child")))] >= 1
-        gate = (("gate", "nightly"), ("location", "cen"))
+        gate = (("channel", "shop"), ("gate", "nightly"), ("location", "cen"))
         assert values[("syncpoint_gate_state", (*gate, ("state", "OperationalSysLoading")))] == 1
         assert values[("syncpoint_gate_state", (*gate, ("state", "WarehouseLoaded")))] == 0
-        assert values[("syncpoint_warnings", (("kind", "table_stopped"),))] == 1
-        assert values[("syncpoint_status_up", ())] == 1
+        assert values[("syncpoint_warnings", (("channel", "shop"), ("kind", "table_stopped")))] == 1
+        assert values[("syncpoint_status_up", (("channel", "shop"),))] == 1
     finally:
         server.should_exit = True
         thread.join(timeout=30)

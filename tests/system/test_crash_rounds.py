@@ -1,4 +1,4 @@
-"""Crash safety (SPEC §6.3): ``run --once`` killed with SIGKILL at every named step of a
+"""Crash safety (docs/guarantees.md §3): ``run --once`` killed with SIGKILL at every named step of a
 round while writers change the source, and the target's connection killed in the middle of
 a round. After each kill the stored positions are never ahead of the applied rows (the
 target equals the source's change records replayed up to the stored positions), and the

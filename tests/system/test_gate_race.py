@@ -1,5 +1,5 @@
 """S33, the gate race: producers and consumers started at one instant on a fresh database,
-hundreds of turns, on each vendor. An independent oracle checks SPEC §6.6:
+hundreds of turns, on each vendor. An independent oracle checks docs/guarantees.md §6:
 
 - critical sections never overlap: every section appends ``enter``/``exit`` lines to one
   shared log with O_APPEND (one write per line), so the file's order is the order of the
@@ -82,7 +82,7 @@ WORKER = textwrap.dedent(
             t += 1
         except GateRefused:
             # Busy (wait ran out) or refused: another process of the same role holds the
-            # gate (SPEC §7 reads that as a failed run; nothing fails here). Try again.
+            # gate (the gate's table reads that as a failed run; nothing fails here). Try again.
             refused += 1
             if role == "consumer" and os.path.exists(stop):
                 break

@@ -1,4 +1,4 @@
-"""Hostile names through rounds (SPEC §6.7): a table and columns named with quotes,
+"""Hostile names through rounds (docs/guarantees.md §7): a table and columns named with quotes,
 backticks, semicolons, dots, spaces, mixed case and reserved words replicate exactly
 between every pair of vendors, and nothing else in the target is touched."""
 

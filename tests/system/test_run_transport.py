@@ -1,4 +1,4 @@
-"""``run`` consumes transport tables through the channel's gate (SPEC §7, issue "Gates").
+"""``run`` consumes transport tables through the channel's gate (docs/recipes.md, issue "Gates").
 
 A batch producer fills a transport table at an operational location in its gate turn;
 ``syncpoint run --once`` then takes the consumer turn and loads the table in full into the

@@ -1,4 +1,4 @@
-"""Receive stamps tell the truth (SPEC guarantee 4) under random capture/commit/run orders.
+"""Receive stamps tell the truth (docs/guarantees.md §4) under random capture/commit/run orders.
 
 A hypothesis state machine drives three capture locations (PostgreSQL, MariaDB, SQLite) with
 transactions that open, write, commit or roll back in any order, and integrate runs that

@@ -1,4 +1,4 @@
-"""Receive stamps through real runs (SPEC guarantee 4, issue "Receive stamps").
+"""Receive stamps through real runs (docs/guarantees.md §4, issue "Receive stamps").
 
 Three capture locations of three vendors feed one integrate location. The capture clocks
 are injected (``SYNCPOINT_FAKE_CLOCK``) to replay the source text's situation: one location

@@ -1,4 +1,4 @@
-"""Configuration: what SPEC §2 accepts and the clear messages for what it refuses."""
+"""Configuration: what docs/config.md accepts and the clear messages for what it refuses."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_example_file_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
 
     import yaml
 
-    monkeypatch.setenv("CEN_PASSWORD", "x")
+    monkeypatch.setenv("PG_PASSWORD", "x")
     text = resources.files("syncpoint").joinpath("example.yaml").read_text()
     cfg = config.from_dict(yaml.safe_load(text))
     assert cfg.channel == "shop"

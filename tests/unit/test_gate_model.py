@@ -298,7 +298,7 @@ GateMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=8
 test_gate_machine = GateMachine.TestCase
 
 
-# -- the pure rules, row for row (SPEC §7) ------------------------------------------------
+# -- the pure rules, row for row (docs/objects.md) ------------------------------------------------
 SPEC_TABLE = [
     (P, State.WAREHOUSE_LOADED, Action.TAKE, True),
     (P, State.OPERATIONAL_SYS_LOADED, Action.TAKE, False),

@@ -1,4 +1,4 @@
-"""The gate's state table (SPEC §7) on PostgreSQL, MariaDB and SQLite, row for row, through
+"""The gate's state table (docs/objects.md) on PostgreSQL, MariaDB and SQLite, row for row, through
 the Python API: what each role does on each state, what it purges, what it leaves behind."""
 
 from __future__ import annotations

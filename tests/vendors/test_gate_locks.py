@@ -1,4 +1,4 @@
-"""Lock semantics of the gate per vendor (reliability.md S34, S35): the decision is made on
+"""Lock semantics of the gate per vendor (docs/guarantees.md §6): the decision is made on
 the locked read; serialization failures are retried, not taken for "busy"; a row lock held
 too long gives up cleanly; a holder killed while holding the row lock is released by the
 database with its connection."""

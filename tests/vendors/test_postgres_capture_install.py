@@ -138,7 +138,7 @@ def test_check_reports_tables_capture_cannot_take(pg_db: Any) -> None:
     assert any("'nope'" in p and "does not exist" in p for p in problems)
 
 
-def test_check_refuses_partitions_and_inheritance(pg_db: Any) -> None:
+def test_check_refuses_partitions_alone_and_inheritance(pg_db: Any) -> None:
     pg_db.execute(
         "CREATE TABLE public.pt (id integer, d date, PRIMARY KEY (id, d)) PARTITION BY RANGE (d)",
         "CREATE TABLE public.pt_2024 PARTITION OF pt FOR VALUES FROM ('2024-01-01')"
@@ -149,13 +149,14 @@ def test_check_refuses_partitions_and_inheritance(pg_db: Any) -> None:
     )
     pg = Pg(pg_db)
     problems = pg.check("public.pt", "public.pt_2024", "public.parent", "public.child")
-    assert len(problems) == 4
-    assert "is a partitioned table" in problems[0] and "only plain tables" in problems[0]
-    for p, name in zip(problems[1:], ("pt_2024", "parent", "child"), strict=True):
+    assert len(problems) == 3
+    assert "public.pt_2024: is a partition of public.pt" in problems[0]
+    assert "list the partitioned table public.pt instead" in problems[0]
+    for p, name in zip(problems[1:], ("parent", "child"), strict=True):
         assert f"public.{name}: takes part in inheritance" in p
     with pytest.raises(LocationError) as err:
         pg.install("public.pt_2024")
-    assert "is not a plain table" in str(err.value)
+    assert "list a partitioned table, not its partitions" in str(err.value)
 
 
 def test_check_says_ddl_is_polled_without_a_superuser(pg_db: Any) -> None:

@@ -426,3 +426,53 @@ def test_key_change_rolled_back_to_a_savepoint_is_forgotten(pg_db: Any) -> None:
         ("INSERT", {"id": 6, "name": "b", "qty": 2}, None),
         ("UPDATE", {"id": 6, "name": "b", "qty": 7}, {"id": 6, "name": "b", "qty": 2}),
     ]
+
+
+def test_partitioned_table_is_captured_as_one_table(pg_db: Any) -> None:
+    pg, p0 = _pg(
+        pg_db,
+        "public.ev",
+        ddl="CREATE TABLE ev (id integer, day date, v text, PRIMARY KEY (id, day)) "
+        "PARTITION BY RANGE (day)",
+    )
+    pg_db.execute(
+        "CREATE TABLE ev_a PARTITION OF ev FOR VALUES FROM ('2024-01-01') TO ('2024-07-01')",
+        "CREATE TABLE ev_b PARTITION OF ev FOR VALUES FROM ('2024-07-01') TO ('2025-01-01')",
+    )
+    tx(pg_db, "INSERT INTO ev VALUES (1, '2024-02-01', 'parent'), (2, '2024-08-01', 'parent')")
+    tx(pg_db, "INSERT INTO ev_a VALUES (3, '2024-03-01', 'partition')")
+    tx(pg_db, "UPDATE ev SET day = '2024-10-01' WHERE id = 1")  # moves to another partition
+    tx(pg_db, "UPDATE ev_b SET v = 'changed' WHERE id = 2")
+    tx(pg_db, "DELETE FROM ev_a WHERE id = 3")
+    tx(pg_db, "TRUNCATE ev_b")  # one partition: its rows are deleted, not the whole table
+    p1, recs = pg.window("public.ev", p0)
+    got = [(a, (c or o)["id"], (c or o)["day"]) for a, c, o in rows(recs)]
+    assert got[:7] == [
+        ("INSERT", 1, "2024-02-01"),
+        ("INSERT", 2, "2024-08-01"),
+        ("INSERT", 3, "2024-03-01"),
+        ("DELETE", 1, "2024-02-01"),
+        ("INSERT", 1, "2024-10-01"),
+        ("UPDATE", 2, "2024-08-01"),
+        ("DELETE", 3, "2024-03-01"),
+    ]
+    assert sorted(got[7:]) == [("DELETE", 1, "2024-10-01"), ("DELETE", 2, "2024-08-01")]
+    assert {r.tablename for r in recs} == {"ev"}
+    # a partition made later is captured too
+    pg_db.execute(
+        "CREATE TABLE ev_c PARTITION OF ev FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')"
+    )
+    tx(pg_db, "INSERT INTO ev_c VALUES (5, '2025-02-01', 'new')")
+    tx(pg_db, "TRUNCATE ev")
+    _p2, recs = pg.window("public.ev", p1)
+    assert [(r.db_action, (r.row or {}).get("id")) for r in recs][:1] == [("INSERT", 5)]
+    assert recs[-1].db_action == "TRUNCATE"
+    # a partition detached is no longer the table's: its rows are not captured
+    pg_db.execute("ALTER TABLE ev DETACH PARTITION ev_c")
+    tx(pg_db, "INSERT INTO ev_c VALUES (6, '2025-03-01', 'detached')")
+    tx(pg_db, "INSERT INTO ev VALUES (7, '2024-04-01', 'parent')")
+    _p3, recs = pg.window("public.ev", _p2)
+    assert [(r.db_action, r.row["id"]) for r in recs] == [("INSERT", 7)]
+    assert (
+        pg_db.query("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'ev_c'::regclass")[0][0] == 0
+    )

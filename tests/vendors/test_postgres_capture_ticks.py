@@ -1,5 +1,6 @@
 """PostgreSQL capture positions: ticks, commit-ordered windows, the late committer,
-purge, the queue key, the sequence trap (reliability.md S01), changes_query."""
+purge, the queue key, the sequence trap (docs/internals.md, "Capture on PostgreSQL"),
+changes_query."""
 
 from __future__ import annotations
 

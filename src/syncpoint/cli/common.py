@@ -16,7 +16,10 @@ from rich.console import Console
 
 from syncpoint.errors import SyncpointError
 
-out = Console(highlight=False, soft_wrap=True)
+# Piped, without COLUMNS, rich would cut tables at 80 columns ("publi…"): a file or a pipe
+# gets whole lines.
+_PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 1000
+out = Console(highlight=False, soft_wrap=True, width=_PIPED_WIDTH)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -29,22 +32,42 @@ class State:
 state = State()
 
 
+KEEP_LOGS = 20  # the default log folder keeps the newest files of this many processes
+
+
 def spark_log_file() -> str:
     """Where Spark's and the JVM's output goes unless ``--verbose``: ``--log-file``, else
-    ``$SYNCPOINT_LOG_FILE``, else ``$XDG_STATE_HOME/syncpoint/spark.log`` (``~/.local/state``)."""
+    ``$SYNCPOINT_LOG_FILE``, else ``$XDG_STATE_HOME/syncpoint/spark-<pid>.log``
+    (``~/.local/state``): one file per process, so that a follower's log is not mixed with
+    (or cut by) the commands run beside it."""
     if state.log_file:
         return state.log_file
     if os.environ.get("SYNCPOINT_LOG_FILE"):
         return os.environ["SYNCPOINT_LOG_FILE"]
     base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
-    return os.path.join(base, "syncpoint", "spark.log")
+    return os.path.join(base, "syncpoint", f"spark-{os.getpid()}.log")
+
+
+def _prune_logs(folder: str) -> None:
+    """Remove all but the newest ``KEEP_LOGS`` per-process logs of the default folder."""
+    import glob
+
+    try:
+        logs = sorted(glob.glob(os.path.join(folder, "spark-*.log")), key=os.path.getmtime)
+        for old in logs[:-KEEP_LOGS]:
+            os.remove(old)
+    except OSError:
+        pass  # another process removed it first, or the folder is not ours to tidy
 
 
 def quiet_spark() -> None:
     """Send the JVM's output to the log file (or, verbose, to stderr): stdout stays ours."""
     from syncpoint.spark.session import send_jvm_output_to
 
-    send_jvm_output_to(None if state.verbose else spark_log_file(), state.verbose)
+    path = spark_log_file()
+    if not (state.verbose or state.log_file or os.environ.get("SYNCPOINT_LOG_FILE")):
+        _prune_logs(os.path.dirname(path))
+    send_jvm_output_to(None if state.verbose else path, state.verbose)
 
 
 def channel() -> Any:

@@ -1,5 +1,5 @@
 """``syncpoint gate produce|consume|status|reset``: gates between a batch producer and a
-consumer of transport tables (SPEC §7).
+consumer of transport tables (docs/objects.md, "Gate states").
 
 The gate lives at ``--url URL`` or at ``--location NAME`` of the channel file (``-c``);
 by default at the channel's transport location, else at its only integrate location.

@@ -1,4 +1,5 @@
-"""``syncpoint init [DIR]``: write a commented example ``syncpoint.yaml``."""
+"""``syncpoint init [DIR]``: write a commented example ``syncpoint.yaml`` (the keys most
+channels need; docs/config.md describes every key)."""
 
 from __future__ import annotations
 
@@ -33,4 +34,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json({"written": str(target)})
         else:
-            out.print(f"wrote {target}; edit the locations and tables, then `syncpoint validate`")
+            out.print(
+                f"wrote {target}: the keys most channels need, commented (docs/config.md "
+                "describes every key); edit the locations and tables, then "
+                f"`syncpoint -c {target} validate`",
+                markup=False,
+            )

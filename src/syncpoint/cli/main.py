@@ -18,6 +18,14 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        import syncpoint
+
+        typer.echo(f"syncpoint {syncpoint.__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _options(
     config: Annotated[
@@ -37,9 +45,15 @@ def _options(
         typer.Option(
             "--log-file",
             help="file for Spark's and the JVM's log (default $SYNCPOINT_LOG_FILE, else "
-            "~/.local/state/syncpoint/spark.log)",
+            "~/.local/state/syncpoint/spark-<process id>.log)",
         ),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="print the version and exit", is_eager=True, callback=_version
+        ),
+    ] = False,
 ) -> None:
     state.config_path = config
     state.verbose = verbose

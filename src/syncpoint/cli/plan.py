@@ -31,4 +31,7 @@ def register(app: typer.Typer) -> None:
         for loc, stmts in plans.items():
             out.print(f"-- location {loc}: {len(stmts)} statements", markup=False)
             for s in stmts:
+                if all(ln.lstrip().startswith("--") for ln in s.strip().splitlines()):
+                    out.print(s.strip(), markup=False)  # a note, not a statement
+                    continue
                 out.print(s.rstrip().rstrip(";") + ";\n", markup=False)

@@ -55,6 +55,14 @@ def register(app: typer.Typer) -> None:
                 help="with --follow: serve Prometheus metrics on this port (0: any free port)",
             ),
         ] = None,
+        metrics_interval: Annotated[
+            float,
+            typer.Option(
+                "--metrics-interval",
+                help="with --metrics-port: seconds between the status reads behind the metrics",
+                min=0.5,
+            ),
+        ] = 15.0,
         as_json: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:
         """Sample sync points and run rounds until every table reaches them."""
@@ -75,7 +83,7 @@ def register(app: typer.Typer) -> None:
             if metrics_port is not None:
                 from syncpoint.observe.exporter import start_exporter
 
-                exporter = start_exporter(ch, metrics_port)
+                exporter = start_exporter(ch, metrics_port, every=metrics_interval)
                 err.print(f"metrics: http://127.0.0.1:{exporter.port}/metrics", markup=False)
             spinner = _Spinner(enabled=not as_json and out.is_terminal)
 
@@ -88,8 +96,12 @@ def register(app: typer.Typer) -> None:
                 _print_round(r)
                 spinner.resume()
 
+            def on_failure(f: dict[str, Any]) -> None:
+                if exporter is not None:
+                    exporter.metrics.round_failed(f["integrate"], f["group"])
+
             try:
-                with runner.listening(on_round), spinner:
+                with runner.listening(on_round, on_failure), spinner:
                     report = ch.run(once=not follow, follow=follow, interval=interval, group=group)
             finally:
                 if exporter is not None:

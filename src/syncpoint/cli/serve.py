@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Annotated
 
 import typer
 
 from syncpoint.cli.common import channel, err, handled
+from syncpoint.errors import WorkFailed
 
 
 def register(app: typer.Typer) -> None:
@@ -31,11 +33,34 @@ def register(app: typer.Typer) -> None:
 
         with handled(False):
             ch = channel()
-            poller = Poller(lambda: collect(ch), Metrics(ch.cfg.channel), every=interval)
+            sock = _bind(host, port)
+            poller = Poller(
+                lambda known: collect(ch, known), Metrics(ch.cfg.channel), every=interval
+            )
             web = make_app(ch.cfg, poller)
             err.print(
                 f"syncpoint serve: http://{host}:{port}/ (status every {interval:g} s), "
                 f"metrics at /metrics; Ctrl-C stops",
                 markup=False,
             )
-            uvicorn.run(web, host=host, port=port, log_level="warning", access_log=False)
+            config = uvicorn.Config(web, log_level="warning", access_log=False)
+            uvicorn.Server(config).run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything starts: a port in use is said plainly
+    (exit 1), never left to the web server's own exit."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise WorkFailed(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc} "
+            "(another process uses the port? choose another with --port)"
+        ) from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock

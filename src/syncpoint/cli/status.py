@@ -52,15 +52,19 @@ def _capture_table(name: str, st: dict[str, Any]) -> None:
         out.print(f"  [red]problem:[/] {problem}")
 
 
-def collect(ch: Any) -> dict[str, Any]:
-    """The status document of channel ``ch``, warnings included."""
+def collect(ch: Any, known: Any = None) -> dict[str, Any]:
+    """The status document of channel ``ch``, warnings included (``known``: positions of an
+    earlier read, which ``serve`` and the metrics pass: ``ops/status.py``)."""
     from syncpoint.observe.warnings import status_warnings
 
     data: dict[str, Any] = {"channel": ch.cfg.channel, "capture": ch.capture_status()}
     if ch.cfg.integrate_locations():
-        data["integrate"] = ch.integrate_status()
+        data["integrate"] = ch.integrate_status(known) if known else ch.integrate_status()
         data["receive_stamps"] = ch.stamps_status()
         data["snapshots"] = ch.snapshot_status()
+        from syncpoint.ops.follower import follower_status
+
+        data["followers"] = follower_status(ch.cfg)
     if any(loc.capture and loc.integrate for loc in ch.cfg.locations.values()):
         from syncpoint.ops.cdr.status import conflict_status
 
@@ -89,20 +93,41 @@ def register(app: typer.Typer) -> None:
             status_integrate.show(data["integrate"], _error)
             _stamps(data["receive_stamps"])
             _snapshots(data["snapshots"])
+            _followers(data.get("followers") or {})
         _conflicts(data.get("conflicts") or {})
         _gates(data["gates"])
         for w in data["warnings"]:
+            if w["kind"] == "unreachable" and w.get("location") in _said:
+                continue  # its error was printed where the location is: said once
             out.print(f"[yellow]warning:[/] {escape(w['message'])}", markup=True)
         _exit_if_unreachable(data)
 
 
 def _exit_if_unreachable(data: dict[str, Any]) -> None:
-    """Exit 1 when no location could be read at all (the reasons were printed above)."""
-    parts = [data["capture"], data.get("integrate", {})]
-    entries = [st for part in parts for st in part.values()]
-    if entries and all(isinstance(st, dict) and "error" in st for st in entries):
-        err.print("error: no location could be read (see the reasons above)")
+    """Exit 1 when a location could not be read (its reason was printed above, once)."""
+    from syncpoint.observe.metrics import unreadable
+
+    down = unreadable(data)
+    for part in ("gates", "followers"):
+        down |= {loc for loc, st in (data.get(part) or {}).items() if _has_error(st)}
+    if down:
+        names = ", ".join(sorted(down))
+        err.print(f"error: could not read {names} (the reason is above)", markup=False)
         raise typer.Exit(1)
+
+
+def _has_error(st: Any) -> bool:
+    return isinstance(st, dict) and "error" in st
+
+
+def _followers(data: dict[str, Any]) -> None:
+    for integ, f in data.items():
+        if _error(integ, "follower: ", f):
+            continue
+        if f["running"]:
+            out.print(f"{integ}: a follower is running: {f['holder']}", markup=False)
+        else:
+            out.print(f"{integ}: no follower (run --follow) is running", markup=False)
 
 
 def _conflicts(data: dict[str, Any]) -> None:

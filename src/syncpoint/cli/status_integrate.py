@@ -41,6 +41,12 @@ def show(data: dict[str, Any], error: Callable[[str, str, Any], bool]) -> None:
                 "yes, see below" if r.get("stopped") else ("error" if r.get("error") else ""),
             )
         out.print(t)
+        if any(r["position"] is None and not r.get("error") for r in st["tables"]):
+            out.print(
+                "  a table without a position has had no round here yet: `syncpoint snapshot` "
+                "loads its rows first (unless it says snapshot: none), then `syncpoint run`",
+                markup=False,
+            )
         # reasons are long: printed whole below the table (in a column they wrap one word
         # per line)
         for r in st["tables"]:

@@ -1,4 +1,5 @@
-"""Foreign-key order of the target tables of a sync group (the consistent cut, SPEC §6.2).
+"""Foreign-key order of the target tables of a sync group (the consistent cut,
+docs/guarantees.md §2).
 
 The apply transaction of a round runs, per table:
 

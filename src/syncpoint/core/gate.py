@@ -1,4 +1,5 @@
-"""The gate's state machine (SPEC §7): states, roles, decisions and transitions.
+"""The gate's state machine (docs/objects.md, "Gate states"): states, roles, decisions and
+transitions.
 
 A gate is one row of ``{prefix}load_state``. A producer (the operational system's batch
 load) and a consumer (the warehouse load) take turns on it. Each turn is::
@@ -63,7 +64,7 @@ class Decision:
         return LOADING[self.role] if self.action is Action.TAKE else None
 
 
-# SPEC §7, row for row: (role, found) -> (action, purge, reason).
+# docs/objects.md "Gate states", row for row: (role, found) -> (action, purge, reason).
 _TABLE: dict[tuple[Role, State], tuple[Action, bool, str]] = {
     (Role.PRODUCER, State.WAREHOUSE_LOADED): (
         Action.TAKE,
@@ -111,7 +112,8 @@ _TABLE: dict[tuple[Role, State], tuple[Action, bool, str]] = {
 
 
 def decide(role: Role | str, found: State | str) -> Decision:
-    """The decision of SPEC §7 for ``role`` finding ``found`` (read under the row lock)."""
+    """The decision of the gate's table (docs/objects.md) for ``role`` finding ``found``
+    (read under the row lock)."""
     r, s = Role(role), State(found)
     action, purge, reason = _TABLE[(r, s)]
     return Decision(role=r, found=s, action=action, purge=purge, reason=reason)

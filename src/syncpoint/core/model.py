@@ -65,7 +65,7 @@ class TableShape:
 
 @dataclass(frozen=True)
 class ChangeRecord:
-    """One row of ``{prefix}items`` as read back (SPEC §4)."""
+    """One row of ``{prefix}items`` as read back (docs/objects.md, "At a capture location")."""
 
     repl_key: int
     trans_key: str
@@ -113,7 +113,7 @@ class ChangeRecord:
 
 @dataclass(frozen=True)
 class Tick:
-    """A commit-ordered position made safe to read up to (SPEC §4 service_context).
+    """A commit-ordered position made safe to read up to (docs/internals.md, "Change records").
 
     ``context``: every change record of a transaction that committed before the tick is at or
     below it; every later one is above it. ``guaranteed``: a time on the capture location's
@@ -151,3 +151,5 @@ class CaptureStatus:
     ddl_events: list[dict[str, Any]] = field(default_factory=list)
     # traps found in the installed objects (e.g. a queue sequence altered to CACHE > 1)
     problems: list[str] = field(default_factory=list)
+    # log capture only: the log it holds back (retained_bytes, age_seconds, lost, ...)
+    log: dict[str, Any] | None = None

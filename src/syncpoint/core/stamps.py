@@ -1,4 +1,5 @@
-"""Receive stamps (SPEC §1, §5, guarantee 4): up to when each capture location is integrated.
+"""Receive stamps (docs/guarantees.md §4, docs/objects.md): up to when each capture location
+is integrated.
 
 For one integrate location, each capture location has a *stamp*: a time on that location's
 clock before which every captured change is applied here. A run may move a location's stamp

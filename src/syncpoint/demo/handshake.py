@@ -1,4 +1,4 @@
-"""Step 5: a gate handshake (SPEC §7) between a batch producer and syncpoint as consumer.
+"""Step 5: a gate handshake (docs/recipes.md) between a batch producer and syncpoint as consumer.
 
 The producer is dec01's nightly extract: in its turn of gate ``nightly`` (held in dec01's
 database) it empties the transport table ``daily_totals`` (the consumer loaded the last

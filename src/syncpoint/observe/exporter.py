@@ -1,8 +1,10 @@
 """``run --follow --metrics-port N``: the channel's metrics served from the running process.
 
-Rounds feed the counters as they commit; a thread reads the status (the same document as
-``syncpoint status``) every ``every`` seconds for lag, backlog, stamps and gates, on its
-own connections, so the rounds never wait for it.
+Rounds feed the counters as they commit or fail; a thread reads the status (the same
+document as ``syncpoint status``) every ``every`` seconds (``--metrics-interval``, 15 by
+default) for lag, backlog, stamps and gates, on its own connections, so the rounds never
+wait for it. It reads as ``serve`` does (``ops/serve/poller.py``), so both export the same
+series under the same names; docs/operations.md says which to scrape.
 """
 
 from __future__ import annotations
@@ -35,18 +37,16 @@ def start_exporter(ch: Any, port: int, host: str = "0.0.0.0", every: float = 15.
     from prometheus_client import start_http_server
 
     from syncpoint.cli.status import collect
+    from syncpoint.ops.serve.poller import Poller
 
-    metrics = Metrics(ch.cfg.channel)
-    server, _thread = start_http_server(port, addr=host, registry=metrics.registry)
+    metrics = Metrics(ch.cfg.channel, exporter="follower")
+    server, _thread = start_http_server(port, addr=host, registry=metrics.exposed)
     stopping = threading.Event()
+    poller = Poller(lambda known: collect(ch, known), metrics, every)
 
     def refresh() -> None:
         while not stopping.is_set():
-            try:
-                metrics.update(collect(ch))
-            except Exception as exc:  # noqa: BLE001 - a status read must never stop the rounds
-                log.warning("metrics: status read failed: %s", exc)
-                metrics.up.set(0)
+            poller.poll()  # a failed read is logged and counted, never raised
             stopping.wait(every)
 
     t = threading.Thread(target=refresh, name="syncpoint-metrics", daemon=True)

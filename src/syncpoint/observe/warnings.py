@@ -11,7 +11,9 @@ gate) it is about, a ``message`` that says what to do, and the measured ``value`
   ``warnings.gate_loading_s`` (a failed or hung producer or consumer turn);
 - ``table_stopped``: a table's rounds are stopped (the reason is in the message);
 - ``queue_growing``: more change records wait in a capture location's queue than
-  ``warnings.queue_rows`` (a consumer is stuck, or ``purge`` is not run).
+  ``warnings.queue_rows`` (a consumer is stuck, or ``purge`` is not run);
+- ``log_retained``: a log capture location holds more log back than
+  ``warnings.log_retained_bytes`` (runs stopped: the server's disk fills), or lost it.
 
 Only the status document is read: computing warnings touches no database.
 """
@@ -22,7 +24,14 @@ from typing import Any
 
 from syncpoint.config import WarningsConfig
 
-KINDS = ("unreachable", "not_integrated", "gate_stuck", "table_stopped", "queue_growing")
+KINDS = (
+    "unreachable",
+    "not_integrated",
+    "gate_stuck",
+    "table_stopped",
+    "queue_growing",
+    "log_retained",
+)
 
 
 def _w(kind: str, location: str, subject: str | None, message: str, **kw: Any) -> dict[str, Any]:
@@ -84,7 +93,31 @@ def _capture(capture: dict[str, Any], limits: WarningsConfig) -> list[dict[str, 
                     threshold=limits.queue_rows,
                 )
             )
+        found += _log(loc, st.get("log"), limits)
     return found
+
+
+def _log(loc: str, log: dict[str, Any] | None, limits: WarningsConfig) -> list[dict[str, Any]]:
+    if not log:
+        return []
+    if log.get("lost"):
+        return [_w("log_retained", loc, None, f"{loc}: {log['lost']}")]
+    held = int(log.get("retained_bytes") or 0)
+    if held <= limits.log_retained_bytes:
+        return []
+    return [
+        _w(
+            "log_retained",
+            loc,
+            None,
+            f"{loc}: log capture holds {held} bytes of log back (more than "
+            f"{limits.log_retained_bytes}), the slot last moved "
+            f"{float(log.get('age_seconds') or 0):.0f} s ago: check that run is running; "
+            "the server keeps this log on its disk until it is read",
+            value=held,
+            threshold=limits.log_retained_bytes,
+        )
+    ]
 
 
 def _integrate(integrate: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
-"""``Channel``: the operations of SPEC §3 on one configuration, for the CLI and for Python
-callers (Airflow, Dagster, notebooks). It coordinates vendors and, for ``run``, Spark; it
-holds no SQL and no vendor detail of its own.
+"""``Channel``: the operations of the commands (docs/commands.md) on one configuration, for
+the CLI and for Python callers (Airflow, Dagster, notebooks). It coordinates vendors and,
+for ``run``, Spark; it holds no SQL and no vendor detail of its own.
 """
 
 from __future__ import annotations
@@ -167,10 +167,33 @@ class Channel:
 
     @_changes_nothing
     def plan(self) -> dict[str, list[str]]:
+        """Per location, what ``install`` runs at a capture location, and what the first
+        ``snapshot`` or ``run`` makes at an integrate location (its control tables, and the
+        target tables that are missing)."""
+        from syncpoint.core.rounds import target_name
+
         out: dict[str, list[str]] = {}
         for name in self.cfg.capture_locations():
             with self.location(name).capture() as (cap, conn):
                 out[name] = cap.plan(conn, self.cfg.tables_at(name))
+        for integ in self.cfg.integrate_locations():
+            side = self.location(integ).integrate_side
+            targets = sorted(
+                {
+                    str(side.resolve(*target_name(t, src), self.cfg.locations[src].vendor))
+                    for src in self.cfg.sources_of(integ)
+                    for t in self.cfg.tables_at(src)
+                }
+            )
+            out.setdefault(integ, []).extend(
+                [
+                    f"-- at {integ}, the first snapshot or run creates the control tables "
+                    "(install changes nothing here):",
+                    *side.statements("create"),
+                    "-- and each missing target table, with the columns of its source: "
+                    + ", ".join(targets),
+                ]
+            )
         return out
 
     def install(self) -> dict[str, str]:
@@ -292,7 +315,7 @@ class Channel:
         )
 
     def _load_transport(self, report: Any) -> None:
-        """The consumer turn of the transport gate after the rounds (SPEC §7): the transport
+        """The consumer turn of the transport gate after the rounds (docs/recipes.md): the transport
         tables are loaded in full when the producer has finished a batch; a refused turn
         (a failed earlier load) ends the run with exit 3."""
         from syncpoint.ops.transport import load_transport
@@ -306,16 +329,17 @@ class Channel:
         return purge(self.cfg)
 
     @_changes_nothing
-    def integrate_status(self) -> dict[str, Any]:
-        """Per integrate location and table: position, sync point, backlog, lag, stops."""
+    def integrate_status(self, known: Any = None) -> dict[str, Any]:
+        """Per integrate location and table: position, sync point, backlog, lag, stops
+        (``known``: positions read before, for a location that cannot be read now)."""
         from syncpoint.ops.status import integrate_status
 
-        return integrate_status(self.cfg)
+        return integrate_status(self.cfg, known)
 
     @_changes_nothing
     def stamps_status(self) -> dict[str, Any]:
         """Per integrate location: leader, trailer and every capture location's receive stamp
-        (SPEC §5 ``{p}stin_{channel}_{loc}``) with its age."""
+        (docs/objects.md ``{p}stin_{channel}_{loc}``) with its age."""
         from syncpoint.vendors.stampstore import StampStore
 
         out: dict[str, Any] = {}

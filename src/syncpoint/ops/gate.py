@@ -1,4 +1,5 @@
-"""Gates (SPEC §7): a producer and a consumer of transport tables take turns, across hosts.
+"""Gates (docs/objects.md "Gate states", docs/guarantees.md §6): a producer and a consumer of
+transport tables take turns, across hosts.
 
 Python API, for Airflow or Dagster tasks and for ``syncpoint gate``::
 
@@ -182,7 +183,7 @@ class Gate:
         command: str | None = None,
     ) -> Turn:
         """Take the gate for ``role`` (see the module docstring); raises ``GateRefused`` or
-        ``GateBusy`` (exit 3) when SPEC §7 says not now."""
+        ``GateBusy`` (exit 3) when the gate's table (docs/objects.md) says not now."""
         r = parse_role(role) if isinstance(role, str) else role
         purge = list(purge_tables)
         holder = self._holder(command)

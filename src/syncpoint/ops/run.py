@@ -30,16 +30,26 @@ KEEP_ROUNDS = 100
 
 # Called with each round's description as soon as it commits (progress lines, metrics).
 ROUND_LISTENERS: list[Callable[[dict[str, Any]], None]] = []
+# Called with ``{"integrate", "group", "error"}`` when a follower's round fails (metrics).
+FAILURE_LISTENERS: list[Callable[[dict[str, Any]], None]] = []
 
 
 @contextmanager
-def listening(fn: Callable[[dict[str, Any]], None]) -> Iterator[None]:
-    """Call ``fn(round)`` for every round run in this block (``run`` progress, metrics)."""
+def listening(
+    fn: Callable[[dict[str, Any]], None],
+    failed: Callable[[dict[str, Any]], None] | None = None,
+) -> Iterator[None]:
+    """Call ``fn(round)`` for every round run in this block (``run`` progress, metrics),
+    and ``failed(failure)`` for every failed round of a follower."""
     ROUND_LISTENERS.append(fn)
+    if failed is not None:
+        FAILURE_LISTENERS.append(failed)
     try:
         yield
     finally:
         ROUND_LISTENERS.remove(fn)
+        if failed is not None:
+            FAILURE_LISTENERS.remove(failed)
 
 
 @dataclass
@@ -185,10 +195,13 @@ def run(
         if report.stopped:
             raise TableStopped(_stopped_text(report))
         return report
+    from syncpoint.ops.follower import holding
+
     total = RunReport()
-    with _signals() as stopping:
+    with holding(cfg) as keep, _signals() as stopping:
         retry_at: dict[str, float] = {}
         while not stopping.is_set():
+            keep()  # still the one follower (a restarted server ended the lock's session)
             for integ in cfg.integrate_locations():
                 for g, tables in _groups(cfg, group).items():
                     if stopping.is_set() or retry_at.get(f"{integ}/{g}", 0) > time.monotonic():
@@ -201,6 +214,9 @@ def run(
                         report.errors.append(str(exc))
                     except TableStopped as exc:
                         report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
+                    for text in report.errors:
+                        for listener in list(FAILURE_LISTENERS):
+                            listener({"integrate": integ, "group": g, "error": text})
                     if report.stopped:
                         retry_at[f"{integ}/{g}"] = time.monotonic() + STOPPED_RETRY_S
                         log.error("%s", _stopped_text(report))

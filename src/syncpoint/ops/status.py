@@ -1,5 +1,5 @@
-"""The integrate side of ``status`` (SPEC §3): per integrate location, capture location and
-table, where this channel's application stands.
+"""The integrate side of ``status`` (docs/operations.md): per integrate location, capture
+location and table, where this channel's application stands.
 
 - ``position``: the last applied tick; ``stream_id`` it belongs to;
 - ``sync_point``: the tick the table's sync group was last sampled at (and when);
@@ -19,6 +19,7 @@ status was asked for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,7 +40,33 @@ def _age(oldest: Any) -> float:
     return max(0.0, (datetime.now(UTC) - oldest).total_seconds())
 
 
-def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Known:
+    """A position read earlier (``serve`` and the metrics remember them across reads)."""
+
+    context: int
+    stream_id: str
+
+
+def known_positions(status: dict[str, Any]) -> dict[str, dict[tuple[str, str], Known]]:
+    """The positions of a status document, per integrate location, to pass to the next
+    read as ``known``."""
+    out: dict[str, dict[tuple[str, str], Known]] = {}
+    for integ, st in (status.get("integrate") or {}).items():
+        for t in (st or {}).get("tables", []):
+            if t.get("position") is not None and t.get("stream_id"):
+                out.setdefault(integ, {})[(t["location"], t["table"])] = Known(
+                    int(t["position"]), str(t["stream_id"])
+                )
+    return out
+
+
+def integrate_status(
+    cfg: ChannelConfig, known: dict[str, dict[tuple[str, str], Known]] | None = None
+) -> dict[str, Any]:
+    """``known``: positions read before; an integrate location that cannot be read is then
+    still reported table by table (``unreachable`` says why), its backlog and lag counted
+    from those positions on the capture side, so that they grow during the outage."""
     app = cfg.application
     group_of = {str(t.ref): g for g, ts in cfg.groups().items() for t in ts}
     out: dict[str, Any] = {}
@@ -55,8 +82,10 @@ def integrate_status(cfg: ChannelConfig) -> dict[str, Any]:
             # status must not make a database file no run has made yet
             conn = None if place.file_not_made else target.connect()
         except WorkFailed as exc:
-            out[integ] = {"error": str(exc)}
-            continue
+            if not (known or {}).get(integ):
+                out[integ] = {"error": str(exc)}
+                continue
+            conn, entry["unreachable"], stored = None, str(exc), dict(known[integ])  # type: ignore[index]
         try:
             if conn is not None and target.has_control_tables(conn):
                 stored = {(p.location, p.table): p for a, p in target.positions(conn) if a == app}

@@ -1,4 +1,4 @@
-"""Reading and writing receive stamps at an integrate location (SPEC §5 ``{p}stin_*``).
+"""Reading and writing receive stamps at an integrate location (docs/objects.md ``{p}stin_*``).
 
 The rules live in ``core/stamps.py``; the SQL in each vendor's ``sql/stamps/``. This module
 only moves values between them. ``record`` runs inside the caller's open apply transaction,

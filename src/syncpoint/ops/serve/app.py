@@ -40,6 +40,10 @@ def layout(cfg: Any) -> dict[str, Any]:
             {"name": n, "capture": bool(loc.capture), "integrate": bool(loc.integrate)}
             for n, loc in cfg.locations.items()
         ],
+        # capture location -> integrate location: drawn even when no table could be counted
+        "links": [
+            [src, integ] for integ in cfg.integrate_locations() for src in cfg.sources_of(integ)
+        ],
     }
 
 

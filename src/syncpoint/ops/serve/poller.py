@@ -2,8 +2,11 @@
 lag per flow, and the metrics.
 
 A flow is one capture location feeding one integrate location; its backlog is the sum over
-its tables and its lag the largest lag of its tables. A failed read keeps the previous
-document and says why in ``error`` (the page shows it); it never stops the poller.
+its tables and its lag the largest lag of its tables; ``down`` when either end could not be
+read. Each read is given the positions of the last one (``ops/status.py``): while the
+integrate location is down, backlog and lag are still counted from them on the capture side,
+so the plots show them growing through an outage. A failed read keeps the previous document
+and says why in ``error`` (the page shows it); it never stops the poller.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from syncpoint.observe.metrics import Metrics
+from syncpoint.observe.metrics import Metrics, readable_locations, unreadable
+from syncpoint.ops.status import known_positions
 
 log = logging.getLogger("syncpoint.ops.serve")
 HISTORY_S = 3600.0
@@ -24,11 +28,19 @@ HISTORY_S = 3600.0
 def flows(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """``"src->cen"``: backlog (sum), lag (max), stopped tables, per flow of the document."""
     out: dict[str, dict[str, Any]] = {}
+    down = unreadable(status)
     for integ, st in (status.get("integrate") or {}).items():
         for t in st.get("tables", []):
             f = out.setdefault(
                 f"{t['location']}->{integ}",
-                {"from": t["location"], "to": integ, "backlog": 0, "lag": 0.0, "stopped": []},
+                {
+                    "from": t["location"],
+                    "to": integ,
+                    "backlog": 0,
+                    "lag": 0.0,
+                    "stopped": [],
+                    "down": t["location"] in down or integ in down,
+                },
             )
             f["backlog"] += int(t.get("backlog") or 0)
             f["lag"] = max(f["lag"], float(t.get("lag_seconds") or 0.0))
@@ -39,8 +51,9 @@ def flows(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 class Poller:
     def __init__(
-        self, read: Callable[[], dict[str, Any]], metrics: Metrics, every: float = 5.0
+        self, read: Callable[[Any], dict[str, Any]], metrics: Metrics, every: float = 5.0
     ) -> None:
+        """``read(known)``: the status document, given the positions last read."""
         self.read = read
         self.metrics = metrics
         self.every = every
@@ -48,6 +61,7 @@ class Poller:
         self.error: str | None = None
         self.updated_at: float | None = None
         self.polls = 0
+        self.known: Any = None
         self.samples: deque[dict[str, Any]] = deque()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -63,21 +77,23 @@ class Poller:
     def poll(self) -> None:
         """One status read (the thread calls it; tests may too)."""
         try:
-            status = self.read()
+            status = self.read(self.known)
         except Exception as exc:  # noqa: BLE001 - a location down must not stop the page
             log.warning("status read failed: %s", exc)
             with self.lock:
                 self.error = str(exc)
                 self.polls += 1
-            self.metrics.up.set(0)
+            self.metrics.read_failed(readable_locations(self.status or {}))
             return
         now = time.time()
         sample = {
             "t": now,
             "flows": {
-                k: {"backlog": f["backlog"], "lag": f["lag"]} for k, f in flows(status).items()
+                k: {"backlog": f["backlog"], "lag": f["lag"], "down": f["down"]}
+                for k, f in flows(status).items()
             },
         }
+        self.known = {**(self.known or {}), **known_positions(status)}
         with self.lock:
             self.status, self.error, self.updated_at = status, None, now
             self.polls += 1

@@ -9,5 +9,16 @@ from syncpoint.vendors.postgres.capture import PostgresCapture as Capture
 from syncpoint.vendors.postgres.cdr import PostgresCdr as Cdr
 from syncpoint.vendors.postgres.gate import PostgresGateStore as GateStore
 from syncpoint.vendors.postgres.integrate import PostgresIntegrate as Integrate
+from syncpoint.vendors.postgres.logcapture import PostgresLogCapture as LogCapture
 
-__all__ = ["Capture", "Cdr", "GateStore", "Integrate", "dialect", "snapshot", "transport", "types"]
+__all__ = [
+    "Capture",
+    "Cdr",
+    "GateStore",
+    "Integrate",
+    "LogCapture",
+    "dialect",
+    "snapshot",
+    "transport",
+    "types",
+]

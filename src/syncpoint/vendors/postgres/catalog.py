@@ -3,11 +3,13 @@
 ``check_location`` and ``check_tables`` add to ``Capture.check`` what only PostgreSQL has:
 event triggers (DDL capture as it happens) need a superuser, else DDL is polled; a
 ``SQL_ASCII`` database holds bytes that are not valid UTF-8 and so cannot become JSON text;
-only plain tables are captured, because statement triggers see the rows of the statement's
-target only (rows written through a parent, or directly to a partition or inheritance child,
-would bypass them); a key named in the channel file must have an equality the planner can
-hash or merge (the UPDATE pairing is a FULL JOIN on it); and once installed, the queue
-sequence must keep CACHE 1 and NO CYCLE (reliability.md S01).
+only plain and partitioned tables are captured, because statement triggers see the rows of
+the statement's target only (rows written through an inheritance parent, or directly to a
+child, would bypass them; a partitioned table gets the same triggers on every partition, and
+a partition listed on its own is refused with the name of the table to list); a key named in
+the channel file must have an equality the planner can hash or merge (the UPDATE pairing is
+a FULL JOIN on it); and once installed, the queue sequence must keep CACHE 1 and NO CYCLE
+(docs/internals.md, "Capture on PostgreSQL").
 """
 
 from __future__ import annotations
@@ -127,13 +129,21 @@ def check_tables(conn: Any, objs: Names, tables: list[TableConfig], location: st
         if found is None:
             continue  # reported by Capture.check
         kind, shape = found
-        if kind[0] != "r":
+        root = partition_root(conn, objs, t.ref)
+        if root:
             problems.append(
-                f"table {t.name}: is a {RELKINDS.get(kind[0], kind)} at {location}; only "
-                "plain tables can be captured"
+                f"table {t.name}: is a partition of {root} at {location}; list the "
+                f"partitioned table {root} instead (its rows are captured through it, "
+                "whatever partition holds them)"
             )
             continue
-        if kind.endswith("i"):
+        if kind[0] not in ("r", "p"):
+            problems.append(
+                f"table {t.name}: is a {RELKINDS.get(kind[0], kind)} at {location}; only "
+                "tables and partitioned tables can be captured"
+            )
+            continue
+        if kind[0] == "r" and kind.endswith("i"):
             problems.append(
                 f"table {t.name}: takes part in inheritance at {location}; statement triggers "
                 "do not see rows written to a child table through its parent or directly to "
@@ -147,6 +157,14 @@ def check_tables(conn: Any, objs: Names, tables: list[TableConfig], location: st
                 "other key columns"
             )
     return problems
+
+
+def partition_root(conn: Any, objs: Names, table: TableName) -> str | None:
+    """The partitioned table at the top of the tree a partition belongs to, or None."""
+    row = conn.execute(
+        objs.one("queries/partition_root.sql"), {"schema": schema_of(table), "table": table.name}
+    ).fetchone()
+    return None if row is None else str(_text(row[0]))
 
 
 def _key_joinable(conn: Any, t: TableConfig) -> bool:

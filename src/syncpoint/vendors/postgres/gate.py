@@ -3,7 +3,7 @@
 READ COMMITTED is set on the connection whatever the server's default: there a locked read
 waits for the holder and then sees the row as it committed it. Under REPEATABLE READ the same
 read fails with a serialization failure (SQLSTATE 40001); that is transient and retried by
-the orchestration, never taken for "gate busy" (reliability.md S34).
+the orchestration, never taken for "gate busy" (docs/guarantees.md §6).
 """
 
 from __future__ import annotations

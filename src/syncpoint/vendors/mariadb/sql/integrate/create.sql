@@ -1,4 +1,4 @@
--- Control tables of an integrate location (SPEC §5); idempotent. Names are compared in
+-- Control tables of an integrate location (docs/objects.md); idempotent. Names are compared in
 -- binary collation so that table names differing only in case stay apart.
 CREATE TABLE IF NOT EXISTS ${positions} (
     application_name  varchar(64) NOT NULL,

@@ -1,4 +1,4 @@
--- The receive stamps of one integrate location for one channel (SPEC §5). Times are UTC.
+-- The receive stamps of one integrate location for one channel (docs/objects.md). Times are UTC.
 CREATE TABLE IF NOT EXISTS ${stin} (
     leader_cap_loc         varchar(64),
     leader_cap_begin       datetime(6),

@@ -1,4 +1,4 @@
--- The gates of this prefix (SPEC §7): one row per gate. changed_at is the database's clock,
+-- The gates of this prefix (docs/objects.md, "Gate states"): one row per gate. changed_at is the database's clock,
 -- so that the age of a state means the same on every host that reads it.
 CREATE TABLE IF NOT EXISTS ${table} (
   gate_name  varchar(100) PRIMARY KEY,

@@ -85,13 +85,18 @@ BEGIN
     SELECT relkind INTO v_kind FROM pg_class WHERE oid = v_rel;
     -- Statement triggers see the rows of the statement's target only: rows written to a
     -- partition or inheritance child directly would bypass a parent's triggers, and rows
-    -- written through a parent a child's.
-    IF v_kind <> 'r' OR EXISTS (SELECT 1 FROM pg_inherits
-                                 WHERE inhrelid = v_rel OR inhparent = v_rel) THEN
+    -- written through a parent a child's. A partitioned table is captured as one table:
+    -- the same triggers on it and on every partition below it (see the end).
+    IF v_kind NOT IN ('r', 'p') OR EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class k
+                                            ON k.oid = i.inhrelid
+                                          WHERE (i.inhrelid = v_rel OR i.inhparent = v_rel)
+                                            AND NOT k.relispartition)
+       OR (SELECT relispartition FROM pg_class WHERE oid = v_rel) THEN
         RAISE EXCEPTION USING ERRCODE = 'wrong_object_type',
-            MESSAGE = format('syncpoint: %I.%I is not a plain table (partitioned tables, '
-                             'partitions and inheritance parents or children cannot be '
-                             'captured)', t.schemaname, t.tablename);
+            MESSAGE = format('syncpoint: %I.%I is not a plain or partitioned table '
+                             '(partitions and inheritance parents or children cannot be '
+                             'captured; list a partitioned table, not its partitions)',
+                             t.schemaname, t.tablename);
     END IF;
     v_relq := v_rel::regclass::text;
 
@@ -165,6 +170,9 @@ BEGIN
                         WHERE a.attrelid = v_rel AND a.attnum = ANY (v_keys)
                           AND NOT a.attnotnull)
       INTO v_row;
+    -- A partitioned table's UPDATE statement pairs the rows it moves between partitions
+    -- (row triggers see such a move as a DELETE and an INSERT of partitions only).
+    v_row := v_row AND v_kind = 'r';
 
     -- Columns: which need a projection, which settings the encoding depends on.
     FOR c IN SELECT a.attname, a.atttypid
@@ -299,6 +307,10 @@ DECLARE
     sp_k  bigint;
     %s
 BEGIN
+    IF TG_WHEN = 'BEFORE' THEN
+        EXECUTE format('DELETE FROM %%I.%%I', TG_TABLE_SCHEMA, TG_TABLE_NAME);
+        RETURN NULL;
+    END IF;
     %s
     IF TG_OP = 'INSERT' THEN
         %s 'INSERT' AS sp_a, %s AS sp_c, NULL::text AS sp_oc
@@ -347,6 +359,10 @@ $body$,
                    'SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %L',
                    v_fnq, v_body);
     v_actions := coalesce(t.actions, 'IUD');
+    IF v_kind = 'p' THEN
+        -- the ALTERs below fire the DDL event trigger, which must not make this again
+        PERFORM set_config($lit{origin_guc} || '_making', '1', true);
+    END IF;
     FOR c IN SELECT * FROM (VALUES
             ('I', '_ins', 'INSERT', 'REFERENCING NEW TABLE AS sp_new FOR EACH STATEMENT'),
             ('U', '_upd', 'UPDATE', CASE WHEN v_row THEN 'FOR EACH ROW' ELSE
@@ -364,6 +380,44 @@ $body$,
             EXECUTE format('DROP TRIGGER %I ON %s', v_trg, v_relq);
         END IF;
     END LOOP;
+    -- A partitioned table: every partition (at every level) gets the parent's statement
+    -- triggers too, for statements that name it directly (those that name the parent fire
+    -- the parent's only); their rows are written under the parent's name and shape.
+    -- Triggers left on a table no longer in the tree (detached) go.
+    FOR c IN SELECT tg.tgname, tg.tgrelid::regclass::text AS rel
+               FROM pg_trigger tg
+              WHERE tg.tgfoid = (v_fnq || '()')::regprocedure AND tg.tgrelid <> v_rel
+                AND NOT tg.tgisinternal
+                AND tg.tgrelid NOT IN (SELECT relid FROM pg_partition_tree(v_rel)) LOOP
+        EXECUTE format('DROP TRIGGER %I ON %s', c.tgname, c.rel);
+    END LOOP;
+    IF v_kind = 'p' THEN
+        FOR c IN SELECT p.relid::regclass::text AS rel, x.*
+                   FROM pg_partition_tree(v_rel) p,
+                        (VALUES ('I', '_ins', 'INSERT', 'sp_new'),
+                                ('U', '_upd', 'UPDATE', 'OLD TABLE AS sp_old NEW TABLE AS sp_new'),
+                                ('D', '_del', 'DELETE', 'sp_old'),
+                                ('D', '_trunc', 'TRUNCATE', NULL)) AS x(letter, suffix, event, tt)
+                  WHERE p.relid <> v_rel LOOP
+            v_trg := v_fn || c.suffix;
+            IF strpos(v_actions, c.letter) > 0 THEN
+                -- a partition's TRUNCATE: its rows are deleted first (BEFORE), and the
+                -- deletes captured; a TRUNCATE record would empty the whole table elsewhere
+                EXECUTE format('CREATE OR REPLACE TRIGGER %I %s %s ON %s %s '
+                               'FOR EACH STATEMENT EXECUTE FUNCTION %s()', v_trg,
+                               CASE WHEN c.tt IS NULL THEN 'BEFORE' ELSE 'AFTER' END,
+                               c.event, c.rel,
+                               CASE WHEN c.tt IS NULL THEN ''
+                                    WHEN c.letter = 'U' THEN 'REFERENCING ' || c.tt
+                                    WHEN c.letter = 'I' THEN 'REFERENCING NEW TABLE AS ' || c.tt
+                                    ELSE 'REFERENCING OLD TABLE AS ' || c.tt END, v_fnq);
+                EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', c.rel, v_trg);
+            ELSE
+                EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', v_trg, c.rel);
+            END IF;
+        END LOOP;
+        PERFORM set_config($lit{origin_guc} || '_making', '', true);
+    END IF;
 
     UPDATE ${schema}.${tables} SET status = 'OK', reason = NULL WHERE id = p_id;
 END

@@ -35,7 +35,14 @@ BEGIN
         SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
         IF FOUND THEN
             v_shape := ${schema}.${fn_shape}(r.objid);
-            CONTINUE WHEN v_shape IS NOT DISTINCT FROM t.shape;
+            IF v_shape IS NOT DISTINCT FROM t.shape THEN
+                -- a partition attached or detached: the partitions' triggers follow
+                IF t.status = 'OK' AND (SELECT relkind FROM pg_class WHERE oid = r.objid) = 'p'
+                   AND coalesce(current_setting($lit{origin_guc} || '_making', true), '') = '' THEN
+                    PERFORM ${schema}.${fn_make}(t.id);
+                END IF;
+                CONTINUE;
+            END IF;
             SELECT location, stream_id INTO v_loc, v_sid FROM ${schema}.${service};
             v_k := nextval($lit{seq_q}::regclass);
             INSERT INTO ${schema}.${items} (repl_key, guid, trans_key, dbid, tablename, db_catalog,
@@ -64,6 +71,15 @@ BEGIN
                 END;
             END IF;
         ELSE
+            -- a partition made under a watched partitioned table: its triggers
+            FOR t IN SELECT w.* FROM ${schema}.${tables} w
+                      WHERE w.status = 'OK'
+                        AND coalesce(current_setting($lit{origin_guc} || '_making', true), '') = ''
+                        AND w.relid IN (
+                            SELECT a.relid FROM pg_partition_ancestors(r.objid) a
+                             WHERE a.relid <> r.objid) LOOP
+                PERFORM ${schema}.${fn_make}(t.id);
+            END LOOP;
             SELECT * INTO t FROM ${schema}.${tables}
              WHERE relid IS NULL AND schemaname = v_nsp AND tablename = v_name FOR UPDATE;
             CONTINUE WHEN NOT FOUND;

@@ -1,4 +1,4 @@
--- Control tables of an integrate location (SPEC §5); idempotent. CREATE ... IF NOT EXISTS
+-- Control tables of an integrate location (docs/objects.md); idempotent. CREATE ... IF NOT EXISTS
 -- is not safe against itself (two first runs at once collide in pg_type): one at a time.
 SELECT pg_advisory_xact_lock(hashtextextended('syncpoint integrate ' || current_schema(), 0))
 ---

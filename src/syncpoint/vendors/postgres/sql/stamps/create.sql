@@ -1,4 +1,4 @@
--- The receive stamps of one integrate location for one channel (SPEC §5).
+-- The receive stamps of one integrate location for one channel (docs/objects.md).
 CREATE TABLE IF NOT EXISTS ${stin} (
     leader_cap_loc         text,
     leader_cap_begin       timestamptz,

@@ -1,4 +1,4 @@
--- The gates of this prefix (SPEC §7): one row per gate. changed_at is UTC text from the
+-- The gates of this prefix (docs/objects.md, "Gate states"): one row per gate. changed_at is UTC text from the
 -- database's clock ('YYYY-MM-DD HH:MM:SS.SSS').
 CREATE TABLE IF NOT EXISTS ${table} (
   gate_name  TEXT NOT NULL PRIMARY KEY,

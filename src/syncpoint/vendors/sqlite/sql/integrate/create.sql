@@ -1,4 +1,4 @@
--- Control tables of an integrate location (SPEC §5); idempotent.
+-- Control tables of an integrate location (docs/objects.md); idempotent.
 CREATE TABLE IF NOT EXISTS ${positions} (
     application_name  TEXT NOT NULL,
     location          TEXT NOT NULL,

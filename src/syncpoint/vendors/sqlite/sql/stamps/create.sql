@@ -1,4 +1,4 @@
--- The receive stamps of one integrate location for one channel (SPEC §5). Times are UTC text.
+-- The receive stamps of one integrate location for one channel (docs/objects.md). Times are UTC text.
 CREATE TABLE IF NOT EXISTS ${stin} (
     leader_cap_loc         TEXT,
     leader_cap_begin       TEXT,

@@ -1,0 +1,267 @@
+"""Log capture (``capture: log``) on PostgreSQL beside trigger capture, on a private
+instance with ``wal_level = logical`` (``private_pg.py``), each row measured side by side in
+one run:
+
+- ``pgbench`` TPC-B-like, scale 5, 4 clients: no capture, log capture with a follower that
+  drains the slot every second (``tick``, as ``run --follow`` does), trigger capture;
+  databases copied from one initialised database, modes interleaved, medians;
+- W1 capture overhead (COPY, UPDATE, DELETE of ``orders``): the application's statements
+  with no capture, log capture, trigger capture; for log capture also the drain that
+  follows (decoding into the queue, off the application's commit path);
+- apply W1 from the log vs from the trigger queue: one ``syncpoint run --once`` each (cold
+  start), the targets checked against their sources;
+- lag p50/p99 at 1,000 changes/s under ``run --follow --interval 0.2``, log capture.
+
+    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag] [--runs N]
+        [--w1-rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).parent))
+from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
+from private_pg import private_cluster  # noqa: E402
+from table import Dbs, syncpoint, until_seen, watch, write, write_at_rate  # noqa: E402
+
+from syncpoint.config import TableConfig  # noqa: E402
+from syncpoint.vendors.postgres.capture import PostgresCapture  # noqa: E402
+from syncpoint.vendors.postgres.logcapture import PostgresLogCapture  # noqa: E402
+
+ROWS: list[tuple[str, str, str]] = []
+
+
+def row(what: str, measured: str, goal: str) -> None:
+    ROWS.append((what, measured, goal))
+    print(f"  {what}: {measured}", file=sys.stderr, flush=True)
+
+
+def install(kind: str, url: str, tables: list[TableConfig]) -> Any:
+    cls = PostgresLogCapture if kind == "log" else PostgresCapture
+    cap = cls("bench", url, "repl_")
+    with cap.connect() as c:
+        cap.install(c, tables)
+    return cap
+
+
+class Drainer(threading.Thread):
+    """Drains a log capture every second, as a follower's ticks do."""
+
+    def __init__(self, cap: Any):
+        super().__init__(daemon=True)
+        self.cap, self.stop, self.ticks = cap, threading.Event(), 0
+
+    def run(self) -> None:
+        with self.cap.connect() as c:
+            while not self.stop.wait(1.0):
+                self.cap.tick(c)
+                self.ticks += 1
+
+
+# -- pgbench ---------------------------------------------------------------------------------
+def pgbench_row(dbs: Dbs, seconds: int, runs: int) -> None:
+    pgbench = shutil.which("pgbench")
+    if pgbench is None:
+        row("pgbench TPC-B-like", "not measured (no pgbench)", ">= 0.95 of uncaptured")
+        return
+    base = dbs.make("pgb_none")
+    host, port = dbs.base.split("@", 1)[1].split(":")
+    conn = ["-h", host, "-p", port, "-U", "postgres"]
+    subprocess.run([pgbench, *conn, "-i", "-s", "5", "-q", base], check=True,
+                   capture_output=True)  # fmt: skip
+    modes = {"none": base, "log": dbs.make("pgb_log", base), "trigger": dbs.make("pgb_trg", base)}
+    names = ("accounts", "branches", "tellers", "history")
+    with psycopg.connect(dbs.url(modes["log"]), autocommit=True) as c:
+        # pgbench_history has no key and is only inserted into: FULL costs its INSERTs nothing
+        c.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
+    caps = {}
+    for m in ("log", "trigger"):
+        caps[m] = install(
+            m,
+            dbs.url(modes[m]),
+            [
+                TableConfig(
+                    name=f"public.pgbench_{t}",
+                    key=["tid", "bid", "aid", "delta", "mtime"] if t == "history" else None,
+                )
+                for t in names
+            ],
+        )
+    tps: dict[str, list[float]] = {m: [] for m in modes}
+    order = list(modes)
+    for r in range(runs):
+        for m in order[r % 3 :] + order[: r % 3]:
+            drainer = Drainer(caps["log"]) if m == "log" else None
+            if drainer:
+                drainer.start()
+            out = subprocess.run(
+                [pgbench, *conn, "-n", "-c", "4", "-j", "2", "-T", str(seconds), modes[m]],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            if drainer:
+                drainer.stop.set()
+                drainer.join()
+            line = next(ln for ln in out.stdout.splitlines() if ln.startswith("tps"))
+            tps[m].append(float(line.split()[2]))
+    med = {m: statistics.median(v) for m, v in tps.items()}
+    row(
+        f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved",
+        f"log capture {med['log']:,.0f} tps ({med['log'] / med['none']:.2f} of "
+        f"{med['none']:,.0f} uncaptured); trigger capture {med['trigger']:,.0f} tps "
+        f"({med['trigger'] / med['none']:.2f})",
+        ">= 0.95 of uncaptured",
+    )
+
+
+# -- W1 capture overhead -----------------------------------------------------------------------
+def w1_row(dbs: Dbs, n_ins: int, runs: int) -> None:
+    n_upd, n_del = n_ins // 2, n_ins // 10
+    times: dict[str, list[float]] = {"none": [], "log": [], "trigger": []}
+    drains: list[float] = []
+    for r in range(runs):
+        order = list(times)
+        for m in order[r % 3 :] + order[: r % 3]:
+            url = dbs.url(dbs.make(f"w1_{m}"))
+            with psycopg.connect(url, autocommit=True) as s:
+                s.execute(ORDERS)
+                cap = None if m == "none" else install(m, url, [TableConfig(name="public.orders")])
+                times[m].append(make_changes(s, 0, n_ins, n_upd, n_del))
+                if m == "log" and cap is not None:
+                    t = time.perf_counter()
+                    with cap.connect() as c:
+                        cap.tick(c)
+                    drains.append(time.perf_counter() - t)
+    med = {m: statistics.median(v) for m, v in times.items()}
+    changes = n_ins + n_upd + n_del
+    row(
+        f"capture W1 ({changes:,} changes: COPY {n_ins:,}, UPDATE {n_upd:,}, "
+        f"DELETE {n_del:,}), {runs} interleaved",
+        f"log capture {med['log'] / med['none']:.2f}x no capture ({med['none']:.2f} s); "
+        f"trigger capture {med['trigger'] / med['none']:.2f}x; the drain after it "
+        f"{statistics.median(drains):.2f} s ({changes / statistics.median(drains):,.0f} "
+        "changes/s, off the application's commit path)",
+        "log <= 1.2x",
+    )
+
+
+# -- apply W1 ------------------------------------------------------------------------------------
+def apply_row(dbs: Dbs, changes: int, master: str) -> None:
+    n_ins, n_upd = changes * 5 // 8, changes * 5 // 16
+    n_del = changes - n_ins - n_upd
+    took: dict[str, tuple[float, int, bool]] = {}
+    for kind in ("trigger", "log"):
+        src, dst = dbs.make(f"ap_{kind}"), dbs.make(f"ap_{kind}_dst")
+        s = psycopg.connect(dbs.url(src), autocommit=True)
+        s.execute(ORDERS)
+        cfg = channel_file(dbs.url(src), dbs.url(dst), master, driver_round_max=0,
+                           conf={"spark.sql.shuffle.partitions": "4"})  # fmt: skip
+        data = json.loads(cfg.read_text())
+        data["locations"]["src"]["capture"] = "log" if kind == "log" else True
+        cfg.write_text(json.dumps(data))
+        assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
+        make_changes(s, 0, n_ins, n_upd, n_del)
+        t = time.perf_counter()
+        done = syncpoint(cfg, "run", "--once", "--json", stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)  # fmt: skip
+        out, _ = done.communicate()
+        wall = time.perf_counter() - t
+        with psycopg.connect(dbs.url(dst), autocommit=True) as d:
+            equal = checksum(s) == checksum(d)
+        took[kind] = (wall, int(json.loads(out)["changes"]), equal)
+        s.close()
+    (tw, tn, te), (lw, ln, le) = took["trigger"], took["log"]
+    row(
+        f"apply W1 ({ln:,} changes), one `run --once` from a cold start, from the log vs "
+        "from the trigger queue",
+        f"log {ln / lw:,.0f} changes/s ({lw:.1f} s, drain included; target equal: {le}); "
+        f"trigger queue {tn / tw:,.0f} changes/s ({tw:.1f} s; equal: {te})",
+        "log no slower",
+    )
+
+
+# -- lag -------------------------------------------------------------------------------------------
+def lag_row(dbs: Dbs, seconds: float, master: str) -> None:
+    src, dst = dbs.make("lag_src"), dbs.make("lag_dst")
+    s = psycopg.connect(dbs.url(src), autocommit=True)
+    s.execute(ORDERS)
+    cfg = channel_file(dbs.url(src), dbs.url(dst), master,
+                       conf={"spark.sql.shuffle.partitions": "4"})  # fmt: skip
+    data = json.loads(cfg.read_text())
+    data["locations"]["src"]["capture"] = "log"
+    cfg.write_text(json.dumps(data))
+    assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
+    log = open(cfg.parent / "follow.log", "w")  # noqa: SIM115 - closed below
+    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
+    try:
+        write(s, 1, 1)
+        until_seen(dbs.url(dst), 1, 180)
+        seen: dict[int, float] = {}
+        last: dict[str, int] = {}
+        watcher = threading.Thread(target=watch, args=(dbs.url(dst), last, seen, seconds + 60))
+        watcher.start()
+        committed = write_at_rate(s, 2, seconds, 1000)
+        last["id"] = max(committed)
+        watcher.join()
+    finally:
+        follow.terminate()
+        follow.wait(30)
+        log.close()
+    lags = sorted(seen[i] - committed[i] for i in committed if i in seen)
+    p50, p99 = lags[len(lags) // 2], lags[int(len(lags) * 0.99)]
+    row(
+        f"lag, log capture, run --follow --interval 0.2, 1,000 changes/s for {seconds:.0f} s",
+        f"p50 {p50:.2f} s, p99 {p99:.2f} s ({len(lags):,} changes)",
+        "p50 <= 0.3 s, p99 <= 1 s",
+    )
+    s.close()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="pgbench,w1,apply,lag")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--runs", type=int, default=None, help="interleaved runs of each mode")
+    ap.add_argument("--w1-rows", type=int, default=None, help="rows W1 copies in")
+    args = ap.parse_args()
+    runs = args.runs or (1 if args.quick else 3)
+    only = set(args.only.split(","))
+    with private_cluster({"max_replication_slots": "20"}) as base:
+        dbs = Dbs(base)
+        try:
+            if "pgbench" in only:
+                pgbench_row(dbs, 5 if args.quick else 15, runs)
+            if "w1" in only:
+                w1_row(dbs, args.w1_rows or (20_000 if args.quick else 300_000), runs)
+            if "apply" in only:
+                apply_row(dbs, 20_000 if args.quick else 100_000, args.master)
+            if "lag" in only:
+                lag_row(dbs, 5 if args.quick else 15, args.master)
+        finally:
+            # a database with a slot cannot be dropped
+            dbs.admin.execute(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                "WHERE NOT active"
+            )
+            dbs.drop_all()
+            dbs.admin.close()
+    print("| what | measured | goal |\n|---|---|---|")
+    for what, measured, goal in ROWS:
+        print(f"| {what} | {measured} | {goal} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+SELECT o_clock, o_oldest, o_lsn::text FROM ${schema}.${fn_horizon}()

@@ -1,0 +1,122 @@
+-- ddl_command_end under log capture: a change of a watched table's shape becomes a
+-- transactional logical message carrying the DDL record the trigger capture would write
+-- (the decoder writes it into the queue at its place among the transaction's changes, so
+-- DDL and rows stay in commit order). Same cases as the trigger capture's function:
+--   ALTER of a watched table (by oid; renames followed): an ALTER record under the name it
+--     had, version + 1; if the table lost its usable replica identity it leaves the
+--     publication (its UPDATEs would fail) and its status becomes ERROR with the reason;
+--   CREATE of a table with the name of a dropped watched table: a CREATE record, version +
+--     1, the table enters the publication (if its replica identity is usable);
+--   a partition created or attached under a watched partitioned table: its TRUNCATE
+--     trigger (see fn_part_watch).
+-- Same names as the trigger capture's function: uninstall removes either.
+CREATE OR REPLACE FUNCTION ${schema}.${fn_on_ddl}() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    r       record;
+    t       record;
+    v_nsp   text;
+    v_name  text;
+    v_shape jsonb;
+    v_why   text;
+BEGIN
+    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL THEN
+        RETURN;
+    END IF;
+    FOR r IN SELECT DISTINCT d.objid
+               FROM pg_event_trigger_ddl_commands() d
+              WHERE d.object_type IN ('table', 'table column') LOOP
+        SELECT n.nspname, c.relname INTO v_nsp, v_name
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE c.oid = r.objid;
+        CONTINUE WHEN NOT FOUND;
+        SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
+        IF FOUND THEN
+            v_shape := ${schema}.${fn_shape}(r.objid);
+            IF v_shape IS DISTINCT FROM t.shape THEN
+                PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
+                    'action', 'ALTER', 'id', t.id, 'relid', r.objid,
+                    'schema', t.schemaname, 'table', t.tablename,
+                    'new_schema', v_nsp, 'new_table', v_name,
+                    'content', v_shape::text, 'oldcontent', t.shape::text,
+                    'version', t.version + 1)::text);
+                UPDATE ${schema}.${tables}
+                   SET version = version + 1, schemaname = v_nsp, tablename = v_name,
+                       shape = v_shape
+                 WHERE id = t.id;
+            END IF;
+            IF (SELECT relkind FROM pg_class WHERE oid = r.objid) = 'p' THEN
+                PERFORM ${schema}.${fn_part_watch}(r.objid);  -- attached, detached
+            END IF;
+            v_why := ${schema}.${fn_identity}(r.objid, t.key_columns);
+            IF v_why IS NOT NULL AND t.status = 'OK' THEN
+                EXECUTE format('ALTER PUBLICATION %I DROP TABLE %s', $lit{pub},
+                               r.objid::regclass::text);
+                UPDATE ${schema}.${tables}
+                   SET status = 'ERROR',
+                       reason = 'no usable replica identity any more (' || v_why
+                                || '); give it one, then run syncpoint install and snapshot'
+                 WHERE id = t.id;
+            END IF;
+        ELSE
+            SELECT * INTO t FROM ${schema}.${tables}
+             WHERE relid IS NULL AND schemaname = v_nsp AND tablename = v_name FOR UPDATE;
+            IF FOUND THEN
+                v_shape := ${schema}.${fn_shape}(r.objid);
+                PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
+                    'action', 'CREATE', 'id', t.id, 'relid', r.objid,
+                    'schema', t.schemaname, 'table', t.tablename,
+                    'new_schema', v_nsp, 'new_table', v_name,
+                    'content', v_shape::text, 'oldcontent', NULL,
+                    'version', t.version + 1)::text);
+                v_why := ${schema}.${fn_identity}(r.objid, t.key_columns);
+                UPDATE ${schema}.${tables}
+                   SET version = version + 1, relid = r.objid, shape = v_shape,
+                       key_attnums = NULL,
+                       status = CASE WHEN v_why IS NULL THEN 'OK' ELSE 'ERROR' END,
+                       reason = CASE WHEN v_why IS NOT NULL THEN
+                                'no usable replica identity (' || v_why || ')' END
+                 WHERE id = t.id;
+                IF v_why IS NULL THEN
+                    EXECUTE format('ALTER PUBLICATION %I ADD TABLE %s', $lit{pub},
+                                   r.objid::regclass::text);
+                    PERFORM ${schema}.${fn_part_watch}(r.objid);
+                END IF;
+            ELSIF EXISTS (SELECT 1 FROM ${schema}.${tables} w
+                           WHERE w.relid IN (SELECT a.relid FROM pg_partition_ancestors(r.objid) a
+                                              WHERE a.relid <> r.objid)) THEN
+                PERFORM ${schema}.${fn_part_watch}(r.objid);
+            END IF;
+        END IF;
+    END LOOP;
+END
+$fn$
+---
+-- sql_drop under log capture: DROP of a watched table becomes a DROP record message
+-- (oldcontent: the last shape), version + 1; the row stays, status DROPPED (the table
+-- leaves the publication by itself).
+CREATE OR REPLACE FUNCTION ${schema}.${fn_on_drop}() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    r record;
+    t record;
+BEGIN
+    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL THEN
+        RETURN;
+    END IF;
+    FOR r IN SELECT d.objid FROM pg_event_trigger_dropped_objects() d
+              WHERE d.object_type = 'table' LOOP
+        SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
+        CONTINUE WHEN NOT FOUND;
+        PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
+            'action', 'DROP', 'id', t.id, 'relid', r.objid,
+            'schema', t.schemaname, 'table', t.tablename,
+            'new_schema', t.schemaname, 'new_table', t.tablename,
+            'content', NULL, 'oldcontent', t.shape::text, 'version', t.version + 1)::text);
+        UPDATE ${schema}.${tables}
+           SET version = version + 1, relid = NULL, status = 'DROPPED', key_attnums = NULL,
+               reason = 'the table was dropped'
+         WHERE id = t.id;
+    END LOOP;
+END
+$fn$

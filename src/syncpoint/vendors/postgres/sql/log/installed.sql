@@ -1,0 +1,1 @@
+SELECT to_regclass(%(state)s) IS NOT NULL

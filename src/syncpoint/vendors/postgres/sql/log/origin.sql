@@ -1,0 +1,1 @@
+SELECT ${schema}.${fn_origin}(%(origin)s)

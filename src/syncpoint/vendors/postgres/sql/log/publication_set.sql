@@ -1,0 +1,1 @@
+ALTER PUBLICATION ${pub} SET TABLE $raw{tables}

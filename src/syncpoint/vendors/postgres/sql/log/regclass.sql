@@ -1,0 +1,1 @@
+SELECT %(relid)s::oid::regclass::text

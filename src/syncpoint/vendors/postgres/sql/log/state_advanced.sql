@@ -1,0 +1,1 @@
+UPDATE ${schema}.${log_state} SET advanced_at = clock_timestamp()

@@ -1,0 +1,1 @@
+UPDATE ${schema}.${log_state} SET decoded = %(lsn)s::pg_lsn

@@ -1,0 +1,1 @@
+INSERT INTO ${schema}.${log_state} (slot) VALUES (%(slot)s) ON CONFLICT (one) DO NOTHING
