@@ -21,7 +21,10 @@ apply W1 on the same server; the table says where each row ran.
 - the peers' apply of W1 from a standing start: native logical replication and Londiste 3
   (``peers_pg.py``), beside syncpoint's warm apply of the same W1 on the same server;
 - memory: 10 million changes in one ``syncpoint run --once`` (``memory_10m.py``): the
-  driver JVM's peak heap and the Python process's peak RSS, the target checked.
+  driver JVM's peak heap and the Python process's peak RSS, the target checked;
+- small tables (``small_tables.py``): ``snapshot`` and ``verify`` of 14 small tables, each
+  one process with its start-up, and ``verify`` of a 1,000,000-row table against its
+  ``snapshot``.
 
 A peer that cannot be installed or measured here is a row that says so. Every database it
 makes is dropped at the end; nothing is hard-coded.
@@ -55,6 +58,7 @@ import capture_insert_pg as cap  # noqa: E402
 import capture_vendor  # noqa: E402
 import memory_10m  # noqa: E402
 import peers_pg  # noqa: E402
+import small_tables  # noqa: E402
 import sysbench_maria  # noqa: E402
 from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
 from private_pg import private_cluster  # noqa: E402
@@ -453,7 +457,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
     ap.add_argument(
         "--only",
-        default="capture,vendors,pgbench,apply,lag,peers,memory",
+        default="capture,vendors,pgbench,apply,lag,peers,memory,small",
         help="rows to measure",
     )
     ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
@@ -533,6 +537,11 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
             peer_rows(pdbs, w1, warm_rate if not args.apply_on_shared else None)
         if "memory" in only:
             memory_row(pdbs.base, 1_000_000 if args.quick else 10_000_000, args.master)
+        if "small" in only:  # snapshot and verify of many small tables, verify of a large one
+            for what, measured, goal in small_tables.small_rows(
+                args.pg, 100_000 if args.quick else 1_000_000
+            ):
+                row(what, measured, goal)
     finally:
         dbs.drop_all()
 

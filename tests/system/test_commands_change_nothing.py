@@ -35,17 +35,10 @@ def _digest(rs: list[Any]) -> str:
 
 
 def _table(db: Any, table: str) -> str:
-    """The application's tables in full; syncpoint's change queue without its tick stamps
-    (status may tick: a tick records the current snapshot, as a run's first step does)."""
+    """Every row of a table, the application's and syncpoint's control tables alike (the
+    change queue with its tick stamps, the ticks, the service context): status never ticks."""
     q = '"' if db.vendor != "mariadb" else "`"
-    if not table.startswith("repl_"):
-        return _digest(db.query(f"SELECT * FROM {q}{table}{q}"))
-    if table == "repl_items":
-        cols = "repl_key, tablename, db_action, content, oldcontent, version"
-        return _digest(db.query(f"SELECT {cols} FROM repl_items"))
-    if "tick" in table:
-        return "ticks"
-    return str(db.query(f"SELECT count(*) FROM {q}{table}{q}")[0][0])
+    return _digest(db.query(f"SELECT * FROM {q}{table}{q}"))
 
 
 def state(db: Any) -> Any:
@@ -94,16 +87,20 @@ def test_validate_plan_and_status_change_nothing(pg_db: Any, maria_db: Any, tmp_
     sql(maria_db, "ALTER TABLE parent ADD COLUMN extra TEXT")
     before = {db.name: state(db) for db in (pg_db, maria_db, lite, dst)}
 
+    # install made the SQLite target file (validate reports it missing before install)
+    assert (target_dir / "dst.db").exists()
     assert ch.validate() == {"pg": [], "my": [], "lite": [], "cen": [], "pg2": []}
     ch.plan()
     ch.plan_uninstall()
-    status = rk.syncpoint(path, "status", "--json")
-    assert status.returncode == 0, status.stderr
+    for _ in range(3):  # each status used to make a tick: position 0 -> 1 -> 2
+        status = rk.syncpoint(path, "status", "--json")
+        assert status.returncode == 0, status.stderr
     doc = json.loads(status.stdout)
     assert doc["capture"]["lite"]["pending"] >= 1
+    # the backlog still counts the row written since install, without a tick
+    backlog = {(t["location"], t["backlog"]) for t in doc["integrate"]["cen"]["tables"]}
+    assert backlog == {("pg", 1), ("my", 1), ("lite", 1)}, backlog
     assert {db.name: state(db) for db in (pg_db, maria_db, lite, dst)} == before
-    # the SQLite target no run has made yet was not created
-    assert not (target_dir / "dst.db").exists()
 
 
 def test_validate_reports_a_missing_sqlite_file_and_creates_nothing(
@@ -130,3 +127,23 @@ def test_validate_reports_a_missing_sqlite_file_and_creates_nothing(
     assert done.returncode == 1
     assert "does not exist" in json.loads(done.stdout)["capture"]["src"]["error"]
     assert sorted(p.name for p in tmp_path.iterdir()) == files
+
+
+def test_a_missing_sqlite_target_is_reported_and_made_by_install(
+    sqlite_db: Any, tmp_path: Path
+) -> None:
+    rk.setup_source(sqlite_db)
+    dst = tmp_path / "warehouse.db"
+    path = rk.write_config(tmp_path / "sp.yaml", {"src": sqlite_db}, sqlite_db)
+    data = yaml.safe_load(path.read_text())
+    data["locations"]["cen"]["url"] = f"sqlite:///{dst}"
+    path.write_text(yaml.safe_dump(data))
+    done = rk.syncpoint(path, "validate")
+    assert done.returncode == 2, done.stdout
+    assert f"SQLite file {dst} does not exist; `install` creates it" in done.stderr
+    assert not dst.exists()
+    done = rk.syncpoint(path, "install")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert dst.exists() and "cen" in done.stdout
+    done = rk.syncpoint(path, "validate")
+    assert done.returncode == 0, done.stdout

@@ -50,17 +50,17 @@ def test_run_status_purge_on_the_command_line(sqlite_pair: Any, tmp_path: Path) 
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     assert report["changes"] == 3 and report["stopped"] == []
-    assert report["rounds"][0]["sync_points"] == {"src": 2}  # status made tick 1
+    assert report["rounds"][0]["sync_points"] == {"src": 1}  # status made no tick
     assert rk.same(src, dst)[0]
     st = json.loads(rk.syncpoint(cfg, "status", "--json").stdout)["integrate"]["cen"]
     assert [(t["table"], t["position"], t["backlog"], t["lag_seconds"]) for t in st["tables"]] == [
-        ("parent", 2, 0, 0.0),
-        ("child", 2, 0, 0.0),
+        ("parent", 1, 0, 0.0),
+        ("child", 1, 0, 0.0),
     ]
     text = rk.syncpoint(cfg, "status")
     assert text.returncode == 0 and "application wh" in text.stdout
     purged = json.loads(rk.syncpoint(cfg, "purge", "--json").stdout)
-    assert purged == {"src": {"upto": 2, "purged": 3}}
+    assert purged == {"src": {"upto": 1, "purged": 3}}
     again = rk.syncpoint(cfg, "run", "--once")
     assert again.returncode == 0 and "0 changes read" in again.stdout
 

@@ -51,7 +51,8 @@ KILLS_JDBC = [
     "snapshot_before_commit@1",
     "snapshot_after_handover",
 ]
-ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "300"}
+# on Spark's paths (the process would copy tables this small itself)
+ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "300", "SYNCPOINT_SNAPSHOT_DRIVER_ROWS": "0"}
 ROWS = 6_000
 
 

@@ -52,6 +52,12 @@ NULLS = f'INSERT INTO {QT} ("se""lect", f8, f4) VALUES (-1, -0.0, \'NaN\'), (-2,
 SUM = f'SELECT count(*), md5(string_agg(t::text, \',\' ORDER BY "se""lect")) FROM {QT} t'
 
 
+@pytest.fixture(autouse=True)
+def _on_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tables are small: without this, the process would copy them itself."""
+    monkeypatch.setattr("syncpoint.ops.snapshot.copy.DRIVER_ROWS", 0)
+
+
 def prepare(db: Any, n: int) -> None:
     db.execute(ENUM, DOMAIN, f"CREATE TABLE {QT} ({COLUMNS})", FILL.format(n=n), NULLS)
 

@@ -44,5 +44,8 @@ def register(app: typer.Typer) -> None:
                     out.print(f"  {d['kind']}: key {d['key']}{cols}", markup=False)
             if report.repaired:
                 out.print(f"repaired {report.repaired} row(s) at the target", markup=False)
+            for t in report.tables:
+                for d in t.get("not_repaired", []):
+                    out.print(f"  not repaired: key {d['key']}: {d['reason']}", markup=False)
         if report.differences > report.repaired:
             raise typer.Exit(1)

@@ -90,6 +90,17 @@ class Channel:
             except SyncpointError:
                 pass
             out[integ] = list(dict.fromkeys(found))
+        for name in self.cfg.capture_locations():
+            # how DDL will be seen where the vendor has a choice (PostgreSQL: event triggers
+            # or polling, by the installer's privileges)
+            if name not in existing:
+                continue
+            try:
+                with self.location(name).capture() as (cap, conn):
+                    said = cap.notes(conn) if hasattr(cap, "notes") else []
+            except SyncpointError:
+                said = []
+            out[name] = out.get(name, []) + said
         return out
 
     def _source_key(
@@ -120,13 +131,13 @@ class Channel:
     @_changes_nothing
     def validate(self) -> dict[str, list[str]]:
         """Connect to every location and list every problem found, per location. A SQLite
-        file that does not exist is a problem (never created here); only for a location that
-        only integrates, in a folder that exists, is it left to the first run to create."""
+        file that does not exist is a problem (never created here); at a location that only
+        integrates, in a folder that exists, ``install`` creates it."""
         problems: dict[str, list[str]] = {}
         for name, loc in self.cfg.locations.items():
             found: list[str] = []
             if not loc.capture and self._new_file_target(name):
-                problems[name] = found
+                problems[name] = [_no_target_file(self.location(name).url)]
                 continue
             try:
                 with self.location(name).capture() as (cap, conn):
@@ -142,9 +153,15 @@ class Channel:
     def _new_file_target(self, name: str) -> bool:
         return self.location(name).file_not_made
 
-    def _refuse_problems(self) -> None:
+    def _refuse_problems(self, made_here: frozenset[str] = frozenset()) -> None:
+        """Refuse on any problem but the missing target files of ``made_here``."""
         problems = self.validate()
-        flat = [f"{self.source}: {loc}: {p}" for loc, ps in problems.items() for p in ps]
+        flat = [
+            f"{self.source}: {loc}: {p}"
+            for loc, ps in problems.items()
+            for p in ps
+            if not (loc in made_here and p == _no_target_file(self.location(loc).url))
+        ]
         if flat:
             raise ConfigError(f"{self.source}: the channel cannot be installed", flat)
 
@@ -182,8 +199,16 @@ class Channel:
     def install(self) -> dict[str, str]:
         """Install capture at every capture location; refuses (exit 2) before touching
         anything when validation finds a problem. A location that fails is rolled back."""
-        self._refuse_problems()
+        new = frozenset(
+            n
+            for n, loc in self.cfg.locations.items()
+            if not loc.capture and self._new_file_target(n)
+        )
+        self._refuse_problems(new)
         done: dict[str, str] = {}
+        for name in sorted(new):
+            self.location(name).make_file()
+            done[name] = "created (an empty SQLite database)"
         for name in self.cfg.capture_locations():
             with self.location(name).capture() as (cap, conn):
                 cap.install(conn, self.cfg.tables_at(name))
@@ -400,3 +425,13 @@ def _status_dict(st: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
     return asdict(st)
+
+
+def _no_target_file(url: str) -> str:
+    from syncpoint import vendors
+
+    file = vendors.of_url(url).dialect.file_of(url)
+    return (
+        f"SQLite file {file} does not exist; `install` creates it (an empty database), "
+        "or correct the path"
+    )

@@ -56,6 +56,12 @@ class Location:
         path = os.path.abspath(file)
         return not os.path.exists(path) and os.path.isdir(os.path.dirname(path))
 
+    def make_file(self) -> None:
+        """The database file of a location that only integrates, made empty (``install``)."""
+        file = vendors.of_url(self.url).dialect.file_of(self.url)
+        if file is not None and not os.path.exists(file):
+            close(vendors.connect(self.url, location=self.name))
+
     @cached_property
     def capture_side(self) -> Capture:
         """The capture objects of the channel's prefix here (connect as needed)."""

@@ -78,6 +78,14 @@ class GroupRound:
 
     # -- connections -----------------------------------------------------------------------
     def open(self) -> None:
+        place = Location.of(self.cfg, self.integrate)
+        if place.file_not_made:
+            # install makes it; made here, it is said, never silently
+            log.warning(
+                "%s: SQLite file %s did not exist (install makes it): created it empty",
+                self.integrate,
+                vendors.of_url(place.url).dialect.file_of(place.url),
+            )
         self.conn = self.target.connect()
         self.target.ensure(self.conn)
         # stops of tables or locations taken out of the channel would stay in status forever

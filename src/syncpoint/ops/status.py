@@ -11,11 +11,10 @@ location and table, where this channel's application stands.
 
 Positions and sync points are only read; no control table is created (a target where no
 run has been yet has no positions, a SQLite target file no run has made yet is not created)
-and no DDL is polled. Each capture location gets one tick (``Capture.status_tick``: a
-cheap commit-ordered marker, the same a run would make, and nothing else) so that the
-backlog counts every change committed before the status was asked for. A SQLite location
-with a shape change not yet polled is not ticked (its run's tick polls first); its backlog
-then counts up to the newest tick.
+and no DDL is polled. Nothing is written anywhere, not even a tick: the backlog counts the
+records after the table's position that are committed when the status reads them, ticked
+or not yet (``Capture.backlog_query``), so it counts every change committed before the
+status was asked for.
 """
 
 from __future__ import annotations
@@ -126,16 +125,11 @@ def _source(place: Location) -> dict[str, Any]:
     try:
         conn = cap.connect()
         st = cap.status(conn)
-        newest = st.context
-        if st.installed:
-            conn.rollback()  # a tick commits on its own
-            tick = cap.status_tick(conn)  # records the current snapshot, nothing else
-            newest = tick.context if tick is not None else newest
-            conn.rollback()
+        conn.rollback()
         return {
             "cap": cap,
             "conn": conn,
-            "newest": newest,
+            "newest": st.context,
             "stream_id": st.stream_id,
             "installed": st.installed,
         }
@@ -156,10 +150,11 @@ def _backlog(src: dict[str, Any], ref: Any, after: int, p: Any) -> dict[str, Any
             "capture was reinstalled or the database replaced",
         }
     newest = int(src["newest"])
-    if after >= newest:
+    query = src["cap"].backlog_query(ref, after)
+    if query is None and after >= newest:
         return {"backlog": 0, "lag_seconds": 0.0, "newest": newest}
     try:
-        query = src["cap"].changes_query(ref, after, newest)
+        query = query or src["cap"].changes_query(ref, after, newest)
         _lo, _hi, n, oldest = src["cap"].window_stats(src["conn"], query)
     except WorkFailed as exc:
         return {"backlog": None, "lag_seconds": None, "error": str(exc)}

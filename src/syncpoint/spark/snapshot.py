@@ -91,7 +91,8 @@ def copy_chunk(
     )
     content = F.col("content")
     if finish is not None:
-        content = F.udf(finish, StringType())(F.col("content"), F.col("sp_fix"))
+        # useArrow=False says which UDF kind this is: left to infer, pyspark warns on stderr
+        content = F.udf(finish, StringType(), useArrow=False)(F.col("content"), F.col("sp_fix"))
     obs = Observation()
     out = df.select(
         F.lit(application).alias("application_name"),

@@ -30,7 +30,9 @@ class Side:
     parallel: bool
 
 
-def _frame(spark: Any, side: Side, key: list[str], columns: list[str]) -> Any:
+def _frame(
+    spark: Any, side: Side, key: list[str], columns: list[str], padded: frozenset[str]
+) -> Any:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -50,10 +52,13 @@ def _frame(spark: Any, side: Side, key: list[str], columns: list[str]) -> Any:
     )
     content = F.col("content")
     if side.finish is not None:
-        content = F.udf(side.finish, StringType())(F.col("content"), F.col("sp_fix"))
+        # useArrow=False names the UDF's kind: left to infer it, pyspark warns on stderr
+        finish = F.udf(side.finish, StringType(), useArrow=False)
+        content = finish(F.col("content"), F.col("sp_fix"))
     kh = F.udf(
-        lambda c: key_and_hash_text(c, key, columns),
+        lambda c: key_and_hash_text(c, key, columns, padded),
         StructType([StructField("k", StringType()), StructField("h", StringType())]),
+        useArrow=False,
     )
     return (
         df.select(F.col("sp_part").cast("long").alias("sp_part"), content.alias("content"))
@@ -62,8 +67,10 @@ def _frame(spark: Any, side: Side, key: list[str], columns: list[str]) -> Any:
     )
 
 
-def _union(spark: Any, sides: list[Side], key: list[str], columns: list[str]) -> Any:
-    frames = [_frame(spark, s, key, columns) for s in sides]
+def _union(
+    spark: Any, sides: list[Side], key: list[str], columns: list[str], padded: frozenset[str]
+) -> Any:
+    frames = [_frame(spark, s, key, columns, padded) for s in sides]
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
@@ -71,13 +78,19 @@ def _union(spark: Any, sides: list[Side], key: list[str], columns: list[str]) ->
 
 
 def range_sums(
-    spark: Any, sides: list[Side], key: list[str], columns: list[str], lo: int, step: int
+    spark: Any,
+    sides: list[Side],
+    key: list[str],
+    columns: list[str],
+    lo: int,
+    step: int,
+    padded: frozenset[str] = frozenset(),
 ) -> dict[int, tuple[int, int]]:
     """Per range number (-1: partition value NULL or not an integer column): count and
     checksum of the rows of ``sides`` together."""
     from pyspark.sql import functions as F
 
-    df = _union(spark, sides, key, columns)
+    df = _union(spark, sides, key, columns, padded)
     bucket = F.when(F.col("sp_part").isNull(), F.lit(-1)).otherwise(
         F.floor((F.col("sp_part") - F.lit(lo)) / F.lit(max(step, 1)))
     )
@@ -99,20 +112,21 @@ def row_diffs(
     key: list[str],
     columns: list[str],
     limit: int,
+    padded: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str | None, str | None]]:
     """(key text, source content, target content) of every key whose rows differ (absent
     on one side: None), at most ``limit``; duplicates of a key on one side count too."""
     from pyspark.sql import functions as F
 
     a = (
-        _union(spark, sources, key, columns)
+        _union(spark, sources, key, columns, padded)
         .groupBy("k")
         .agg(
             F.count(F.lit(1)).alias("an"), F.first("h").alias("ah"), F.first("content").alias("ac")
         )
     )
     b = (
-        _union(spark, targets, key, columns)
+        _union(spark, targets, key, columns, padded)
         .groupBy("k")
         .agg(
             F.count(F.lit(1)).alias("bn"), F.first("h").alias("bh"), F.first("content").alias("bc")

@@ -110,6 +110,13 @@ class Capture(ABC):
         ``{prefix}cols_snapshot``, write DDL change records, regenerate triggers; return how
         many records were written. Vendors with event triggers return 0."""
 
+    def backlog_query(self, table: TableName, after: int) -> str | None:
+        """One SELECT of ``table``'s records after tick ``after`` that are committed now,
+        ticked or not yet (its columns include ``repl_key`` and ``captured_at``): what
+        ``status`` counts as the backlog while writing nothing. None where the vendor cannot
+        tell without a tick (status then counts up to the newest tick)."""
+        return None
+
     def status_tick(self, conn: Any) -> Tick | None:
         """The tick ``status`` makes so that its backlog counts every change committed
         before it was asked: the same as a run's, and nothing else (no DDL polled, no trigger

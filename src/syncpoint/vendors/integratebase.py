@@ -102,6 +102,16 @@ class Integrate:
         idents = {k: raw.pop(k) for k in [k for k in raw if k in ("column", "old")]}
         return {"idents": idents, "raw": raw}
 
+    def stage_upserts(
+        self, conn: Any, application: str, sync_name: str, round_id: str, contents: list[str]
+    ) -> None:
+        """Rows staged as upserts (action U) of one attempt, in one batch, inside the
+        caller's transaction (a small snapshot chunk copied by this process)."""
+        stmt = self.one("repair_stage")
+        rows = [(application, sync_name, round_id, "U", c) for c in contents]
+        with self.dialect.translated(self.location):
+            conn.cursor().executemany(stmt, rows)
+
     def statements(self, name: str, **raw: str) -> list[str]:
         return self.sql.statements(name, **self._tokens(raw))
 

@@ -51,6 +51,10 @@ log = logging.getLogger("syncpoint.snapshot")
 CHUNK_ROWS = int(os.environ.get("SYNCPOINT_SNAPSHOT_CHUNK_ROWS", "0")) or None
 JDBC_CHUNK_ROWS, DIRECT_CHUNK_ROWS = 250_000, 1_000_000
 PARTITIONS = 4  # parallel JDBC ranges per chunk where the vendor reads in parallel
+# a table of at most this many rows (counted at t0) is copied by this process: read at the
+# source and staged at the target by the drivers, no Spark job (a job's scheduling and the
+# session's start-up cost more than such a table's rows); 0 sends every table to Spark
+DRIVER_ROWS = int(os.environ.get("SYNCPOINT_SNAPSHOT_DRIVER_ROWS", "20000"))
 ROWS_PER_PARTITION = 50_000
 
 
@@ -127,7 +131,13 @@ class TableCopy:
         return st.read(self.target, self.conn, self.app)[(s.location, s.table)]
 
     # -- chunks ---------------------------------------------------------------------------------
+    def on_driver(self, s: st.SnapshotState) -> bool:
+        """Whether this process copies the table (small enough), not Spark."""
+        return s.rows_estimated <= DRIVER_ROWS
+
     def chunks(self, s: st.SnapshotState, on_progress: Callable[[st.SnapshotState], None]) -> None:
+        if self.on_driver(s):
+            self.direct_mod = None  # staged and upserted as the JDBC path does
         if self.direct_mod is not None and s.next_lo is not None:
             from syncpoint.spark.snapshot import warm_workers
 
@@ -146,6 +156,7 @@ class TableCopy:
         if self.direct is not None and s.next_lo is not None:
             self.direct.create(self.conn)
         how = f"direct path ({self.direct.fmt} COPY)" if self.direct else "JDBC path"
+        how = "driver (no Spark job)" if self.on_driver(s) else how
         log.info("%s from %s: copied by the %s", s.table, s.location, how)
         while s.next_lo is not None:
             a = s.next_lo
@@ -159,7 +170,7 @@ class TableCopy:
             self.chunk = (lo, hi, nxt is None)
             n, written = self._copy(lo, hi, nxt is None, s, table)
             t1 = time.monotonic()
-            self._apply(s, table, n, nxt)
+            self._apply(s, table, n, nxt, written)
             log.info(
                 "%s from %s: chunk of %d rows: %d written to the target table by the copy, "
                 "copied in %.2f s, applied in %.2f s",
@@ -263,6 +274,10 @@ class TableCopy:
             table=self.rows.table,
             range=rng,
         )
+        if self.on_driver(s):
+            n = self._copy_here(query)
+            failpoints.hit("snapshot_after_stage")
+            return n, 0
         parallel = bool(vendors.get(self.vendor).dialect.JDBC_PARALLEL)
         parts = self._parts(s) if parallel else 1
         n = copy_chunk(
@@ -284,6 +299,33 @@ class TableCopy:
         failpoints.hit("snapshot_after_stage")
         return n, 0
 
+    def _copy_here(self, query: str) -> int:
+        """A small chunk copied by this process: the rows Spark's readers would read (the
+        same SELECT, settings and ``finish``) staged at the target in one transaction."""
+        conn, rows = self.src.conn, self.rows
+        cur = conn.cursor()
+        try:
+            if rows.session_init:
+                cur.execute(rows.session_init)  # undone with the read transaction
+            cur.execute(query)
+            contents = []
+            for _part, content, *fix in cur.fetchall():
+                text = _text(content)
+                if rows.finish is not None:
+                    text = rows.finish(text, (_text(fix[0]) or "") if fix else "")
+                contents.append(text)
+        finally:
+            _idle(conn)
+        t = self.target
+        t.begin(self.conn)
+        try:
+            t.stage_upserts(self.conn, self.app, self.sync_name, self.round_id, contents)
+            t.commit(self.conn)
+        except BaseException:
+            t.rollback(self.conn)
+            raise
+        return len(contents)
+
     def _apply_table(self, s: st.SnapshotState) -> ApplyTable:
         w = self._window(s)
         shape = self.steps._ensure_target(self.src, w)
@@ -299,7 +341,9 @@ class TableCopy:
             return None
         return Location.of(self.cfg, self.pair.integrate).capture_side
 
-    def _apply(self, s: st.SnapshotState, table: ApplyTable, n: int, nxt: int | None) -> None:
+    def _apply(
+        self, s: st.SnapshotState, table: ApplyTable, n: int, nxt: int | None, written: int
+    ) -> None:
         """One target transaction: the chunk's rows and its record in ``{p}snapshots``."""
         t, conn, origin = self.target, self.conn, self._origin()
         t.begin(conn)
@@ -310,7 +354,8 @@ class TableCopy:
                 self.direct.apply(
                     conn, self.round_id, n, s.table, s.truncate_pending, self._key_range(table)
                 )
-                self._recorded(s, conn, origin, nxt, n)
+                # the rows the tasks wrote into the table count as copied too
+                self._recorded(s, conn, origin, nxt, n + written)
                 return
             t.run(conn, "staging_cleanup", (self.app, self.sync_name, self.round_id))
             cur = t.run(conn, "staging_count", (self.round_id,))
@@ -369,6 +414,12 @@ class TableCopy:
             t.rollback(conn)
             raise
         failpoints.hit("snapshot_after_handover")
+
+
+def _text(v: Any) -> Any:
+    if isinstance(v, bytes | bytearray | memoryview):
+        return bytes(v).decode("utf-8")
+    return v
 
 
 def _idle(conn: Any) -> None:

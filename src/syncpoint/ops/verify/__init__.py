@@ -73,11 +73,35 @@ def verify(
                 }
             )
             if repair and diffs:
-                report.repaired += c.repair(diffs)
+                written = c.repair(diffs)
+                kept = _not_repaired(c, diffs)
+                report.repaired += written - len(kept)
+                report.tables[-1]["not_repaired"] = kept
     finally:
         for c in checks:
             c.close()
     return report
+
+
+def _not_repaired(c: TableCheck, diffs: list[Any]) -> list[dict[str, Any]]:
+    """The rows a repair wrote that a look right after it still finds different, each with
+    why: a repair is only counted once the target holds what the source holds."""
+    still = {_text(d.key): d for d in c.differences(c.differing_ranges)}
+    out = []
+    for d in diffs:
+        now = still.get(_text(d.key))
+        if now is None:
+            continue
+        cols = f" in {', '.join(now.columns)}" if now.columns else ""
+        out.append(
+            {
+                **now.to_dict(),
+                "reason": f"still {now.kind}{cols} after the repair wrote the source's row: "
+                "the target does not store the source's value as it is (compare the "
+                "column types at both sides), or the row changed again meanwhile",
+            }
+        )
+    return out
 
 
 def _target(cfg: ChannelConfig, p: plan.Pair) -> str:

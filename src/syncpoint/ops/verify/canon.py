@@ -4,9 +4,11 @@ read at the source and the same row read at a target of another vendor compare e
 Rows are read as the capture writes them (JSON content, ``vendors/base.py``), then each
 value is reduced: numbers to their shortest decimal (``12.50`` and ``12.5`` agree; beyond
 15 significant digits a number is compared as the double it denotes, since one side may
-hold it as a float); timestamps to UTC without offset (an offset-less timestamp is UTC,
-as rounds write it), with the fraction trimmed; booleans to 1/0 (MariaDB and SQLite have
-no boolean); JSON documents to sorted-key text. Plain Python: it runs in Spark's executors.
+hold it as a float); text of a ``padded`` column (char(n) at a target that pads or strips
+blanks) without its trailing blanks; timestamps to UTC without offset (an offset-less
+timestamp is UTC, as rounds write it), with the fraction trimmed; booleans to 1/0 (MariaDB
+and SQLite have no boolean); JSON documents to sorted-key text. Plain Python: it runs in
+Spark's executors.
 """
 
 from __future__ import annotations
@@ -56,19 +58,34 @@ def value(v: Any) -> str | None:
     return s
 
 
-def row(content: str | None, columns: list[str]) -> dict[str, str | None]:
-    """The canonical values of ``columns`` in a content JSON text (absent: None)."""
+def row(
+    content: str | None, columns: list[str], padded: frozenset[str] = frozenset()
+) -> dict[str, str | None]:
+    """The canonical values of ``columns`` in a content JSON text (absent: None);
+    ``padded``: columns whose trailing blanks the target does not keep (char(n))."""
     data = json.loads(content or "{}", parse_float=Decimal)
-    return {c: value(data.get(c)) for c in columns}
+    return {c: value(_unpadded(data.get(c)) if c in padded else data.get(c)) for c in columns}
 
 
-def key_and_hash_text(content: str | None, key: list[str], columns: list[str]) -> tuple[str, str]:
+def _unpadded(v: Any) -> Any:
+    return v.rstrip(" ") if isinstance(v, str) else v
+
+
+def key_and_hash_text(
+    content: str | None, key: list[str], columns: list[str], padded: frozenset[str] = frozenset()
+) -> tuple[str, str]:
     """(the key as JSON text, the row's canonical JSON text) of a content JSON text."""
-    r = row(content, columns)
+    r = row(content, columns, padded)
     return (
         json.dumps([r.get(k) for k in key], separators=(",", ":")),
         json.dumps([r[c] for c in columns], separators=(",", ":")),
     )
+
+
+def key_text(content: str | None, key: list[str], padded: frozenset[str] = frozenset()) -> str:
+    """The key as JSON text of a content JSON text (as ``key_and_hash_text`` makes it)."""
+    r = row(content, key, padded)
+    return json.dumps([r.get(k) for k in key], separators=(",", ":"))
 
 
 def raw_key(content: str | None, key: list[str]) -> list[Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -14,13 +15,20 @@ from syncpoint import vendors
 from syncpoint.config import ChannelConfig
 from syncpoint.ops.round import GroupRound
 from syncpoint.ops.snapshot.plan import Pair
-from syncpoint.ops.verify import canon
+from syncpoint.ops.verify import canon, driver
 from syncpoint.vendors.integratebase import apply_table
 from syncpoint.vendors.snapshotbase import RowSource, sql, verify_source
 
 LIMIT = 10_000  # differing rows read back to the driver, at most
 RANGES = 64
 ROWS_PER_RANGE = 250
+# a table of at most this many rows (on its larger side) is compared by this process, not
+# by Spark jobs (``driver.py``); 0 sends every table to Spark
+DRIVER_ROWS = int(os.environ.get("SYNCPOINT_VERIFY_DRIVER_ROWS", "50000"))
+# where the per-range figures were summed in the databases, the differing ranges' rows are
+# compared by this process up to this many (a Spark job beyond): a few differences in a
+# large table then cost a read of their ranges, not a Spark session
+DIFF_DRIVER_ROWS = int(os.environ.get("SYNCPOINT_VERIFY_DIFF_DRIVER_ROWS", "200000"))
 
 
 def ranges_for(rows: int) -> int:
@@ -65,6 +73,7 @@ class TableCheck:
         have = {c.name for c in self.shape.columns} if self.shape else set()
         self.key = list(first.key)
         self.columns = [c.name for c in first.shape.columns if c.name in have]
+        self.padded = self._padded()
         self.part = first.partition
         self.integer = first.integer
         self.sources = [self._read_source(p) for p in pairs]
@@ -75,6 +84,40 @@ class TableCheck:
         self.step = max(1, math.ceil(span / self.range_count))
         self.differing_ranges: list[int] = []
         self._first_src = src
+        self.on_driver = self.rows <= DRIVER_ROWS
+        self.in_db = self._sums_in_db()
+        self._range_rows: dict[int, int] = {}  # rows per differing range (summed in the db)
+
+    def _sums_in_db(self) -> bool:
+        """Whether each side's per-range figures can be summed inside its database: one
+        vendor that can (``ROW_SUMS_IN_DB``) on every side, rows written without a
+        ``finish`` step, and the same columns of the same types in the same order, so an
+        equal row is the same text on both sides."""
+        v = self.target.vendor
+        reads = self.sources + self.targets
+        if not self.targets or any(r.vendor != v or r.rows.finish for r in reads):
+            return False
+        if not getattr(vendors.get(v).dialect, "ROW_SUMS_IN_DB", False) or self.shape is None:
+            return False
+        mine = [(c.name, c.type) for c in self.shape.columns]
+        return all([(c.name, c.type) for c in p.shape.columns] == mine for p in self.pairs)
+
+    def _padded(self) -> frozenset[str]:
+        """Target columns of a fixed-length text type whose trailing blanks the target
+        vendor does not keep as part of the value (it pads or strips them): compared
+        without them, as the target itself compares its values."""
+        v = vendors.get(self.target.vendor)
+        if self.shape is None or getattr(v.dialect, "CHAR_TRAILING_BLANKS_COUNT", True):
+            return frozenset()
+        out = set()
+        for c in self.shape.columns:
+            try:
+                t = v.types.parse(c.type)
+            except ValueError:
+                continue
+            if t.kind == "text" and t.fixed:
+                out.add(c.name)
+        return frozenset(out)
 
     def close(self) -> None:
         self.steps.close()
@@ -122,6 +165,13 @@ class TableCheck:
     def _side(self, r: _Read, ranges: list[int] | None) -> Any:
         from syncpoint.spark.verify import Side
 
+        q = self._query(r, ranges)
+        return Side(
+            r.url, r.props, q, r.rows.session_init, r.rows.finish, self.lo, self.hi, r.parallel
+        )
+
+    def _query(self, r: _Read, ranges: list[int] | None) -> str:
+        """The SELECT of one side's rows (all, or those of ``ranges``)."""
         p = self._part_sql(r)
         if ranges is None or not self.integer:
             rng = "1 = 1"
@@ -135,7 +185,7 @@ class TableCheck:
                     parts.append(f"({p} >= {int(a)} AND {p} < {int(a + self.step)})")
             rng = " OR ".join(parts) or "1 = 0"
         extra = f", {r.rows.letters} AS sp_fix" if r.rows.letters else ""
-        q = sql(
+        return sql(
             r.vendor,
             "select",
             part=p,
@@ -144,14 +194,27 @@ class TableCheck:
             table=r.rows.table,
             range=rng,
         )
-        return Side(
-            r.url, r.props, q, r.rows.session_init, r.rows.finish, self.lo, self.hi, r.parallel
-        )
 
     # -- comparing ----------------------------------------------------------------------
     def differences(self, ranges: list[int] | None) -> list[Difference]:
         """All differences (``ranges`` None: find the differing ranges first), or those in
         the ranges given."""
+        if self.on_driver:
+            return self._driver_differences(ranges)
+        if self.in_db:
+            if ranges is None:
+                reads = zip(self.sources, self.pairs, strict=True)
+                a = self._db_sums([(r, self.steps.source(p.location).conn) for r, p in reads])
+                b = self._db_sums([(r, self.conn) for r in self.targets])
+                ranges = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+                self.differing_ranges = ranges
+                self._range_rows = {
+                    k: max(a.get(k, (0, 0))[0], b.get(k, (0, 0))[0]) for k in ranges
+                }
+            if not ranges:
+                return []
+            if sum(self._range_rows.get(k, 0) for k in ranges) <= DIFF_DRIVER_ROWS:
+                return self._driver_differences(ranges)
         from syncpoint.spark.verify import range_sums, row_diffs
 
         spark = self.steps.spark()
@@ -163,6 +226,7 @@ class TableCheck:
                 self.columns,
                 self.lo,
                 self.step,
+                self.padded,
             )
             b = (
                 range_sums(
@@ -172,6 +236,7 @@ class TableCheck:
                     self.columns,
                     self.lo,
                     self.step,
+                    self.padded,
                 )
                 if self.targets
                 else {}
@@ -187,19 +252,73 @@ class TableCheck:
             self.key,
             self.columns,
             LIMIT,
+            self.padded,
         )
-        out = []
-        for k, src, dst in found:
-            key = json.loads(k)
-            if dst is None:
-                out.append(Difference(key, "missing", [], src, None))
-            elif src is None:
-                out.append(Difference(key, "extra", [], None, dst))
-            else:
-                ra, rb = canon.row(src, self.columns), canon.row(dst, self.columns)
-                cols = [c for c in self.columns if ra[c] != rb[c]]
-                out.append(Difference(key, "different", cols, src, dst))
+        return [self._difference(k, src, dst) for k, src, dst in found]
+
+    def _difference(self, k: str, src: str | None, dst: str | None) -> Difference:
+        key = json.loads(k)
+        if dst is None:
+            return Difference(key, "missing", [], src, None)
+        if src is None:
+            return Difference(key, "extra", [], None, dst)
+        ra = canon.row(src, self.columns, self.padded)
+        rb = canon.row(dst, self.columns, self.padded)
+        cols = [c for c in self.columns if ra[c] != rb[c]]
+        return Difference(key, "different", cols, src, dst)
+
+    def _db_sums(self, reads: list[tuple[_Read, Any]]) -> dict[int, tuple[int, int]]:
+        """Per range: row count and hash sum of the rows of ``reads`` together, each side
+        summed in its own database (``sql/snapshot/range_sums.sql``)."""
+        out: dict[int, tuple[int, int]] = {}
+        for r, conn in reads:
+            p = self._part_sql(r)
+            bucket = (
+                f"CASE WHEN {p} IS NULL THEN -1 ELSE "
+                f"floor(({p} - {int(self.lo)})::numeric / {int(self.step)})::bigint END"
+                if self.integer
+                else "-1"
+            )
+            q = sql(
+                r.vendor, "range_sums", bucket=bucket, content=r.rows.content, table=r.rows.table
+            )
+            cur = conn.cursor()
+            try:
+                if r.rows.session_init:
+                    cur.execute(r.rows.session_init)  # undone with the read transaction
+                cur.execute(q)
+                for b, n, s in cur.fetchall():
+                    n0, s0 = out.get(int(b), (0, 0))
+                    out[int(b)] = (n0 + int(n), s0 + int(s or 0))
+            finally:
+                conn.rollback()
         return out
+
+    def _driver_differences(self, ranges: list[int] | None) -> list[Difference]:
+        """``differences`` of a small table, read and compared by this process."""
+        sides: list[driver.Seen] = [{}, {}]
+        reads = [
+            (0, r, self.steps.source(p.location).conn)
+            for r, p in zip(self.sources, self.pairs, strict=True)
+        ]
+        reads += [(1, r, self.conn) for r in self.targets]
+        for i, r, conn in reads:
+            driver.read_side(
+                conn,
+                self._query(r, ranges),
+                r.rows.session_init,
+                r.rows.finish,
+                self.key,
+                self.columns,
+                self.padded,
+                sides[i],
+            )
+        found = driver.compare(sides[0], sides[1], LIMIT, self.columns, self.padded)
+        if ranges is None:
+            self.differing_ranges = sorted(
+                {driver.bucket(p, self.lo, self.step) if self.integer else -1 for *_, p in found}
+            )
+        return [self._difference(k, src, dst) for k, src, dst, _ in found]
 
     def positions(self) -> dict[str, int]:
         """The applied position of each source of this table at the target (read before a

@@ -142,6 +142,10 @@ class MariadbCapture(Capture):
         db = dialect.parts(self.url)["database"] or ""
         return stream.changes_query(Site(self.names, self.location, db), table, after, upto)
 
+    def backlog_query(self, table: TableName, after: int) -> str | None:
+        db = dialect.parts(self.url)["database"] or ""
+        return stream.backlog_query(Site(self.names, self.location, db), table, after)
+
     def poll_ddl(self, conn: Any) -> int:
         with dialect.translated(self.location):
             return ddl.poll(conn, self._site(conn))

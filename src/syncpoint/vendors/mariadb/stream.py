@@ -165,6 +165,16 @@ def changes_query(site: Site, table: TableName, after: int, upto: int) -> str:
     ).strip()
 
 
+def backlog_query(site: Site, table: TableName, after: int) -> str:
+    return render(
+        "queries/backlog_query.sql",
+        site.names,
+        idents={"db": site.db},
+        raw={"after": str(int(after))},
+        literals={"table": table.name, "schema": table.schema_ or site.db},
+    ).strip()
+
+
 def _rows(keys: list[int]) -> str:
     """A derived table of the keys as bound parameters, one column ``rk``."""
     more = " UNION ALL VALUES " + ", ".join(["(%s)"] * (len(keys) - 1)) if len(keys) > 1 else ""

@@ -18,7 +18,7 @@ from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
 from syncpoint.errors import NotInstalled, UsageError
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, dialect, stream
+from syncpoint.vendors.postgres import catalog, ddlpoll, dialect, stream
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.names import Names
 
@@ -79,7 +79,13 @@ class PostgresCapture(Capture):
             (o.one("queries/lock_timeout.sql"), None),
             (o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"}),
         ]
-        steps += [(s, None) for s in o.folder("install")]
+        event_triggers = catalog.superuser(conn)
+        for rel in o.sql.listing("install"):
+            # only a superuser may create event triggers; without them DDL is polled
+            # (ddlpoll.py), so a table owner without superuser installs all the rest
+            if rel.endswith("_event_triggers.sql") and not event_triggers:
+                continue
+            steps += [(s, None) for s in o.render(rel)]
         steps.append(
             (
                 o.one("queries/service_upsert.sql"),
@@ -179,6 +185,8 @@ class PostgresCapture(Capture):
         return str(row[0])
 
     def tick(self, conn: Any) -> Tick:
+        _no_open_transaction(conn, "tick")
+        self.poll_ddl(conn)  # where event triggers are missing, DDL first (ddlpoll.py)
         with self._translated():
             return stream.tick(conn, self.objects)
 
@@ -189,8 +197,47 @@ class PostgresCapture(Capture):
     def changes_query(self, table: TableName, after: int, upto: int) -> str:
         return stream.query(self.objects, table, after, upto, bound=False)
 
+    def backlog_query(self, table: TableName, after: int) -> str | None:
+        raw = {
+            "after": str(int(after)),
+            "table": dialect.literal(table.name),
+            "schema": dialect.literal(schema_of(table)),
+        }
+        return self.objects.sql.one("queries/backlog.sql", raw=raw, comments=False)
+
     def poll_ddl(self, conn: Any) -> int:
-        return 0  # event triggers write DDL records as the DDL happens
+        """0 where event triggers write DDL records as the DDL happens; else the poll's
+        records (``ddlpoll.py``), committed in a transaction of their own."""
+        _no_open_transaction(conn, "poll_ddl")
+        with self._translated():
+            polls = catalog.installed(conn, self.objects) and ddlpoll.polling(conn, self.objects)
+            conn.rollback()  # the read ends: the poll's transaction is its own
+            if not polls:
+                return 0
+            with conn.transaction():
+                return ddlpoll.poll(conn, self.objects)
+
+    def notes(self, conn: Any) -> list[str]:
+        """How DDL of the watched tables will be seen here, and why."""
+        with self._translated(None, conn):
+            installed = catalog.installed(conn, self.objects)
+            polls = ddlpoll.polling(conn, self.objects) if installed else None
+            user, superuser = catalog.user(conn)
+        if polls is False or (polls is None and superuser):
+            return [
+                "DDL of watched tables is seen by event triggers as it happens"
+                + (f" (user {user!r} is a superuser)" if superuser else "")
+            ]
+        return [
+            "DDL of watched tables is found by polling the catalog at each tick, not by "
+            + (
+                f"event triggers: user {user!r} is not a superuser, and only a superuser can "
+                "create event triggers"
+                if not superuser
+                else "event triggers: capture was installed without them (by a user who was "
+                "not a superuser); install again as a superuser to have them"
+            )
+        ]
 
     def purge(self, conn: Any, upto: int) -> int:
         _no_open_transaction(conn, "purge")

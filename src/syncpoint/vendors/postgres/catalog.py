@@ -1,15 +1,15 @@
 """What the PostgreSQL catalog says of a table, and the traps that make capture unsafe.
 
 ``check_location`` and ``check_tables`` add to ``Capture.check`` what only PostgreSQL has:
-event triggers (DDL capture) need a superuser; a ``SQL_ASCII`` database holds bytes that are
-not valid UTF-8 and so cannot become JSON text; only plain and partitioned tables are
-captured, because statement triggers see the rows of the statement's target only (rows
-written through an inheritance parent, or directly to a child, would bypass them; a
-partitioned table gets the same triggers on every partition, and a partition listed on its
-own is refused with the name of the table to list); a key named
-in the channel file must have an equality the planner can hash or merge (the UPDATE
-pairing is a FULL JOIN on it); and once installed, the queue sequence must keep CACHE 1
-and NO CYCLE (docs/internals.md, "Capture on PostgreSQL").
+event triggers (DDL capture as it happens) need a superuser, else DDL is polled; a
+``SQL_ASCII`` database holds bytes that are not valid UTF-8 and so cannot become JSON text;
+only plain and partitioned tables are captured, because statement triggers see the rows of
+the statement's target only (rows written through an inheritance parent, or directly to a
+child, would bypass them; a partitioned table gets the same triggers on every partition, and
+a partition listed on its own is refused with the name of the table to list); a key named in
+the channel file must have an equality the planner can hash or merge (the UPDATE pairing is
+a FULL JOIN on it); and once installed, the queue sequence must keep CACHE 1 and NO CYCLE
+(docs/internals.md, "Capture on PostgreSQL").
 """
 
 from __future__ import annotations
@@ -64,13 +64,8 @@ def describe(conn: Any, objs: Names, table: TableName) -> tuple[str, TableShape]
 def check_location(conn: Any, objs: Names, location: str) -> list[str]:
     problems: list[str] = []
     row = conn.execute(objs.one("queries/session.sql")).fetchone()
-    superuser, user, encoding, _db = (_text(v) for v in row)
-    if not superuser:
-        problems.append(
-            f"user {user!r} is not a superuser: capture of DDL (CREATE/ALTER/DROP of watched "
-            "tables) uses event triggers, which only a superuser can create; connect as a "
-            f"superuser to install capture at location {location}"
-        )
+    _superuser, _user, encoding, _db = (_text(v) for v in row)
+    # no superuser: no event triggers, DDL found by polling instead (``notes`` says so)
     if encoding == "SQL_ASCII":
         problems.append(
             "the database encoding is SQL_ASCII: text may hold bytes that are not UTF-8 and "
@@ -78,6 +73,16 @@ def check_location(conn: Any, objs: Names, location: str) -> list[str]:
         )
     problems += check_sequence(conn, objs)
     return problems
+
+
+def user(conn: Any) -> tuple[str, bool]:
+    """(the connection's user, whether it is a superuser)."""
+    superuser, name, *_ = conn.execute(Names("x").one("queries/session.sql")).fetchone()
+    return str(_text(name)), bool(superuser)
+
+
+def superuser(conn: Any) -> bool:
+    return user(conn)[1]
 
 
 def check_sequence(conn: Any, objs: Names) -> list[str]:

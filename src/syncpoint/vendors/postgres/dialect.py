@@ -29,6 +29,11 @@ HAS_SCHEMAS = True
 PARAM = "%s"  # the driver's placeholder for a bound value
 ALTERS_TYPES = True  # a column type change at the source is applied to the target
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
+# char(n) pads a value with blanks to n, and trailing blanks never count in comparisons:
+# a value stored here is equal to the same text without them (``verify`` compares so)
+CHAR_TRAILING_BLANKS_COUNT = False
+# ``verify`` can sum row hashes per range here (sql/snapshot/range_sums.sql)
+ROW_SUMS_IN_DB = True
 DEFAULT_SCHEMA = "public"
 
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,

@@ -25,7 +25,7 @@ import psycopg
 from psycopg import sql
 
 from syncpoint import failpoints
-from syncpoint.config import TableConfig
+from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import LocationError, UsageError
 from syncpoint.vendors.base import Capture
@@ -401,6 +401,12 @@ class PostgresLogCapture(PostgresCapture):
 
     def status_tick(self, conn: Any) -> Tick | None:
         return None  # a tick drains the slot: status must not write
+
+    def backlog_query(self, table: TableName, after: int) -> str | None:
+        return None  # the slot is drained by ticks only: status counts up to the newest one
+
+    def poll_ddl(self, conn: Any) -> int:
+        return 0  # DDL comes with the log (event triggers, or relation messages without)
 
     # -- the stream --------------------------------------------------------------------
     def tick(self, conn: Any) -> Tick:

@@ -44,6 +44,7 @@ _SUFFIX = {
     "fn_on_ddl": "on_ddl",
     "fn_on_drop": "on_drop",
     "fn_tick": "tick",
+    "fn_poll": "poll_ddl",
     "fn_snap": "snapshot",
     "fn_tables_changed": "tables_changed",
     "trg_tables": "tables_changed",

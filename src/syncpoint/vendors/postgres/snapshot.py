@@ -28,11 +28,13 @@ def qualified(t: TableName) -> str:
     return f"{dialect.quote(t.schema_)}.{name}" if t.schema_ else name
 
 
-def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
+def row_source(conn: Any, table: TableName, prefix: str, *, end: bool = True) -> RowSource:
+    """``end``: the read transaction is ended (False: inside the caller's transaction)."""
     cur = conn.cursor()
     cur.execute(SqlFiles("postgres", "snapshot").one("columns"), (qualified(table),))
     cols = cur.fetchall()
-    conn.rollback()
+    if end:
+        conn.rollback()
     parts, projected = [], False
     for name, base, typtype, category in cols:
         ref = f"sp_row.{dialect.quote(name)}"

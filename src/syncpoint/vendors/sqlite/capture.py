@@ -248,6 +248,13 @@ class SqliteCapture(Capture):
             literals={"table": table.name},
         ).strip()
 
+    def backlog_query(self, table: TableName, after: int) -> str | None:
+        return self.ctx.files.text(
+            "queries/backlog_query.sql",
+            raw={"after": str(int(after))},
+            literals={"table": table.name},
+        ).strip()
+
     def poll_ddl(self, conn: Any) -> int:
         with dialect.translated(self.location):
             if not objects.installed(conn, self.names):
