@@ -18,6 +18,7 @@ from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.rows import witness_present
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
+from syncpoint.vendors.mariadb.types import bare
 from syncpoint.vendors.mariadb.watch import (
     Shape,
     save_identity,
@@ -107,6 +108,9 @@ def _one(
     altered = [c for c in shape_of(cols) if not c[0].startswith(mark)] != [
         c for c in old if not c[0].startswith(mark)
     ]
+    if altered and _older_reading(shape_of(cols), old):
+        save_snapshot(cur, site, w, cols)  # the same columns, read as this version reads them
+        altered = False
     if altered:
         _event(cur, site, w, "ALTER", shape_of(cols), old, "OK", previous)
         save_snapshot(cur, site, w, cols)
@@ -124,6 +128,20 @@ def _one(
             _event(cur, site, w, "TRUNCATE", [], [], "OK", RELOAD, record=False)
     save_identity(cur, site, w, cols)
     return written
+
+
+def _older_reading(new: Shape, old: Shape) -> bool:
+    """Whether ``old`` is ``new`` as an earlier version read types: lower case, no character
+    set or collation (no column changed; only the snapshot is rewritten). A character set
+    or collation changed in the same poll as the upgrade goes unrecorded, once."""
+    if len(new) != len(old):
+        return False
+    for (n1, t1, nl1, pk1), (n2, t2, nl2, pk2) in zip(new, old, strict=True):
+        if (n1, nl1, pk1) != (n2, nl2, pk2):
+            return False
+        if t1 != t2 and (bare(t1).lower() != t2 or bare(t2) != t2 or t2 != t2.lower()):
+            return False
+    return new != old
 
 
 def _event(
