@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from syncpoint.ops.channel import Channel
+from syncpoint.ops.snapshot import SnapshotIncomplete
 from tests.conftest import make_mariadb, make_pg
 from tests.system import roundkit as rk
 from tests.system import snapkit as sk
@@ -77,19 +79,6 @@ def workload(src: Any) -> None:
     )
 
 
-def loaded(src: Any, dst: Any, tmp: Path, spark: Any) -> Channel:
-    src.execute(*SCHEMA)
-    cfg = rk.write_config(tmp / "syncpoint.yaml", {"src": src}, dst, tables=TABLES)
-    ch = Channel.from_file(cfg)
-    ch.install()
-    ch.snapshot(spark=spark)
-    workload(src)
-    ch.run(once=True, spark=spark)
-    report = ch.verify(spark=spark, recheck=False)
-    assert report.differences == 0, report.to_dict()
-    return ch
-
-
 def stored_times(db: Any) -> list[tuple[Any, ...]]:
     return rk.rows(db, "film", "film_id, last_update") + rk.rows(
         db, "address", "address_id, touched, last_update"
@@ -103,71 +92,79 @@ def source() -> Any:
     next(gen, None)
 
 
-def test_sakila_like_tables_to_a_created_postgresql_target(
-    source: Any, tmp_path: Path, spark: Any
-) -> None:
-    gen = make_pg()
-    dst = next(gen)
-    try:
-        loaded(source, dst, tmp_path, spark)
-        assert stored_times(dst) == stored_times(source)
-        assert dst.query("SELECT rating, special_features FROM film WHERE film_id = 1") == [
-            ("PG", "Deleted Scenes,Behind the Scenes")
-        ]
-        types = dict(
-            dst.query(
-                "SELECT column_name, data_type FROM information_schema.columns "
-                "WHERE table_name = 'address'"
-            )
-        )
-        assert types["location"] == "bytea" and types["spot"] == "bytea"
-        got = dst.query("SELECT address_id, encode(location, 'hex') FROM address ORDER BY 1")
-        want = source.query(
-            "SELECT address_id, HEX(IF(SUBSTRING(location, 1, 4) = X'00000000', "
-            "SUBSTRING(location, 5), CONCAT(SUBSTRING(location, 5, 4), "
-            "CHAR(ASCII(SUBSTRING(location, 9, 1)) | 32), SUBSTRING(location, 1, 4), "
-            "SUBSTRING(location, 10)))) FROM address ORDER BY 1"
-        )
-        assert [(i, h.upper()) for i, h in got] == want
-        assert got[0][1].upper() == EWKB_4326
-        assert dst.query("SELECT encode(spot, 'hex') FROM address WHERE address_id = 1") == [
-            ("0101000000000000000000f03f0000000000000040",)  # SRID 0: plain WKB
-        ]
-    finally:
-        next(gen, None)
+@pytest.fixture
+def targets() -> Any:
+    gens = [make_pg(), make_mariadb()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
 
 
-def test_sakila_like_tables_to_a_created_mariadb_target(
-    source: Any, tmp_path: Path, spark: Any
+def test_sakila_like_tables_to_created_postgresql_and_mariadb_targets(
+    source: Any, targets: Any, tmp_path: Path, spark: Any
 ) -> None:
-    gen = make_mariadb()
-    dst = next(gen)
-    try:
-        loaded(source, dst, tmp_path, spark)
-        assert stored_times(dst) == stored_times(source)
-        cols = (
-            "SELECT COLUMN_NAME, COLUMN_TYPE, COLLATION_NAME FROM information_schema.COLUMNS "
-            "WHERE TABLE_SCHEMA = %s AND TABLE_NAME = 'film' "
-            "AND COLUMN_NAME IN ('title', 'rating', 'special_features') ORDER BY 1"
+    pg, maria = targets
+    source.execute(*SCHEMA)
+    cfg = tmp_path / "syncpoint.yaml"
+    rk.write_config(cfg, {"src": source}, pg, tables=TABLES)
+    data = yaml.safe_load(cfg.read_text())
+    data["locations"]["cen2"] = {"url": maria.url, "integrate": True}
+    cfg.write_text(yaml.safe_dump(data))
+    ch = Channel.from_file(cfg)
+    ch.install()
+    ch.snapshot(spark=spark)
+    workload(source)
+    ch.run(once=True, spark=spark)
+    report = ch.verify(spark=spark, recheck=False)
+    assert report.differences == 0, report.to_dict()
+    assert stored_times(pg) == stored_times(source)
+    assert stored_times(maria) == stored_times(source)
+
+    # PostgreSQL: labels as text, spatial values as EWKB in bytea
+    assert pg.query("SELECT rating, special_features FROM film WHERE film_id = 1") == [
+        ("PG", "Deleted Scenes,Behind the Scenes")
+    ]
+    types = dict(
+        pg.query(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_name = 'address'"
         )
-        assert dst.query(cols, (dst.name,)) == source.query(cols, (source.name,))
-        assert {n: t for n, t, _ in dst.query(cols, (dst.name,))}[
-            "rating"
-        ] == "enum('G','PG','PG-13','R','NC-17')"
-        geo = "SELECT address_id, HEX(location), HEX(spot) FROM address ORDER BY 1"
-        assert dst.query(geo) == source.query(geo)
-        assert dst.query("SELECT ST_SRID(location) FROM address ORDER BY address_id") == [
-            (4326,),
-            (3857,),
-            (0,),
-            (4326,),
-        ]
-    finally:
-        next(gen, None)
+    )
+    assert types["location"] == "bytea" and types["spot"] == "bytea"
+    got = pg.query("SELECT address_id, encode(location, 'hex') FROM address ORDER BY 1")
+    want = source.query(
+        "SELECT address_id, HEX(IF(SUBSTRING(location, 1, 4) = X'00000000', "
+        "SUBSTRING(location, 5), CONCAT(SUBSTRING(location, 5, 4), "
+        "CHAR(ASCII(SUBSTRING(location, 9, 1)) | 32), SUBSTRING(location, 1, 4), "
+        "SUBSTRING(location, 10)))) FROM address ORDER BY 1"
+    )
+    assert [(i, h.upper()) for i, h in got] == want
+    assert got[0][1].upper() == EWKB_4326
+    assert pg.query("SELECT encode(spot, 'hex') FROM address WHERE address_id = 1") == [
+        ("0101000000000000000000f03f0000000000000040",)  # SRID 0: plain WKB
+    ]
+
+    # MariaDB: the declared types (labels, character set, collation), spatial values exact
+    cols = (
+        "SELECT COLUMN_NAME, COLUMN_TYPE, COLLATION_NAME FROM information_schema.COLUMNS "
+        "WHERE TABLE_SCHEMA = %s AND TABLE_NAME = 'film' "
+        "AND COLUMN_NAME IN ('title', 'rating', 'special_features') ORDER BY 1"
+    )
+    assert maria.query(cols, (maria.name,)) == source.query(cols, (source.name,))
+    declared = {n: t for n, t, _ in maria.query(cols, (maria.name,))}
+    assert declared["rating"] == "enum('G','PG','PG-13','R','NC-17')"
+    geo = "SELECT address_id, HEX(location), HEX(spot) FROM address ORDER BY 1"
+    assert maria.query(geo) == source.query(geo)
+    assert maria.query("SELECT ST_SRID(location) FROM address ORDER BY address_id") == [
+        (4326,),
+        (3857,),
+        (0,),
+        (4326,),
+    ]
 
 
 def test_snapshot_loads_the_other_tables_and_names_the_failed_one(
-    source: Any, tmp_path: Path
+    source: Any, tmp_path: Path, spark: Any
 ) -> None:
     gen = make_mariadb()
     dst = next(gen)
@@ -186,14 +183,17 @@ def test_snapshot_loads_the_other_tables_and_names_the_failed_one(
             tables=["bad", "items"],
             snapshot="required",
         )
-        assert rk.syncpoint(cfg, "install").returncode == 0
-        r = rk.syncpoint(cfg, "snapshot")
-        assert r.returncode == 1, r.stdout + r.stderr
-        text = r.stdout + r.stderr
-        assert "cen: items from src: 50 rows copied" in text, text
-        assert "loaded: items" in text and "failed: bad" in text, text
+        ch = Channel.from_file(cfg)
+        ch.install()
+        with pytest.raises(SnapshotIncomplete) as got:
+            ch.snapshot(spark=spark)
+        states = {r["table"]: r["state"] for r in got.value.report["tables"]}
+        assert states == {"bad": "failed", "items": "done"}
+        text = str(got.value)
+        assert "loaded: items from src into cen" in text, text
+        assert "failed: bad from src into cen: " in text and "Incorrect integer" in text, text
+        assert got.value.exit_code == 1
         assert dst.query("SELECT COUNT(*) FROM items") == [(50,)]
-        assert "Traceback" not in text
     finally:
         next(gen, None)
 
