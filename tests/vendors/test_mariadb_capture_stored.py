@@ -123,3 +123,45 @@ def test_new_is_stored_row_for_defaults_generated_and_application_triggers(
     for i in (1, 2, 3):
         assert got[i] == stored(cap, i), i
     assert got[1]["r"] == "abcdefghij" and got[3]["z"] == "X"
+
+
+SAKILA_FILM = """CREATE TABLE film (
+  film_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  title VARCHAR(128) NOT NULL,
+  rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G',
+  special_features SET('Trailers','Commentaries','Deleted Scenes','Behind the Scenes'),
+  note TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci"""
+
+
+def test_types_keep_labels_charset_and_collation(maria_db: Any) -> None:
+    """ENUM/SET labels as declared, the collation of a column in another one than
+    utf8mb4_bin; a capture installed by an earlier version (its snapshot of the columns in
+    lower case, without collations) takes the new reading without an ALTER record."""
+    maria_db.execute(SAKILA_FILM)
+    cap = install(maria_db, "film")
+    conn = cap.conn()
+    try:
+        shape = cap.cap.describe(conn, cap.ref)
+    finally:
+        conn.close()
+    assert shape is not None
+    types = {c.name: c.type for c in shape.columns}
+    suffix = " character set utf8mb3 collate utf8mb3_general_ci"
+    assert types["rating"] == "enum('G','PG','PG-13','R','NC-17')" + suffix
+    assert types["special_features"].startswith("set('Trailers','Commentaries',")
+    assert types["title"] == "varchar(128)" + suffix
+    assert types["note"] == "text"  # utf8mb4_bin: the default of created tables
+
+    pos = cap.tick()
+    snap = cap.cap.names.obj("cols_snapshot")
+    maria_db.execute(  # as an earlier version wrote it
+        f"UPDATE `{snap}` SET coltype = LOWER(REPLACE(coltype, %(s)s, ''))", params={"s": suffix}
+    )
+    assert cap.poll() == 0
+    _, recs = cap.window(pos, "film")
+    assert recs == []
+    rows = maria_db.query(f"SELECT colname, coltype FROM `{snap}` WHERE colname = 'rating'")
+    assert rows == [("rating", types["rating"])]
+    maria_db.execute("ALTER TABLE film MODIFY title VARCHAR(128) COLLATE utf8mb3_bin NOT NULL")
+    assert cap.poll() == 1  # a real change of collation is an ALTER

@@ -39,25 +39,58 @@ def snapshot(
     named) into every integrate location; tables already loaded are skipped unless
     ``restart`` or ``truncate``. Returns a report per integrate location; raises
     ``SnapshotIncomplete`` (with the report) when a table could not be loaded."""
+    from syncpoint.ops.snapshot.copy import TableCopy
+
     pairs = plan.check(cfg, plan.select(cfg, tables, location), *plan.catalogs(cfg))
     report: dict[str, Any] = {"tables": []}
     truncated: set[tuple[str, str]] = set()
     for pair in pairs:
+        started = time.monotonic()
+        copy = TableCopy(cfg, pair, spark)
         try:
-            _one(cfg, pair, spark, report, truncated, truncate, restart, on_progress)
-        except WorkFailed as exc:
+            target = str(copy.steps._window(0, pair.location, pair.table, 0, 0, False, "").target)
+            first = truncate and (pair.integrate, target) not in truncated
+            truncated.add((pair.integrate, target))
+            s = copy.begin(restart or truncate, first)
+            row: dict[str, Any] = {
+                "integrate": pair.integrate,
+                "location": pair.location,
+                "table": str(pair.table.ref),
+                "target": target,
+            }
+            if s is None:
+                report["tables"].append({**row, "state": "done", "skipped": True})
+                continue
+            copy.chunks(s, on_progress or (lambda _s: None))
+            copy.hand_over(s)
+            secs = time.monotonic() - started
             report["tables"].append(
                 {
-                    "integrate": pair.integrate,
-                    "location": pair.location,
-                    "table": str(pair.table.ref),
-                    "state": "failed",
-                    "error": str(exc),
+                    **row,
+                    "state": "done",
+                    "t0": s.t0,
+                    "rows_copied": s.rows_copied,
+                    "seconds": round(secs, 2),
+                    "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
                 }
             )
+        except WorkFailed as exc:  # the next tables are still loaded; this one is named
+            report["tables"].append(_failed(pair, exc))
+        finally:
+            copy.close()
     if any(r["state"] == "failed" for r in report["tables"]):
         raise SnapshotIncomplete(report)
     return report
+
+
+def _failed(pair: Any, exc: WorkFailed) -> dict[str, Any]:
+    return {
+        "integrate": pair.integrate,
+        "location": pair.location,
+        "table": str(pair.table.ref),
+        "state": "failed",
+        "error": str(exc),
+    }
 
 
 class SnapshotIncomplete(WorkFailed):
@@ -82,52 +115,6 @@ class SnapshotIncomplete(WorkFailed):
         d = super().to_dict()
         d["report"] = self.report
         return d
-
-
-def _one(
-    cfg: ChannelConfig,
-    pair: Any,
-    spark: Any,
-    report: dict[str, Any],
-    truncated: set[tuple[str, str]],
-    truncate: bool,
-    restart: bool,
-    on_progress: Callable[[SnapshotState], None] | None,
-) -> None:
-    """Load one table into one integrate location, adding its line to ``report``."""
-    from syncpoint.ops.snapshot.copy import TableCopy
-
-    started = time.monotonic()
-    copy = TableCopy(cfg, pair, spark)
-    try:
-        target = str(copy.steps._window(0, pair.location, pair.table, 0, 0, False, "").target)
-        first = truncate and (pair.integrate, target) not in truncated
-        truncated.add((pair.integrate, target))
-        s = copy.begin(restart or truncate, first)
-        row: dict[str, Any] = {
-            "integrate": pair.integrate,
-            "location": pair.location,
-            "table": str(pair.table.ref),
-            "target": target,
-        }
-        if s is None:
-            report["tables"].append({**row, "state": "done", "skipped": True})
-            return
-        copy.chunks(s, on_progress or (lambda _s: None))
-        copy.hand_over(s)
-        secs = time.monotonic() - started
-        report["tables"].append(
-            {
-                **row,
-                "state": "done",
-                "t0": s.t0,
-                "rows_copied": s.rows_copied,
-                "seconds": round(secs, 2),
-                "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
-            }
-        )
-    finally:
-        copy.close()
 
 
 __all__ = ["SnapshotIncomplete", "SnapshotState", "snapshot"]

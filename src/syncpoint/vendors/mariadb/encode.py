@@ -104,4 +104,3 @@ def row_json(columns: Sequence[ColumnInfo], alias: str) -> str:
     """``JSON_OBJECT('col', value, ...)`` of every column, in table order."""
     parts = [pair(c, alias) for c in columns]
     return "JSON_OBJECT(" + ",\n        ".join(parts) + ")"
-
