@@ -30,6 +30,7 @@ SCHEMA = [
     "CREATE TABLE film (\n"
     "  film_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,\n"
     "  title VARCHAR(128) NOT NULL,\n"
+    "  code CHAR(8) NOT NULL DEFAULT 'F',\n"  # given back without trailing spaces
     "  release_year YEAR DEFAULT NULL,\n"
     "  rating ENUM('G','PG','PG-13','R','NC-17') DEFAULT 'G',\n"
     "  special_features SET('Trailers','Commentaries','Deleted Scenes','Behind the Scenes'),\n"

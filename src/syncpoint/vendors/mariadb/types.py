@@ -57,7 +57,9 @@ def parse(declared: str) -> NType:
     if b in ("double", "double precision", "real"):
         return mk("float", bits=64)
     if b in ("varchar", "char"):
-        return mk("text", length=a[0] if a else 1, fixed=b == "char")
+        # not fixed: MariaDB's CHAR gives its values back without trailing spaces, so a
+        # fixed-width type elsewhere (PostgreSQL's character(n)) would pad them back
+        return mk("text", length=a[0] if a else 1)
     if b in ("tinytext", "text", "mediumtext", "longtext", "varchar2"):
         return mk("text", length=_TEXT_LIMITS.get(b))
     if b in ("binary", "varbinary"):
