@@ -137,7 +137,8 @@ SAKILA_FILM = """CREATE TABLE film (
 def test_types_keep_labels_charset_and_collation(maria_db: Any) -> None:
     """ENUM/SET labels as declared, the collation of a column in another one than
     utf8mb4_bin; a capture installed by an earlier version (its snapshot of the columns in
-    lower case, without collations) takes the new reading without an ALTER record."""
+    lower case, without collations) takes the new reading without an ALTER record when
+    this version is installed over it; a change of collation is an ALTER."""
     maria_db.execute(SAKILA_FILM)
     cap = install(maria_db, "film")
     conn = cap.conn()
@@ -158,6 +159,12 @@ def test_types_keep_labels_charset_and_collation(maria_db: Any) -> None:
     maria_db.execute(  # as an earlier version wrote it
         f"UPDATE `{snap}` SET coltype = LOWER(REPLACE(coltype, %(s)s, ''))", params={"s": suffix}
     )
+    assert cap.poll() == 1  # no install since: the older reading differs, an ALTER record
+    maria_db.execute(  # as an earlier version wrote it, once more
+        f"UPDATE `{snap}` SET coltype = LOWER(REPLACE(coltype, %(s)s, ''))", params={"s": suffix}
+    )
+    pos = cap.tick()
+    install(maria_db, "film")  # the install of this version over the earlier one
     assert cap.poll() == 0
     _, recs = cap.window(pos, "film")
     assert recs == []

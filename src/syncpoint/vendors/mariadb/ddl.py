@@ -108,9 +108,6 @@ def _one(
     altered = [c for c in shape_of(cols) if not c[0].startswith(mark)] != [
         c for c in old if not c[0].startswith(mark)
     ]
-    if altered and _older_reading(shape_of(cols), old):
-        save_snapshot(cur, site, w, cols)  # the same columns, read as this version reads them
-        altered = False
     if altered:
         _event(cur, site, w, "ALTER", shape_of(cols), old, "OK", previous)
         save_snapshot(cur, site, w, cols)
@@ -130,10 +127,33 @@ def _one(
     return written
 
 
+def adopt_reading(conn: Any, site: Site) -> int:
+    """At install over an earlier version's capture (before its first poll): the column
+    snapshots that earlier versions wrote, in their reading of types (lower case, no
+    character set or collation), rewritten in this version's where nothing else differs,
+    so that the new reading is not taken for an ALTER. Returns the tables rewritten. (A
+    change of only a label's case or a collation made since the last poll goes unrecorded.)"""
+    names = site.names
+    cur = conn.cursor()
+    cur.execute(render("queries/snapshot_read.sql", names))
+    snap: dict[str, Shape] = defaultdict(list)
+    for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
+        snap[table].append((colname, coltype, bool(nullable), pk))
+    done = 0
+    for w in watched(cur, names):
+        if w.schema != site.db or w.status == "DROPPED" or w.table not in snap:
+            continue
+        cols = catalog.columns(cur, w.schema, w.table)
+        if _older_reading(shape_of(cols), snap[w.table]):
+            save_snapshot(cur, site, w, cols, identity=False)
+            done += 1
+    conn.commit()
+    return done
+
+
 def _older_reading(new: Shape, old: Shape) -> bool:
     """Whether ``old`` is ``new`` as an earlier version read types: lower case, no character
-    set or collation (no column changed; only the snapshot is rewritten). A character set
-    or collation changed in the same poll as the upgrade goes unrecorded, once."""
+    set or collation."""
     if len(new) != len(old):
         return False
     for (n1, t1, nl1, pk1), (n2, t2, nl2, pk2) in zip(new, old, strict=True):
