@@ -1,6 +1,7 @@
 """``validate`` lists every problem of a channel file in one run: a file with ten different
 problems (in the file, between its parts, at the databases) reports all ten, connecting to
-the locations that are valid even though other parts are wrong; nothing is changed."""
+the locations that are valid even though other parts are wrong; nothing is changed. The
+problems and the ok lines are one stream, each location's lines in the locations' order."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ locations:
   src: {{url: "{src}", capture: true}}
   cen: {{url: "{src}"}}
   old: {{url: "oracle://x", integrate: true}}
+  good: {{url: "{src}", integrate: true}}
   down: {{url: "postgresql://postgres@127.0.0.1:1/nope", integrate: true}}
 tables:
   - {{name: public.orders}}
@@ -54,11 +56,15 @@ def test_validate_lists_every_problem_in_one_run(pg_db: Any, tmp_path: Path) -> 
     before = pg_db.query("SELECT count(*) FROM pg_class")
     r = rk.syncpoint(cfg, "validate")
     assert r.returncode == 2
-    lines = r.stderr.splitlines()
+    # one stream, in order: the file's problems, then each location's problems or its ok
+    lines = r.stdout.splitlines()
     for want in EXPECTED:
-        assert [ln for ln in lines if f"{cfg}: {want}" in ln], (want, r.stderr)
-    assert len(lines) == len(EXPECTED), r.stderr
-    assert "Traceback" not in r.stderr
+        assert [ln for ln in lines if f"{cfg}: {want}" in ln], (want, r.stdout)
+    problems = [ln for ln in lines if ln.startswith(f"{cfg}: ")]
+    assert len(problems) == len(EXPECTED), r.stdout
+    at = [next(i for i, ln in enumerate(lines) if want in ln) for want in EXPECTED[-3:]]
+    assert at[0] < at[1] < lines.index("good: ok") < at[2], r.stdout  # src, good, down
+    assert r.stderr == "" and "Traceback" not in r.stdout
 
     r = rk.syncpoint(cfg, "validate", "--json")
     assert r.returncode == 2

@@ -267,7 +267,7 @@ def test_cli_refuses_a_missing_table_and_touches_nothing(pg_db: Any, tmp_path: P
     cfg = _config(tmp_path, pg_db, ["public.t", "public.nosuch"])
     res = _cli(cfg, "validate")
     assert res.returncode == 2
-    assert "public.nosuch: does not exist at location dec01" in res.stderr
+    assert "public.nosuch: does not exist at location dec01" in res.stdout
     res = _cli(cfg, "install")
     assert res.returncode == 2, res.stderr
     assert "nosuch" in res.stderr

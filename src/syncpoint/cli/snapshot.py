@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from syncpoint.cli.common import channel, emit_json, handled, out
+from syncpoint.cli.common import channel, emit_json, err, handled, out
 
 
 def register(app: typer.Typer) -> None:
@@ -41,15 +41,28 @@ def register(app: typer.Typer) -> None:
                     markup=False,
                 )
 
+        from syncpoint.ops.snapshot import SnapshotIncomplete
+
+        incomplete: SnapshotIncomplete | None = None
         with handled(as_json):
-            report = channel().snapshot(
-                names, location, truncate=truncate, restart=restart, on_progress=progress
-            )
+            try:
+                report = channel().snapshot(
+                    names, location, truncate=truncate, restart=restart, on_progress=progress
+                )
+            except SnapshotIncomplete as exc:  # the loaded tables are listed too, then exit 1
+                report, incomplete = exc.report, exc
         if as_json:
-            emit_json(report)
+            emit_json(incomplete.to_dict() if incomplete else report)
+            if incomplete:
+                raise typer.Exit(incomplete.exit_code)
             return
         for r in report["tables"]:
-            if r.get("skipped"):
+            if r["state"] == "failed":
+                out.print(
+                    f"{r['integrate']}: {r['table']} from {r['location']}: failed: {r['error']}",
+                    markup=False,
+                )
+            elif r.get("skipped"):
                 out.print(
                     f"{r['integrate']}: {r['table']} from {r['location']}: already loaded "
                     "(--restart copies it again)",
@@ -62,3 +75,6 @@ def register(app: typer.Typer) -> None:
                     f"go on after position {r['t0']}",
                     markup=False,
                 )
+        if incomplete:
+            err.print(f"error: {incomplete}", markup=False)
+            raise typer.Exit(incomplete.exit_code)

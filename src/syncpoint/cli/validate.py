@@ -1,4 +1,8 @@
-"""``syncpoint validate``: check the configuration and every location; list each problem."""
+"""``syncpoint validate``: check the configuration and every location; list each problem.
+
+The text report is one stream (stdout), in order: the file's problems, then each location's
+problems or its ``ok``, then the notes, so that a terminal shows them as they belong
+together; the exit code says whether there was any problem."""
 
 from __future__ import annotations
 
@@ -6,13 +10,14 @@ from typing import Annotated
 
 import typer
 
-from syncpoint.cli.common import emit_json, err, handled, out, state
+from syncpoint.cli.common import emit_json, handled, out, state
 
 
 def register(app: typer.Typer) -> None:
     @app.command("validate")
     def validate(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-        """Check the config and connect to every location; list every problem found."""
+        """Check the config and connect to every location; list every problem found (one
+        stream, in order with each location's ok; exit 2 when there is any)."""
         from syncpoint.ops.channel import Channel
 
         with handled(as_json):
@@ -30,11 +35,11 @@ def register(app: typer.Typer) -> None:
             )
         else:
             for p in in_file:
-                err.print(p, markup=False)
+                out.print(p, markup=False)
             for loc, ps in problems.items():
                 if ps:
                     for p in ps:
-                        err.print(f"{source}: {loc}: {p}", markup=False)
+                        out.print(f"{source}: {loc}: {p}", markup=False)
                 else:
                     out.print(f"{loc}: ok")
             for loc, ns in notes.items():

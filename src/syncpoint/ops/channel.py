@@ -85,8 +85,10 @@ class Channel:
                         for t in self.cfg.tables_at(loc):
                             key = tuple(t.key or ()) or self._source_key(keys, loc, t)
                             ref = it.resolve(*target_name(t, loc), cloc.vendor)
+                            have = it.describe(conn, ref)
                             if key:
-                                found += it.apply_notes(ref, it.describe(conn, ref), key)
+                                found += it.apply_notes(ref, have, key)
+                            found += self._type_notes(loc, t, ref, have, it.vendor)
             except SyncpointError:
                 pass
             out[integ] = list(dict.fromkeys(found))
@@ -107,10 +109,37 @@ class Channel:
         self, cache: dict[tuple[str, str], tuple[str, ...]], loc: str, t: Any
     ) -> tuple[str, ...]:
         if (loc, t.name) not in cache:
-            with self.location(loc).capture() as (cap, conn):
-                shape = cap.describe(conn, t.ref)
+            shape = self._source_shape(loc, t)
             cache[(loc, t.name)] = tuple(shape.primary_key) if shape else ()
         return cache[(loc, t.name)]
+
+    def _source_shape(self, loc: str, t: Any) -> Any:
+        with self.location(loc).capture() as (cap, conn):
+            return cap.describe(conn, t.ref)
+
+    def _type_notes(self, loc: str, t: Any, ref: Any, have: Any, target_vendor: str) -> list[str]:
+        """What the source's columns of a type that needs saying (a vendor's types module
+        knows which: ``travel_note``) become at the target ``ref`` (``have``: its shape, or
+        None when the first round creates it)."""
+        from syncpoint import vendors
+
+        note = getattr(vendors.get(self.cfg.locations[loc].vendor).types, "travel_note", None)
+        shape = self._source_shape(loc, t) if note else None
+        out: list[str] = []
+        for c in shape.columns if shape else ():
+            what = note(c.type, target_vendor) if note else None
+            if what is None:
+                continue
+            there = have.column(c.name) if have else None
+            out.append(
+                f"target {ref}: column {c.name} ({c.type} at {loc}) "
+                + (
+                    f"arrives in its column of type {there.type} (a created one: {what})"
+                    if there
+                    else f"becomes {what}"
+                )
+            )
+        return out
 
     # -- helpers -----------------------------------------------------------------------
     def location(self, name: str) -> Location:

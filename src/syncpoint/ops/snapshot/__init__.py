@@ -7,6 +7,10 @@ no row of the chunk's range, the direct path's tasks write it and the record fol
 one transaction sets the table's position to t0 and marks the snapshot done. Why no change
 is lost or applied twice, restarts and ``--truncate``: docs/internals.md, "Snapshot: the
 hand-over".
+
+A table that cannot be loaded (its work fails: a value its target cannot hold, a refused
+statement) does not stop the others: each is tried, and then ``SnapshotIncomplete`` says
+which were loaded and which failed, and why (a later ``snapshot`` skips the loaded ones).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from syncpoint.config import ChannelConfig
+from syncpoint.errors import WorkFailed
 from syncpoint.ops.snapshot import plan
 from syncpoint.ops.snapshot_state import SnapshotState
 
@@ -32,7 +37,8 @@ def snapshot(
 ) -> dict[str, Any]:
     """Snapshot the tables asked for (all by default) from each capture location (or the one
     named) into every integrate location; tables already loaded are skipped unless
-    ``restart`` or ``truncate``. Returns a report per integrate location."""
+    ``restart`` or ``truncate``. Returns a report per integrate location; raises
+    ``SnapshotIncomplete`` (with the report) when a table could not be loaded."""
     from syncpoint.ops.snapshot.copy import TableCopy
 
     pairs = plan.check(cfg, plan.select(cfg, tables, location), *plan.catalogs(cfg))
@@ -72,9 +78,47 @@ def snapshot(
                     "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
                 }
             )
+        except WorkFailed as exc:  # the next tables are still loaded; this one is named
+            report["tables"].append(_failed(pair, exc))
         finally:
             copy.close()
+    if any(r["state"] == "failed" for r in report["tables"]):
+        raise SnapshotIncomplete(report)
     return report
 
 
-__all__ = ["SnapshotState", "snapshot"]
+def _failed(pair: Any, exc: WorkFailed) -> dict[str, Any]:
+    return {
+        "integrate": pair.integrate,
+        "location": pair.location,
+        "table": str(pair.table.ref),
+        "state": "failed",
+        "error": str(exc),
+    }
+
+
+class SnapshotIncomplete(WorkFailed):
+    """Some tables could not be loaded; ``report`` says which were and which failed."""
+
+    code = "snapshot_incomplete"
+
+    def __init__(self, report: dict[str, Any]):
+        self.report = report
+        lines = [
+            f"  {'failed' if r['state'] == 'failed' else 'loaded'}: {r['table']} from "
+            f"{r['location']} into {r['integrate']}" + (f": {r['error']}" if "error" in r else "")
+            for r in report["tables"]
+        ]
+        failed = sum(r["state"] == "failed" for r in report["tables"])
+        super().__init__(
+            f"{failed} of {len(lines)} tables could not be loaded (the others were; a later "
+            "snapshot skips the loaded ones):\n" + "\n".join(lines)
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        d = super().to_dict()
+        d["report"] = self.report
+        return d
+
+
+__all__ = ["SnapshotIncomplete", "SnapshotState", "snapshot"]

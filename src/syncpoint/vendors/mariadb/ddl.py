@@ -18,6 +18,7 @@ from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.rows import witness_present
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
+from syncpoint.vendors.mariadb.types import bare
 from syncpoint.vendors.mariadb.watch import (
     Shape,
     save_identity,
@@ -124,6 +125,43 @@ def _one(
             _event(cur, site, w, "TRUNCATE", [], [], "OK", RELOAD, record=False)
     save_identity(cur, site, w, cols)
     return written
+
+
+def adopt_reading(conn: Any, site: Site) -> int:
+    """At install over an earlier version's capture (before its first poll): the column
+    snapshots that earlier versions wrote, in their reading of types (lower case, no
+    character set or collation), rewritten in this version's where nothing else differs,
+    so that the new reading is not taken for an ALTER. Returns the tables rewritten. (A
+    change of only a label's case or a collation made since the last poll goes unrecorded.)"""
+    names = site.names
+    cur = conn.cursor()
+    cur.execute(render("queries/snapshot_read.sql", names))
+    snap: dict[str, Shape] = defaultdict(list)
+    for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
+        snap[table].append((colname, coltype, bool(nullable), pk))
+    done = 0
+    for w in watched(cur, names):
+        if w.schema != site.db or w.status == "DROPPED" or w.table not in snap:
+            continue
+        cols = catalog.columns(cur, w.schema, w.table)
+        if _older_reading(shape_of(cols), snap[w.table]):
+            save_snapshot(cur, site, w, cols, identity=False)
+            done += 1
+    conn.commit()
+    return done
+
+
+def _older_reading(new: Shape, old: Shape) -> bool:
+    """Whether ``old`` is ``new`` as an earlier version read types: lower case, no character
+    set or collation."""
+    if len(new) != len(old):
+        return False
+    for (n1, t1, nl1, pk1), (n2, t2, nl2, pk2) in zip(new, old, strict=True):
+        if (n1, nl1, pk1) != (n2, nl2, pk2):
+            return False
+        if t1 != t2 and (bare(t1).lower() != t2 or bare(t2) != t2 or t2 != t2.lower()):
+            return False
+    return new != old
 
 
 def _event(

@@ -13,6 +13,8 @@ from syncpoint.core.model import Column
 from syncpoint.vendors.mariadb.dialect import literal, quote
 
 BINARY = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+# The types ON UPDATE CURRENT_TIMESTAMP may be declared on.
+TEMPORAL = {"timestamp", "datetime"}
 SPATIAL = {
     "geometry",
     "point",
@@ -54,6 +56,18 @@ def _base64(ref: str) -> str:
     return f"REPLACE(TO_BASE64({ref}), CHAR(10 USING ascii), '')"
 
 
+def ewkb(ref: str) -> str:
+    """EWKB of the spatial value ``ref``: MariaDB stores a 4-byte SRID and then WKB (always
+    little-endian); EWKB is that WKB with the SRID flag (0x20000000) in its type and the
+    SRID after it (PostGIS's form), plain WKB when the SRID is 0."""
+    srid, wkb = f"SUBSTRING({ref}, 1, 4)", f"SUBSTRING({ref}, 5)"
+    flagged = (
+        f"CONCAT(SUBSTRING({ref}, 5, 4), CHAR(ASCII(SUBSTRING({ref}, 9, 1)) | 32), "
+        f"{srid}, SUBSTRING({ref}, 10))"
+    )
+    return f"IF({srid} = X'00000000', {wkb}, {flagged})"
+
+
 def value(col: ColumnInfo, alias: str) -> str:
     """The JSON value of ``col`` of row ``alias`` (``NEW``, ``OLD`` or a table alias)."""
     ref = f"{alias}.{quote(col.name)}"
@@ -65,6 +79,8 @@ def value(col: ColumnInfo, alias: str) -> str:
         return f"CAST({ref} AS DOUBLE)"
     if t == "bit":
         return f"CAST({ref} AS UNSIGNED)"
+    if t in SPATIAL:
+        return _base64(ewkb(ref))
     if col.binary:
         return _base64(ref)
     if t == "datetime":

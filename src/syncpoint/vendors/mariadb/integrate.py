@@ -16,9 +16,25 @@ from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb.dialect import json_path
-from syncpoint.vendors.mariadb.types import parse
+from syncpoint.vendors.mariadb.types import parse, spatial
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
+
+
+def _stored_geometry(b: str) -> str:
+    """The bytes MariaDB stores for a spatial value (SRID, then WKB) from the EWKB that
+    capture writes (``encode.ewkb``; plain WKB: SRID 0). Records of earlier versions hold the
+    stored bytes themselves: their fifth byte is WKB's byte order (1), where EWKB has the
+    high byte of its type (0x20 or 0)."""
+    fifth = f"ASCII(SUBSTRING({b}, 5, 1))"
+    unflagged = (
+        f"CONCAT(SUBSTRING({b}, 6, 4), SUBSTRING({b}, 1, 4), CHAR({fifth} & 223), "
+        f"SUBSTRING({b}, 10))"
+    )
+    return (
+        f"(CASE WHEN {b} IS NULL THEN NULL WHEN {fifth} = 1 THEN {b} "
+        f"WHEN {fifth} & 32 THEN {unflagged} ELSE CONCAT(X'00000000', {b}) END)"
+    )
 
 
 class MariadbIntegrate(Integrate):
@@ -84,6 +100,8 @@ class MariadbIntegrate(Integrate):
 
         if src_json:
             return pick(True)
+        if spatial(col.type):
+            return _stored_geometry(f"FROM_BASE64({pick()})")
         if target.kind == "binary":
             return f"FROM_BASE64({pick()})"
         if target.kind == "timestamp":

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from syncpoint.config import TableConfig
-from syncpoint.vendors.mariadb import catalog, dialect, triggers
+from syncpoint.vendors.mariadb import catalog, ddl, dialect, triggers
 from syncpoint.vendors.mariadb.names import VENDOR, Names, render, statements
 from syncpoint.vendors.mariadb.state import Site, run, watched
 from syncpoint.vendors.mariadb.watch import save_snapshot, settle
@@ -72,6 +72,7 @@ def install(conn: Any, site: Site, tables: list[TableConfig], poll: Callable[[An
         )
         conn.commit()
         if was_installed:
+            ddl.adopt_reading(conn, site)  # column snapshots of an earlier version
             poll(conn)  # bring the snapshots of tables already watched up to date first
         wanted = {t.ref.name: t for t in tables}
         current = {w.table: w for w in watched(cur, names)}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from syncpoint.vendors.mariadb import dialect
-from syncpoint.vendors.mariadb.encode import ColumnInfo, pair, row_json
+from syncpoint.vendors.mariadb.encode import TEMPORAL, ColumnInfo, pair, row_json
 from syncpoint.vendors.mariadb.names import EVENTS, Names, render
 
 LOCK_WAIT = 10
@@ -79,9 +79,52 @@ def _stale(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str) ->
     ).rstrip()
 
 
+def _stored_row(names: Names, table: str, cols: Sequence[ColumnInfo]) -> str:
+    """The row an UPDATE stored, as JSON, for the AFTER UPDATE trigger of ``table``.
+
+    ``NEW`` is the stored row except in one case: a column with ON UPDATE CURRENT_TIMESTAMP
+    shows the statement's time in ``NEW`` even when the UPDATE changed no column, so that
+    MariaDB wrote nothing and the row keeps its old time ("Changed: 0"). Defaults, generated
+    columns and the application's BEFORE triggers are all applied before an AFTER trigger
+    runs, and an AFTER trigger cannot change its own table, so nothing else differs. When
+    every other column is unchanged and a TIMESTAMP or DATETIME column differs (the one case
+    where the row may or may not have been written), the row is read back: by its primary
+    key, or without one by its old values (the row unchanged; not found: it is ``NEW``).
+    Every other UPDATE is captured from ``NEW`` as it is, without a read.
+    """
+    from_new = row_json(cols, "NEW")
+    temporal = [c for c in cols if c.data_type in TEMPORAL]
+    if not temporal:
+        return from_new
+    others = [c for c in cols if c.data_type not in TEMPORAL]
+
+    def same(c: ColumnInfo, a: str, b: str) -> str:
+        return f"{a}.{dialect.quote(c.name)} <=> {b}.{dialect.quote(c.name)}"
+
+    moved = " OR ".join(f"NOT {same(c, 'NEW', 'OLD')}" for c in temporal)
+    cond = " AND ".join([*(same(c, "NEW", "OLD") for c in others), f"({moved})"])
+    keys = sorted((c for c in cols if c.pk), key=lambda c: c.pk or 0)
+    where = [same(c, "src", "NEW") for c in keys] or (
+        [same(c, "src", "NEW") for c in others] + [same(c, "src", "OLD") for c in temporal]
+    )
+    return render(
+        "trigger/stored_row.sql",
+        names,
+        idents={"table": table},
+        raw={
+            "cond": cond,
+            "row": row_json(cols, "src"),
+            "where": " AND ".join(where),
+            "new": from_new,
+        },
+    ).strip()
+
+
 def render_one(names: Names, spec: Spec, cols: Sequence[ColumnInfo], letter: str) -> str:
     event = EVENTS[letter][0]
-    new = row_json(cols, "NEW") if letter in "IU" else "NULL"
+    new = row_json(cols, "NEW") if letter == "I" else "NULL"
+    if letter == "U":
+        new = _stored_row(names, spec.table, cols)
     old = row_json(cols, "OLD") if letter in "UD" else "NULL"
     size = _size_checks(cols, "NEW", names) if letter in "IU" else []
     size += _size_checks(cols, "OLD", names) if letter in "UD" else []

@@ -4,7 +4,10 @@ target column created here gets for a source column. The choices: docs/internals
 
 from __future__ import annotations
 
+import re
+
 from syncpoint.core.types import NType
+from syncpoint.vendors.mariadb.encode import SPATIAL
 from syncpoint.vendors.typetext import args, base, normal
 
 NAME = "mariadb"
@@ -13,9 +16,23 @@ _TEXT_LIMITS = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtex
 _BLOB_LIMITS = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": None}
 
 
+# The character set and collation the catalog reading adds to a character column's type
+# (``varchar(10) character set utf8mb3 collate utf8mb3_general_ci``): names are words.
+_CHARSET = re.compile(r"\s+character set \w+(\s+collate \w+)?$", re.IGNORECASE)
+
+
+def bare(declared: str) -> str:
+    """``declared`` without the character set and collation the catalog reading adds."""
+    return _CHARSET.sub("", declared.strip())
+
+
 def parse(declared: str) -> NType:
-    """The neutral type of ``declared`` as MariaDB's catalog writes it."""
-    t = normal(declared)
+    """The neutral type of ``declared`` as MariaDB's catalog writes it (a MariaDB target
+    created from it keeps ``declared`` whole: labels, character set and collation)."""
+    t = normal(bare(declared))
+    if t.startswith(("enum(", "set(")):
+        # labels may hold any character (parentheses, commas): never read as arguments
+        return NType("other", source_vendor=NAME, declared=declared.strip())
     a, b = args(t), base(t)
     unsigned = " unsigned" in t
 
@@ -40,13 +57,18 @@ def parse(declared: str) -> NType:
     if b in ("double", "double precision", "real"):
         return mk("float", bits=64)
     if b in ("varchar", "char"):
-        return mk("text", length=a[0] if a else 1, fixed=b == "char")
+        # not fixed: MariaDB's CHAR gives its values back without trailing spaces, so a
+        # fixed-width type elsewhere (PostgreSQL's character(n)) would pad them back
+        return mk("text", length=a[0] if a else 1)
     if b in ("tinytext", "text", "mediumtext", "longtext", "varchar2"):
         return mk("text", length=_TEXT_LIMITS.get(b))
     if b in ("binary", "varbinary"):
         return mk("binary", length=a[0] if a else 1, fixed=b == "binary")
     if b in _BLOB_LIMITS:
         return mk("binary", length=_BLOB_LIMITS[b])
+    if b in SPATIAL:
+        # captured as EWKB (encode.py): bytes elsewhere, the same spatial type here
+        return mk("binary")
     if b == "date":
         return mk("date")
     frac = a[0] if a else 0
@@ -111,3 +133,25 @@ def render(t: NType, *, key: bool = False) -> str:
     if k == "uuid":
         return "char(36)"
     return "varchar(255)" if key else "longtext"
+
+
+def spatial(declared: str) -> bool:
+    """Whether ``declared`` is one of MariaDB's spatial types."""
+    return base(normal(bare(declared))) in SPATIAL
+
+
+# What a spatial column becomes at a created target of each vendor (``validate`` says it).
+_SPATIAL_AT = {
+    "mariadb": "the same type, value for value (SRID included)",
+    "postgres": "bytea holding EWKB (WKB with the SRID: PostGIS reads it with "
+    "ST_GeomFromEWKB; plain WKB when the SRID is 0)",
+    "sqlite": "BLOB holding EWKB (WKB with the SRID; plain WKB when the SRID is 0)",
+}
+
+
+def travel_note(declared: str, target_vendor: str) -> str | None:
+    """What a column of type ``declared`` becomes at a target of ``target_vendor``, where
+    that needs saying before install (docs/types.md, "MariaDB sources")."""
+    if spatial(declared):
+        return _SPATIAL_AT.get(target_vendor, "EWKB bytes")
+    return None

@@ -56,8 +56,11 @@ def write_event(
     )
 
 
-def save_snapshot(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> None:
-    """Record the table's columns, InnoDB identity and a witness row key as of now."""
+def save_snapshot(
+    cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo], identity: bool = True
+) -> None:
+    """Record the table's columns, InnoDB identity and a witness row key as of now (the
+    columns alone with ``identity`` False)."""
     p = {"schema": w.schema, "table": w.table}
     run(cur, "queries/snapshot_save.sql", site.names, p)
     for i, c in enumerate(cols, start=1):
@@ -72,7 +75,8 @@ def save_snapshot(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) 
                 "pk": c.pk,
             },
         )
-    save_identity(cur, site, w, cols)
+    if identity:
+        save_identity(cur, site, w, cols)
 
 
 def save_identity(cur: Any, site: Site, w: Watched, cols: Sequence[ColumnInfo]) -> None:

@@ -1,5 +1,12 @@
--- Columns of a target table in order: name, COLUMN_TYPE, nullable, key position.
-SELECT c.COLUMN_NAME, c.COLUMN_TYPE, c.IS_NULLABLE = 'YES', k.ORDINAL_POSITION
+-- Columns of a target table in order: name, type, nullable, key position. The type is read
+-- as capture reads it (queries/columns_select.sql): COLUMN_TYPE, and the character set and
+-- collation of a character column in another collation than utf8mb4_bin.
+SELECT c.COLUMN_NAME,
+       CONCAT(c.COLUMN_TYPE,
+              IF(c.COLLATION_NAME IS NULL OR c.COLLATION_NAME = 'utf8mb4_bin', '',
+                 CONCAT(' character set ', c.CHARACTER_SET_NAME,
+                        ' collate ', c.COLLATION_NAME))),
+       c.IS_NULLABLE = 'YES', k.ORDINAL_POSITION
 FROM information_schema.COLUMNS c
 LEFT JOIN information_schema.KEY_COLUMN_USAGE k
   ON k.TABLE_SCHEMA = c.TABLE_SCHEMA AND k.TABLE_NAME = c.TABLE_NAME

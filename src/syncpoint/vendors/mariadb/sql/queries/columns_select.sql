@@ -6,13 +6,20 @@
 -- subqueries; DISTINCT keeps a derived table from being merged into the outer query,
 -- where its filter would no longer narrow the scan). information_schema compares names
 -- case-insensitively; MariaDB table names are case-sensitive on Linux, so every name
--- comparison is also made on bytes.
+-- comparison is also made on bytes. A column's type is COLUMN_TYPE as declared (ENUM and
+-- SET labels keep their case) followed, for a character column in another collation than
+-- utf8mb4_bin (the default of a table syncpoint creates: integrate/create_table.sql), by its
+-- character set and collation, so that a MariaDB target created from it holds the same
+-- values and compares them the same way.
 SELECT c.TABLE_SCHEMA AS schemaname,
        c.TABLE_NAME AS tablename,
        c.ORDINAL_POSITION AS ordinal,
        c.COLUMN_NAME AS colname,
        LOWER(c.DATA_TYPE) AS data_type,
-       LOWER(c.COLUMN_TYPE) AS column_type,
+       CONCAT(c.COLUMN_TYPE,
+              IF(c.COLLATION_NAME IS NULL OR c.COLLATION_NAME = 'utf8mb4_bin', '',
+                 CONCAT(' character set ', c.CHARACTER_SET_NAME,
+                        ' collate ', c.COLLATION_NAME))) AS column_type,
        c.DATETIME_PRECISION AS fsp,
        IF(c.IS_NULLABLE = 'YES', 1, 0) AS nullable,
        s.SEQ_IN_INDEX AS pk,
