@@ -30,7 +30,7 @@ def exported() -> dict[str, set[str]]:
     row = {"location": "src", "table": "t", "position": 1, "stream_id": "s", "backlog": 0}
     m.update(
         {
-            "capture": {"src": {"pending": 0}},
+            "capture": {"src": {"pending": 0, "log": {"retained_bytes": 1, "age_seconds": 1}}},
             "integrate": {"cen": {"tables": [{**row, "lag_seconds": 0.0, "stopped": None}]}},
             "receive_stamps": {"cen": {"locations": {"src": {"age_seconds": 1.0}}}},
             "gates": {"cen": [{"gate": "g", "state": "WarehouseLoaded", "age_s": 1}]},
