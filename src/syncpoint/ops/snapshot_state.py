@@ -46,6 +46,12 @@ class SnapshotState:
     def done(self) -> bool:
         return self.state == "done"
 
+    @property
+    def estimate(self) -> int:
+        """The rows estimated, never fewer than those copied (rows inserted while the copy
+        runs, on a vendor whose copy reads several moments, are copied beyond the count)."""
+        return max(self.rows_estimated, self.rows_copied)
+
     def progress(self) -> dict[str, Any]:
         """Rows copied, rows estimated and the rate, as ``status`` shows them."""
         rate = None
@@ -58,7 +64,7 @@ class SnapshotState:
             "state": self.state,
             "t0": self.t0,
             "rows_copied": self.rows_copied,
-            "rows_estimated": self.rows_estimated,
+            "rows_estimated": self.estimate,
             "rows_per_second": rate,
             "started_at": self.started_at,
             "updated_at": self.updated_at,
@@ -206,7 +212,7 @@ def refuse_unloaded(
         if s is None and (loc, str(t.ref)) in positioned:
             continue
         how = (
-            f"its snapshot is still copying ({s.rows_copied} of ~{s.rows_estimated} rows)"
+            f"its snapshot is still copying ({s.rows_copied} of ~{s.estimate} rows)"
             if s is not None
             else "its existing rows were never loaded"
         )

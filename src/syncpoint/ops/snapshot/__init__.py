@@ -32,44 +32,49 @@ def snapshot(
 ) -> dict[str, Any]:
     """Snapshot the tables asked for (all by default) from each capture location (or the one
     named) into every integrate location; tables already loaded are skipped unless
-    ``restart`` or ``truncate``. Returns a report per integrate location."""
-    from syncpoint.ops.snapshot.copy import TableCopy
+    ``restart`` or ``truncate``. The tables of one sync group (per integrate and capture
+    location) share one tick and, where the vendor has one, one source state; they are
+    copied parents first and handed over in one transaction. Returns a report per
+    integrate location."""
+    from syncpoint.ops.snapshot.group import GroupCopy
 
     pairs = plan.check(cfg, plan.select(cfg, tables, location), *plan.catalogs(cfg))
     report: dict[str, Any] = {"tables": []}
     truncated: set[tuple[str, str]] = set()
-    for pair in pairs:
-        started = time.monotonic()
-        copy = TableCopy(cfg, pair, spark)
-        try:
-            target = str(copy.steps._window(0, pair.location, pair.table, 0, 0, False, "").target)
-            first = truncate and (pair.integrate, target) not in truncated
-            truncated.add((pair.integrate, target))
-            s = copy.begin(restart or truncate, first)
-            row: dict[str, Any] = {
-                "integrate": pair.integrate,
-                "location": pair.location,
-                "table": str(pair.table.ref),
-                "target": target,
-            }
-            if s is None:
-                report["tables"].append({**row, "state": "done", "skipped": True})
-                continue
-            copy.chunks(s, on_progress or (lambda _s: None))
-            copy.hand_over(s)
-            secs = time.monotonic() - started
-            report["tables"].append(
-                {
-                    **row,
-                    "state": "done",
-                    "t0": s.t0,
-                    "rows_copied": s.rows_copied,
-                    "seconds": round(secs, 2),
-                    "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
+    for members in plan.by_group(cfg, pairs):
+        with GroupCopy(cfg, members, spark) as group:
+            rows = []
+            for copy in group.ordered():
+                started = time.monotonic()
+                pair = copy.pair
+                target = str(copy.target_ref)
+                first = truncate and (pair.integrate, target) not in truncated
+                truncated.add((pair.integrate, target))
+                s = copy.begin(restart or truncate, first, group.tick, resume=len(members) == 1)
+                row: dict[str, Any] = {
+                    "integrate": pair.integrate,
+                    "location": pair.location,
+                    "table": str(pair.table.ref),
+                    "target": target,
                 }
-            )
-        finally:
-            copy.close()
+                if s is None:
+                    report["tables"].append({**row, "state": "done", "skipped": True})
+                    continue
+                copy.chunks(s, on_progress or (lambda _s: None))
+                group.copied(copy, s)
+                rows.append((row, s, time.monotonic() - started))
+            group.hand_over()
+            for row, s, secs in rows:
+                report["tables"].append(
+                    {
+                        **row,
+                        "state": "done",
+                        "t0": s.t0,
+                        "rows_copied": s.rows_copied,
+                        "seconds": round(secs, 2),
+                        "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
+                    }
+                )
     return report
 
 
