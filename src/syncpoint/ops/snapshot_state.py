@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from syncpoint.config import TableConfig
+from syncpoint.core.positions import INITIAL
 from syncpoint.errors import TableStopped
 from syncpoint.vendors.integratebase import Integrate
 
@@ -189,6 +190,31 @@ def status(cfg: Any, integ: str) -> list[dict[str, Any]]:
         if f"{cfg.prefix}snapshots" not in have:
             return []
         return [s.progress() for s in read(target, conn, cfg.application).values()]
+
+
+def record_empty(
+    target: Integrate, conn: Any, application: str, location: str, tables: list[str], stream: str
+) -> list[str]:
+    """After ``install`` found ``tables`` empty at ``location`` (its triggers in place):
+    each that has no snapshot record and no position here is recorded as loaded, a
+    snapshot of no rows (``done``, t0 the stream's start: rounds read all its records).
+    Returns the tables recorded."""
+    target.ensure(conn)
+    ensure(target, conn)
+    states = read(target, conn, application)
+    positioned = {(p.location, p.table) for a, p in target.positions(conn) if a == application}
+    target.end_read(conn)
+    done = []
+    for t in tables:
+        if (location, t) in states or (location, t) in positioned:
+            continue
+        s = SnapshotState(location, t, "copying", INITIAL, stream, None, None, None, 0, 0, 0, False)
+        start(target, conn, application, s)
+        target.begin(conn)
+        target.run(conn, "snapshot_done", (application, location, t, INITIAL))
+        target.commit(conn)
+        done.append(t)
+    return done
 
 
 def refuse_unloaded(

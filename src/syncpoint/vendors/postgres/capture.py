@@ -115,6 +115,8 @@ class PostgresCapture(Capture):
                 for stmt, params in self._install_steps(conn, tables):
                     current = str(params.get("table", "")) if params else ""
                     conn.execute(stmt, params)
+                current = ""
+                self.empty_at_install = self.empty_tables(conn, tables)
         except psycopg.Error as exc:
             raise dialect.translate(exc, self.location, current or None) from exc
 

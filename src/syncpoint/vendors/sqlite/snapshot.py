@@ -19,6 +19,10 @@ from syncpoint.vendors.sqlite.names import Names
 from syncpoint.vendors.sqlite.triggers import Watch, row_exprs
 
 
+def qualified(t: TableName) -> str:
+    return dialect.quote(t.name)
+
+
 def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     cols = catalog.columns(conn, table.name)
     w = Watch(table.name, cols, "IUD", False, 0, "", None, (), ())
