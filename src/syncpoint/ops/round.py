@@ -412,6 +412,7 @@ class GroupRound:
             for w in plan.windows:
                 if w.moves:
                     self._same_shape(plan, w)
+                    self._own_types(self.sources[w.location], w)
         except WorkFailed as exc:  # before any DDL reaches the target
             self._stop_after_failure(plan, exc)
             raise TableStopped(exc.message, location=exc.location, table=exc.table) from exc
@@ -521,10 +522,33 @@ class GroupRound:
             out[c.name] = parse(c.type)
         return out
 
+    def _own_types(self, src: Source, w: TableWindow) -> None:
+        """A target of the source's vendor gets the types of one's own the table needs,
+        and the labels an enum gained at the source where the table's ddl_policy is
+        ``apply``; otherwise labels the target lacks stop the table with that reason."""
+        if self.target.vendor != src.capture.vendor:
+            return
+        types = src.capture.own_types(src.conn, w.source)
+        _idle(src.conn)
+        lacking = self.target.ensure_types(self.conn, types, w.policy == ddl.APPLY)
+        if lacking:
+            raise WorkFailed(
+                "the source's enum type has labels the target's lacks ("
+                + "; ".join(lacking)
+                + "): rows using them cannot be applied. Add them at the target (ALTER TYPE "
+                "... ADD VALUE) or set the table's ddl_policy to apply",
+                location=self.integrate,
+                table=w.table,
+            )
+
     def _ensure_target(self, src: Source, w: TableWindow) -> Any:
         shape = self.target.describe(self.conn, w.target)
         if shape is not None:
             return shape
+        if self.target.vendor == src.capture.vendor:
+            # the types of one's own its columns are declared with, first
+            self.target.ensure_types(self.conn, src.capture.own_types(src.conn, w.source), False)
+            _idle(src.conn)
         source = self._shape(src, w.source)
         if source is None:
             raise WorkFailed(

@@ -74,6 +74,12 @@ class Capture(ABC):
         """Create every object of the prefix (idempotent). All or nothing: on failure,
         objects created by this call are removed again before the error is raised."""
 
+    def own_types(self, conn: Any, table: TableName) -> list[Any]:
+        """The types the source defined itself that the table's columns need, with what
+        creates them at a target of this vendor (read in the caller's transaction); none
+        where the vendor has no such types."""
+        return []
+
     def empty_tables(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         """The tables holding no row, read in the caller's transaction: install's, after
         the tables' triggers were created (PostgreSQL, SQLite: under the lock that took; MariaDB

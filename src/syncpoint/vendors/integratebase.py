@@ -274,6 +274,13 @@ class Integrate:
             return [f"target {ref} does not exist: the first round creates it, keyed by the key"]
         return _notes(table, key, self.dialect)
 
+    def ensure_types(self, conn: Any, types: list[Any], add_labels: bool) -> list[str]:
+        """Types of one's own of a source of this vendor (``Capture.own_types``) created
+        here where missing, in their own transaction; what this target still lacks (an
+        enum's labels added at the source, unless ``add_labels``). None on vendors that
+        have no such types."""
+        return []
+
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
     ) -> list[tuple[TableName, TableName]]:

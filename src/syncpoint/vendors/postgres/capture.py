@@ -60,6 +60,13 @@ class PostgresCapture(Capture):
             found = catalog.describe(conn, self.objects, table)
         return None if found is None else found[1]
 
+    def own_types(self, conn: Any, table: TableName) -> list[Any]:
+        from syncpoint.vendors.postgres import owntypes
+        from syncpoint.vendors.postgres.snapshot import qualified
+
+        with self._translated(str(table)):
+            return owntypes.used(conn, qualified(table))
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         problems = super().check(conn, tables)
         with self._translated(None, conn):
