@@ -30,7 +30,9 @@ from syncpoint.errors import (
     TransientError,
     WorkFailed,
 )
+from syncpoint.ops import created
 from syncpoint.ops.location import Location, close
+from syncpoint.vendors import shapebase
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.integratebase import apply_table
 
@@ -75,6 +77,9 @@ class GroupRound:
         self.conn: Any = None
         self.sources: dict[str, Source] = {}
         self.fresh = True  # False when the round replays a stored sync point
+        # indexes and foreign keys of target tables created here, when a snapshot adds them
+        # after its rows (None: added as the table is created)
+        self.after_load: list[created.Job] | None = None
 
     # -- connections -----------------------------------------------------------------------
     def open(self) -> None:
@@ -559,17 +564,33 @@ class GroupRound:
         parse = vendors.get(src.capture.vendor).types.parse
         render = vendors.get(self.target.vendor).types.render
         cols = [
-            (c.name, render(parse(c.type), key=c.name in w.key), c.name in w.key)
+            (c.name, render(parse(c.type), key=c.name in w.key), c.name in w.key or not c.nullable)
             for c in source.columns
         ]
+        extras = shapebase.extras(src.capture.vendor, src.conn, w.source)
+        _idle(src.conn)
+        types = {n: t for n, t, _ in cols}
+        defaults = {
+            n: created.default_sql(self.target.vendor, d, types[n])
+            for n, d in extras.defaults.items()
+            if n in types
+        }
         try:
-            self.target.create_table(self.conn, w.target, cols, w.key)
+            self.target.create_table(self.conn, w.target, cols, w.key, defaults)
             log.info("created target table %s at %s", w.target, self.integrate)
         except WorkFailed:
             self.target.rollback(self.conn)
             if self.target.describe(self.conn, w.target) is None:
                 raise
             # another run created it meanwhile: used as it is
+            return self.target.describe(self.conn, w.target)
+        later = created.jobs(
+            self.cfg, self.target, self.conn, src.name, w.target, extras, src.capture.vendor
+        )
+        if self.after_load is not None:
+            self.after_load += later  # a snapshot adds them once the rows are in
+        else:
+            created.run(later)
         return self.target.describe(self.conn, w.target)
 
     def _ddl(self, src: Source, w: TableWindow, shape: Any, change: ddl.DdlChange) -> Any:

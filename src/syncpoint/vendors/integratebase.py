@@ -292,9 +292,17 @@ class Integrate:
         target: TableName,
         columns: list[tuple[str, str, bool]],
         key: Sequence[str],
+        defaults: dict[str, str] | None = None,
     ) -> None:
-        """Create a target table: (name, type, not null) columns and the key."""
-        defs = ", ".join(f"{self.q(n)} {t}" + (" NOT NULL" if nn else "") for n, t, nn in columns)
+        """Create a target table: (name, type, not null) columns, the key, and column
+        defaults (SQL text for this vendor)."""
+        dflt = defaults or {}
+        defs = ", ".join(
+            f"{self.q(n)} {t}"
+            + (f" DEFAULT {dflt[n]}" if n in dflt else "")
+            + (" NOT NULL" if nn else "")
+            for n, t, nn in columns
+        )
         keys = ", ".join(self.q(k) for k in key)
         self.begin(conn)
         self.run(conn, "create_table", target=self.qualified(target), columns=defs, key=keys)

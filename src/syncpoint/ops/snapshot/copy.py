@@ -64,6 +64,7 @@ class TableCopy:
         self.shared: Callable[[], SharedRead | None] = lambda: None
         self.app = cfg.application
         self.steps = GroupRound(cfg, pair.integrate, "snapshot", [pair.table], spark)
+        self.steps.after_load = []
         self.steps.open()
         self.target, self.conn = self.steps.target, self.steps.conn
         st.ensure(self.target, self.conn)

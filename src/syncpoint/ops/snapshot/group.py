@@ -18,6 +18,7 @@ from typing import Any
 
 from syncpoint.config import ChannelConfig
 from syncpoint.core import fkorder
+from syncpoint.ops import created
 from syncpoint.ops import snapshot_state as st
 from syncpoint.ops.snapshot.copy import TableCopy, _idle, hand_over
 from syncpoint.ops.snapshot.plan import Pair
@@ -90,6 +91,11 @@ class GroupCopy:
         self._copied.append((copy, s))
 
     def hand_over(self) -> None:
-        """Every table copied by this run handed over in one target transaction."""
+        """Every table copied by this run handed over in one target transaction; then the
+        indexes and foreign keys of the target tables this run created (``ops/created.py``)."""
         hand_over(self._copied)
         self._copied = []
+        later = [j for c in self.copies for j in (c.steps.after_load or [])]
+        for c in self.copies:
+            c.steps.after_load = []
+        created.run(later)

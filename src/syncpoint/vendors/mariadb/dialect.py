@@ -29,6 +29,7 @@ HAS_SCHEMAS = False  # a MariaDB "schema" is the database itself
 PARAM = "%s"  # the driver's placeholder for a bound value
 ALTERS_TYPES = True  # a column type change at the source is applied to the target
 UPSERT_ANY_UNIQUE = True  # ON DUPLICATE KEY UPDATE acts on whichever unique index a row hits
+ADDS_FOREIGN_KEYS = True  # created target tables get the foreign keys among the channel's tables
 
 # Lost connection, server gone, deadlock, lock wait timeout, too many connections.
 _TRANSIENT = {1040, 1053, 1205, 1213, 2003, 2006, 2013, 2055}

@@ -29,6 +29,7 @@ HAS_SCHEMAS = True
 PARAM = "%s"  # the driver's placeholder for a bound value
 ALTERS_TYPES = True  # a column type change at the source is applied to the target
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
+ADDS_FOREIGN_KEYS = True  # created target tables get the foreign keys among the channel's tables
 DEFAULT_SCHEMA = "public"
 
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,

@@ -21,6 +21,7 @@ HAS_SCHEMAS = False
 PARAM = "?"  # the driver's placeholder for a bound value
 ALTERS_TYPES = False  # columns take any value: there is no type to alter
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
+ADDS_FOREIGN_KEYS = False  # ALTER TABLE cannot add one: created target tables get none
 BUSY_TIMEOUT_S = 30.0
 
 # The refinements of LocationError callers test for (``errors.py``), by result code (the
