@@ -19,7 +19,8 @@ pytestmark = pytest.mark.spark
 
 SOURCE = [
     "CREATE TABLE customer (id bigint PRIMARY KEY, code varchar(20) NOT NULL UNIQUE, "
-    "name varchar(100) DEFAULT 'nobody', score integer NOT NULL DEFAULT 0, active boolean DEFAULT true, "
+    "name varchar(100) DEFAULT 'nobody', score integer NOT NULL DEFAULT 0, "
+    "active boolean DEFAULT true, "
     "seen timestamptz DEFAULT now(), serial_no bigserial)",
     "CREATE INDEX customer_name_idx ON customer (name, score)",
     "CREATE INDEX customer_lower_idx ON customer (lower(name))",

@@ -27,9 +27,7 @@ PREFIX = {"postgres": "public.", "mariadb": "", "sqlite": ""}
 
 
 @pytest.mark.parametrize("any_db", ["postgres", "mariadb", "sqlite"], indirect=True)
-def test_run_goes_on_for_a_table_empty_at_install(
-    any_db: Any, tmp_path: Path, spark: Any
-) -> None:
+def test_run_goes_on_for_a_table_empty_at_install(any_db: Any, tmp_path: Path, spark: Any) -> None:
     src = any_db
     sk.seed(src, 0)  # items: empty
     src.execute(FULL[src.vendor], "INSERT INTO full_t VALUES (1, 'there before install')")
