@@ -271,7 +271,16 @@ class Integrate:
     ) -> list[str]:
         """What ``validate`` says about applying to the target ``ref`` by ``key``."""
         if table is None:
-            return [f"target {ref} does not exist: the first round creates it, keyed by the key"]
+            fks = (
+                "foreign keys among the channel's tables"
+                if getattr(self.dialect, "ADDS_FOREIGN_KEYS", False)
+                else "no foreign keys"
+            )
+            return [
+                f"target {ref} does not exist: created like its source (key, NOT NULL, "
+                f"constant and current-time defaults, indexes on plain columns, {fks}); not "
+                "carried: other defaults, expression or partial indexes, CHECKs, triggers"
+            ]
         return _notes(table, key, self.dialect)
 
     def ensure_types(self, conn: Any, types: list[Any], add_labels: bool) -> list[str]:
