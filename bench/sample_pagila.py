@@ -26,6 +26,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -177,6 +178,8 @@ def main() -> int:
     ap.add_argument("--writers", type=int, default=4)
     ap.add_argument("--keep", action="store_true", help="keep the databases")
     a = ap.parse_args()
+    # a SIGTERM (timeout, Ctrl-C's kin) still drops what was made
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     tag = uuid.uuid4().hex[:8]
     base = PG.rsplit("/", 1)[0]
     names = {"src": f"pagila_src_{tag}", "pg": f"pagila_pg_{tag}"}

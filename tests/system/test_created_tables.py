@@ -99,3 +99,12 @@ def test_created_target_tables_carry_not_null_defaults_indexes_and_foreign_keys(
         with pytest.raises(Exception):  # noqa: B017, PT011 - each vendor's driver error
             dst.execute(f"INSERT INTO customer (id, code) VALUES ({p}, {p})", params=bad)
     assert dst.query("SELECT count(*) FROM orders")[0][0] == 40
+    # the source drops a NOT NULL the target took from it: rows with NULL still arrive
+    # (SQLite cannot alter a column; its target keeps the NOT NULL)
+    if dst.vendor != "sqlite":
+        src.execute(
+            "ALTER TABLE customer ALTER COLUMN score DROP NOT NULL",
+            "INSERT INTO customer (id, code, score) VALUES (500, 'c500', NULL)",
+        )
+        ch.run(once=True, spark=spark)
+        assert dst.query("SELECT score FROM customer WHERE id = 500") == [(None,)]

@@ -338,6 +338,13 @@ class Integrate:
             if new.name in have and self.dialect.ALTERS_TYPES:
                 typ = render(parse(new.type))
                 self.run(conn, "alter_type", target=t, column=new.name, type=typ)
+        # NOT NULL the target took from the source goes where the source dropped it (SQLite
+        # cannot alter a column: such a column keeps it)
+        strict = {c.name: c for c in table.columns if not c.nullable and not c.pk}
+        for c in change.new_columns:
+            if c.nullable and c.name in strict and self.dialect.ALTERS_TYPES:
+                typ = strict[c.name].type
+                self.run(conn, "drop_not_null", target=t, column=c.name, type=typ)
         self.commit(conn)
 
     # -- the apply transaction ------------------------------------------------------------
