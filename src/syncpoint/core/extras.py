@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from syncpoint.config import TableName
 
-# a string literal, with PostgreSQL's cast or a charset introducer (MariaDB's _utf8mb4)
+# a string literal, with a ::cast after it or a charset introducer (_charset) before it
 _TEXT = re.compile(r"^(?:_\w+|[nN])?'((?:[^']|'')*)'(?:::[\w\s\".\[\]()]+)?$", re.S)
 _NUMBER = re.compile(r"^\(?([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\)?(?:::[\w\s\".()]+)?$")
 _NOW = re.compile(
@@ -55,8 +55,8 @@ class TableExtras:
 
 
 def portable_default(text: str | None) -> Default | None:
-    """The default a catalog wrote (PostgreSQL's expression, MariaDB's COLUMN_DEFAULT,
-    SQLite's dflt_value) as a portable one, or None (no default, or not portable)."""
+    """The default a catalog wrote (an expression's text, casts and charset introducers
+    included) as a portable one, or None (no default, or not portable)."""
     if text is None:
         return None
     t = text.strip()
