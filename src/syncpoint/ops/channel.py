@@ -167,7 +167,10 @@ class Channel:
         for name in self.cfg.capture_locations():
             with self.location(name).capture() as (cap, conn):
                 cap.install(conn, self.cfg.tables_at(name))
-                empty, stream = cap.empty_at_install, cap.stream_id(conn)
+                # tables that wait for a snapshot; `snapshot: none` ones never do
+                waiting = {str(t.ref) for t in self.cfg.tables_at(name) if t.snapshot != "none"}
+                empty = [t for t in cap.empty_at_install if t in waiting]
+                stream = cap.stream_id(conn)
                 _end(conn)
             done[name] = "installed"
             if empty:
