@@ -91,13 +91,18 @@ def _index_job(
     else:
         name = _name(t.name, *ix.columns, "key" if ix.unique else "idx")
 
+    # where an upsert acts on any unique index (MariaDB), a second one makes every upsert of
+    # the table a delete and insert, which foreign keys to its rows refuse: plain there (the
+    # source keeps the values unique)
+    unique = ix.unique and not getattr(target.dialect, "UPSERT_ANY_UNIQUE", False)
+
     def job() -> None:
         _each(
             target,
             conn,
             "create_index",
             f"index {name} on {t}",
-            unique="UNIQUE" if ix.unique else "",
+            unique="UNIQUE" if unique else "",
             index=target.q(name),
             target=target.qualified(t),
             columns=", ".join(target.q(c) for c in ix.columns),
