@@ -107,6 +107,10 @@ def test_created_target_tables_carry_not_null_defaults_indexes_and_foreign_keys(
         src.execute(
             "ALTER TABLE customer ALTER COLUMN score DROP NOT NULL",
             "INSERT INTO customer (id, code, score) VALUES (500, 'c500', NULL)",
+            # a parent row its children refer to changes: applied in place, never deleted
+            # and inserted again (which the foreign key from orders would refuse)
+            "UPDATE customer SET name = 'changed' WHERE id = 1",
         )
         ch.run(once=True, spark=spark)
         assert dst.query("SELECT score FROM customer WHERE id = 500") == [(None,)]
+        assert dst.query("SELECT name FROM customer WHERE id = 1") == [("changed",)]
