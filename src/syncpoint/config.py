@@ -279,6 +279,9 @@ class ChannelConfig(_Model):
     spark: SparkConfig = SparkConfig()
     transport: TransportConfig | None = None
     warnings: WarningsConfig = WarningsConfig()
+    # target tables syncpoint creates get the foreign keys among the channel's tables (where
+    # the target vendor can add them): such a target then needs the tables in sync groups
+    create_foreign_keys: bool = True
 
     @field_validator("locations", mode="before")
     @classmethod

@@ -36,8 +36,7 @@ def register(app: typer.Typer) -> None:
         def progress(s: Any) -> None:
             if not as_json:
                 out.print(
-                    f"  {s.table} from {s.location}: {s.rows_copied} of ~{s.rows_estimated} "
-                    "rows copied",
+                    f"  {s.table} from {s.location}: {s.rows_copied} of ~{s.estimate} rows copied",
                     markup=False,
                 )
 

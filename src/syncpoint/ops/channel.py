@@ -6,6 +6,7 @@ for ``run``, Spark; it holds no SQL and no vendor detail of its own.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +18,8 @@ from syncpoint.errors import ConfigError, SyncpointError, WorkFailed
 from syncpoint.ops.location import Location
 from syncpoint.vendors import unchanged
 from syncpoint.vendors.base import Capture
+
+log = logging.getLogger("syncpoint.install")
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -241,8 +244,30 @@ class Channel:
         for name in self.cfg.capture_locations():
             with self.location(name).capture() as (cap, conn):
                 cap.install(conn, self.cfg.tables_at(name))
+                # tables that wait for a snapshot; `snapshot: none` ones never do
+                waiting = {str(t.ref) for t in self.cfg.tables_at(name) if t.snapshot != "none"}
+                empty = [t for t in cap.empty_at_install if t in waiting]
+                stream = cap.stream_id(conn)
+                _end(conn)
             done[name] = "installed"
+            if empty:
+                self._loaded_empty(name, empty, stream)
         return done
+
+    def _loaded_empty(self, name: str, tables: list[str], stream: str) -> None:
+        """Tables empty at install need no snapshot: recorded as loaded at each integrate
+        location they go to (a location not reachable now keeps refusing them until
+        ``snapshot`` loads them, as before)."""
+        from syncpoint.ops import snapshot_state as st
+
+        for integ in self.cfg.integrate_locations():
+            if integ == name or name not in self.cfg.sources_of(integ):
+                continue
+            try:
+                with self.location(integ).integrate() as (target, conn):
+                    st.record_empty(target, conn, self.cfg.application, name, tables, stream)
+            except SyncpointError as exc:
+                log.warning("%s: tables empty at install not recorded: %s", integ, exc)
 
     def migrate(self, location: str, statements: list[str]) -> int:
         """Run an application's schema migration at a capture location so that capture
@@ -464,3 +489,11 @@ def _no_target_file(url: str) -> str:
         f"SQLite file {file} does not exist; `install` creates it (an empty database), "
         "or correct the path"
     )
+
+
+def _end(conn: Any) -> None:
+    """End the read a driver opened (the install itself committed)."""
+    try:
+        conn.rollback()
+    except Exception:  # noqa: BLE001 - a lost connection: nothing is held
+        pass

@@ -30,7 +30,9 @@ from syncpoint.errors import (
     TransientError,
     WorkFailed,
 )
+from syncpoint.ops import created
 from syncpoint.ops.location import Location, close
+from syncpoint.vendors import shapebase
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.integratebase import apply_table
 
@@ -75,6 +77,9 @@ class GroupRound:
         self.conn: Any = None
         self.sources: dict[str, Source] = {}
         self.fresh = True  # False when the round replays a stored sync point
+        # indexes and foreign keys of target tables created here, when a snapshot adds them
+        # after its rows (None: added as the table is created)
+        self.after_load: list[created.Job] | None = None
 
     # -- connections -----------------------------------------------------------------------
     def open(self) -> None:
@@ -423,6 +428,7 @@ class GroupRound:
             for w in plan.windows:
                 if w.moves:
                     self._same_shape(plan, w)
+                    self._own_types(self.sources[w.location], w)
         except WorkFailed as exc:  # before any DDL reaches the target
             self._stop_after_failure(plan, exc)
             raise TableStopped(exc.message, location=exc.location, table=exc.table) from exc
@@ -532,10 +538,33 @@ class GroupRound:
             out[c.name] = parse(c.type)
         return out
 
+    def _own_types(self, src: Source, w: TableWindow) -> None:
+        """A target of the source's vendor gets the types of one's own the table needs,
+        and the labels an enum gained at the source where the table's ddl_policy is
+        ``apply``; otherwise labels the target lacks stop the table with that reason."""
+        if self.target.vendor != src.capture.vendor:
+            return
+        types = src.capture.own_types(src.conn, w.source)
+        _idle(src.conn)
+        lacking = self.target.ensure_types(self.conn, types, w.policy == ddl.APPLY)
+        if lacking:
+            raise WorkFailed(
+                "the source's enum type has labels the target's lacks ("
+                + "; ".join(lacking)
+                + "): rows using them cannot be applied. Add them at the target (ALTER TYPE "
+                "... ADD VALUE) or set the table's ddl_policy to apply",
+                location=self.integrate,
+                table=w.table,
+            )
+
     def _ensure_target(self, src: Source, w: TableWindow) -> Any:
         shape = self.target.describe(self.conn, w.target)
         if shape is not None:
             return shape
+        if self.target.vendor == src.capture.vendor:
+            # the types of one's own its columns are declared with, first
+            self.target.ensure_types(self.conn, src.capture.own_types(src.conn, w.source), False)
+            _idle(src.conn)
         source = self._shape(src, w.source)
         if source is None:
             raise WorkFailed(
@@ -546,17 +575,33 @@ class GroupRound:
         parse = vendors.get(src.capture.vendor).types.parse
         render = vendors.get(self.target.vendor).types.render
         cols = [
-            (c.name, render(parse(c.type), key=c.name in w.key), c.name in w.key)
+            (c.name, render(parse(c.type), key=c.name in w.key), c.name in w.key or not c.nullable)
             for c in source.columns
         ]
+        extras = shapebase.extras(src.capture.vendor, src.conn, w.source)
+        _idle(src.conn)
+        types = {n: t for n, t, _ in cols}
+        defaults = {
+            n: created.default_sql(self.target.vendor, d, types[n])
+            for n, d in extras.defaults.items()
+            if n in types
+        }
         try:
-            self.target.create_table(self.conn, w.target, cols, w.key)
+            self.target.create_table(self.conn, w.target, cols, w.key, defaults)
             log.info("created target table %s at %s", w.target, self.integrate)
         except WorkFailed:
             self.target.rollback(self.conn)
             if self.target.describe(self.conn, w.target) is None:
                 raise
             # another run created it meanwhile: used as it is
+            return self.target.describe(self.conn, w.target)
+        later = created.jobs(
+            self.cfg, self.target, self.conn, src.name, w.target, extras, src.capture.vendor
+        )
+        if self.after_load is not None:
+            self.after_load += later  # a snapshot adds them once the rows are in
+        else:
+            created.run(later)
         return self.target.describe(self.conn, w.target)
 
     def _ddl(self, src: Source, w: TableWindow, shape: Any, change: ddl.DdlChange) -> Any:

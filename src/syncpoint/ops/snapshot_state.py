@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from syncpoint.config import TableConfig
+from syncpoint.core.positions import INITIAL
 from syncpoint.errors import TableStopped
 from syncpoint.vendors.integratebase import Integrate
 
@@ -46,6 +47,12 @@ class SnapshotState:
     def done(self) -> bool:
         return self.state == "done"
 
+    @property
+    def estimate(self) -> int:
+        """The rows estimated, never fewer than those copied (rows inserted while the copy
+        runs, on a vendor whose copy reads several moments, are copied beyond the count)."""
+        return max(self.rows_estimated, self.rows_copied)
+
     def progress(self) -> dict[str, Any]:
         """Rows copied, rows estimated and the rate, as ``status`` shows them."""
         rate = None
@@ -58,7 +65,7 @@ class SnapshotState:
             "state": self.state,
             "t0": self.t0,
             "rows_copied": self.rows_copied,
-            "rows_estimated": self.rows_estimated,
+            "rows_estimated": self.estimate,
             "rows_per_second": rate,
             "started_at": self.started_at,
             "updated_at": self.updated_at,
@@ -185,6 +192,31 @@ def status(cfg: Any, integ: str) -> list[dict[str, Any]]:
         return [s.progress() for s in read(target, conn, cfg.application).values()]
 
 
+def record_empty(
+    target: Integrate, conn: Any, application: str, location: str, tables: list[str], stream: str
+) -> list[str]:
+    """After ``install`` found ``tables`` empty at ``location`` (its triggers in place):
+    each that has no snapshot record and no position here is recorded as loaded, a
+    snapshot of no rows (``done``, t0 the stream's start: rounds read all its records).
+    Returns the tables recorded."""
+    target.ensure(conn)
+    ensure(target, conn)
+    states = read(target, conn, application)
+    positioned = {(p.location, p.table) for a, p in target.positions(conn) if a == application}
+    target.end_read(conn)
+    done = []
+    for t in tables:
+        if (location, t) in states or (location, t) in positioned:
+            continue
+        s = SnapshotState(location, t, "copying", INITIAL, stream, None, None, None, 0, 0, 0, False)
+        start(target, conn, application, s)
+        target.begin(conn)
+        target.run(conn, "snapshot_done", (application, location, t, INITIAL))
+        target.commit(conn)
+        done.append(t)
+    return done
+
+
 def refuse_unloaded(
     target: Any,
     conn: Any,
@@ -206,7 +238,7 @@ def refuse_unloaded(
         if s is None and (loc, str(t.ref)) in positioned:
             continue
         how = (
-            f"its snapshot is still copying ({s.rows_copied} of ~{s.rows_estimated} rows)"
+            f"its snapshot is still copying ({s.rows_copied} of ~{s.estimate} rows)"
             if s is not None
             else "its existing rows were never loaded"
         )

@@ -27,6 +27,8 @@ class Capture(ABC):
         self.location = location
         self.url = url
         self.prefix = prefix
+        # the tables the last ``install`` found empty once their triggers were in place
+        self.empty_at_install: list[str] = []
         # comment lines go: the window reads wrap ``changes_query`` and Spark wraps them
         self.window = SqlFiles(self.vendor, "window", comments=False, location=location)
 
@@ -71,6 +73,30 @@ class Capture(ABC):
     def install(self, conn: Any, tables: list[TableConfig]) -> None:
         """Create every object of the prefix (idempotent). All or nothing: on failure,
         objects created by this call are removed again before the error is raised."""
+
+    def own_types(self, conn: Any, table: TableName) -> list[Any]:
+        """The types the source defined itself that the table's columns need, with what
+        creates them at a target of this vendor (read in the caller's transaction); none
+        where the vendor has no such types."""
+        return []
+
+    def empty_tables(self, conn: Any, tables: list[TableConfig]) -> list[str]:
+        """The tables holding no row, read in the caller's transaction: install's, after
+        the tables' triggers were created (PostgreSQL, SQLite: under the lock that took; MariaDB
+        right after, each trigger's creation having waited for every transaction that wrote
+        the table). Every row such a table holds later was written with its trigger in
+        place, so its change records hold all of it: it needs no snapshot."""
+        from syncpoint import vendors
+        from syncpoint.vendors.snapshotbase import sql
+
+        mod = vendors.get(self.vendor).snapshot
+        out = []
+        for t in tables:
+            cur = conn.cursor()
+            cur.execute(sql(self.vendor, "empty", table=mod.qualified(t.ref)))
+            if not int(cur.fetchone()[0]):
+                out.append(str(t.ref))
+        return out
 
     @abstractmethod
     def uninstall(self, conn: Any) -> None:

@@ -281,8 +281,24 @@ class Integrate:
     ) -> list[str]:
         """What ``validate`` says about applying to the target ``ref`` by ``key``."""
         if table is None:
-            return [f"target {ref} does not exist: the first round creates it, keyed by the key"]
+            fks = (
+                "foreign keys among the channel's tables"
+                if getattr(self.dialect, "ADDS_FOREIGN_KEYS", False)
+                else "no foreign keys"
+            )
+            return [
+                f"target {ref} does not exist: created like its source (key, NOT NULL, "
+                f"constant and current-time defaults, indexes on plain columns, {fks}); not "
+                "carried: other defaults, expression or partial indexes, CHECKs, triggers"
+            ]
         return _notes(table, key, self.dialect)
+
+    def ensure_types(self, conn: Any, types: list[Any], add_labels: bool) -> list[str]:
+        """Types of one's own of a source of this vendor (``Capture.own_types``) created
+        here where missing, in their own transaction; what this target still lacks (an
+        enum's labels added at the source, unless ``add_labels``). None on vendors that
+        have no such types."""
+        return []
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -295,9 +311,17 @@ class Integrate:
         target: TableName,
         columns: list[tuple[str, str, bool]],
         key: Sequence[str],
+        defaults: dict[str, str] | None = None,
     ) -> None:
-        """Create a target table: (name, type, not null) columns and the key."""
-        defs = ", ".join(f"{self.q(n)} {t}" + (" NOT NULL" if nn else "") for n, t, nn in columns)
+        """Create a target table: (name, type, not null) columns, the key, and column
+        defaults (SQL text for this vendor)."""
+        dflt = defaults or {}
+        defs = ", ".join(
+            f"{self.q(n)} {t}"
+            + (f" DEFAULT {dflt[n]}" if n in dflt else "")
+            + (" NOT NULL" if nn else "")
+            for n, t, nn in columns
+        )
         keys = ", ".join(self.q(k) for k in key)
         self.begin(conn)
         self.run(conn, "create_table", target=self.qualified(target), columns=defs, key=keys)
@@ -324,6 +348,13 @@ class Integrate:
             if new.name in have and self.dialect.ALTERS_TYPES:
                 typ = render(parse(new.type))
                 self.run(conn, "alter_type", target=t, column=new.name, type=typ)
+        # NOT NULL the target took from the source goes where the source dropped it (SQLite
+        # cannot alter a column: such a column keeps it)
+        strict = {c.name: c for c in table.columns if not c.nullable and not c.pk}
+        for c in change.new_columns:
+            if c.nullable and c.name in strict and self.dialect.ALTERS_TYPES:
+                typ = strict[c.name].type
+                self.run(conn, "drop_not_null", target=t, column=c.name, type=typ)
         self.commit(conn)
 
     # -- the apply transaction ------------------------------------------------------------

@@ -26,6 +26,29 @@ class RowSource:
     session_init: str | None = None  # SQL run by each of Spark's reading sessions
 
 
+@dataclass
+class SharedRead:
+    """One state of a capture location that every read of a sync group's snapshot sees
+    (``vendors/<vendor>/snapshot.py``'s ``shared_read``): the tables of the group are then
+    copied as of one moment, so rows that refer to each other arrive together. ``conn``
+    reads that state (bounds, chunk ends); Spark's reading sessions run ``session_init``
+    first and read at ``jdbc`` when given (else the location's own URL); ``snapshot`` is
+    the SQL a direct-path task runs to read it. ``close`` ends it."""
+
+    conn: Any
+    close: Callable[[], None]
+    session_init: str = ""
+    jdbc: tuple[str, dict[str, str]] | None = None
+    snapshot: str = ""
+
+
+def shared_read(vendor: str, capture: Any) -> SharedRead | None:
+    """The vendor's one source state for a group's snapshot, or None where it has none
+    (MariaDB: a consistent snapshot cannot be shared between sessions)."""
+    make = getattr(vendors.get(vendor).snapshot, "shared_read", None)
+    return None if make is None else make(capture)  # type: ignore[no-any-return]
+
+
 def row_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:
     """Rows as capture writes them, at a capture location (``snapshot``)."""
     return vendors.get(vendor).snapshot.row_source(conn, table, prefix)  # type: ignore[no-any-return]

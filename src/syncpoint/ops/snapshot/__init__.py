@@ -37,37 +37,50 @@ def snapshot(
 ) -> dict[str, Any]:
     """Snapshot the tables asked for (all by default) from each capture location (or the one
     named) into every integrate location; tables already loaded are skipped unless
-    ``restart`` or ``truncate``. Returns a report per integrate location; raises
-    ``SnapshotIncomplete`` (with the report) when a table could not be loaded."""
-    from syncpoint.ops.snapshot.copy import TableCopy
+    ``restart`` or ``truncate``. The tables of one sync group (per integrate and capture
+    location) share one tick and, where the vendor has one, one source state; they are
+    copied parents first and handed over in one transaction. Returns a report per
+    integrate location; raises ``SnapshotIncomplete`` (with the report) when a table could
+    not be loaded (the other groups are still loaded)."""
+    from syncpoint.ops.snapshot.group import GroupCopy
 
     pairs = plan.check(cfg, plan.select(cfg, tables, location), *plan.catalogs(cfg))
     report: dict[str, Any] = {"tables": []}
     truncated: set[tuple[str, str]] = set()
-    for pair in pairs:
-        started = time.monotonic()
-        copy = TableCopy(cfg, pair, spark)
+    for members in plan.by_group(cfg, pairs):
+        rows: list[tuple[dict[str, Any], Any, float]] = []
         try:
-            target = str(copy.steps._window(0, pair.location, pair.table, 0, 0, False, "").target)
-            first = truncate and (pair.integrate, target) not in truncated
-            truncated.add((pair.integrate, target))
-            s = copy.begin(restart or truncate, first)
-            row: dict[str, Any] = {
-                "integrate": pair.integrate,
-                "location": pair.location,
-                "table": str(pair.table.ref),
-                "target": target,
-            }
-            if s is None:
-                report["tables"].append({**row, "state": "done", "skipped": True})
-                continue
-            if not copy.on_driver(s):
-                # Spark's start-up is not copy time: the rate says what the copy did
-                copy.steps.spark()
-                started = time.monotonic()
-            copy.chunks(s, on_progress or (lambda _s: None))
-            copy.hand_over(s)
-            secs = time.monotonic() - started
+            with GroupCopy(cfg, members, spark) as group:
+                for copy in group.ordered():
+                    started = time.monotonic()
+                    pair = copy.pair
+                    target = str(copy.target_ref)
+                    first = truncate and (pair.integrate, target) not in truncated
+                    truncated.add((pair.integrate, target))
+                    s = copy.begin(
+                        restart or truncate, first, group.tick, resume=len(members) == 1
+                    )
+                    row: dict[str, Any] = {
+                        "integrate": pair.integrate,
+                        "location": pair.location,
+                        "table": str(pair.table.ref),
+                        "target": target,
+                    }
+                    if s is None:
+                        report["tables"].append({**row, "state": "done", "skipped": True})
+                        continue
+                    if not copy.on_driver(s):
+                        # Spark's start-up is not copy time: the rate says what the copy did
+                        copy.steps.spark()
+                        started = time.monotonic()
+                    copy.chunks(s, on_progress or (lambda _s: None))
+                    group.copied(copy, s)
+                    rows.append((row, s, time.monotonic() - started))
+                group.hand_over()
+        except WorkFailed as exc:  # the next groups are still loaded; these are named
+            report["tables"] += [_failed(pair, exc) for pair in members]
+            continue
+        for row, s, secs in rows:
             report["tables"].append(
                 {
                     **row,
@@ -78,10 +91,6 @@ def snapshot(
                     "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
                 }
             )
-        except WorkFailed as exc:  # the next tables are still loaded; this one is named
-            report["tables"].append(_failed(pair, exc))
-        finally:
-            copy.close()
     if any(r["state"] == "failed" for r in report["tables"]):
         raise SnapshotIncomplete(report)
     return report

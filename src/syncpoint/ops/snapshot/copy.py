@@ -42,7 +42,7 @@ from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot.direct import DirectPath, drop_staging
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
-from syncpoint.vendors.snapshotbase import RowSource, row_source, sql
+from syncpoint.vendors.snapshotbase import RowSource, SharedRead, row_source, sql
 
 log = logging.getLogger("syncpoint.snapshot")
 # rows per chunk: the unit of progress and of restart (the environment may lower it, for
@@ -59,12 +59,16 @@ ROWS_PER_PARTITION = 50_000
 
 
 class TableCopy:
-    """The snapshot of one Pair into its integrate location."""
+    """The snapshot of one Pair into its integrate location. ``shared()``: the sync
+    group's one source state (``GroupRead``: made after the group's tick on first use),
+    which every read of the copy sees where the vendor has one."""
 
     def __init__(self, cfg: ChannelConfig, pair: Pair, spark: Any):
         self.cfg, self.pair = cfg, pair
+        self.shared: Callable[[], SharedRead | None] = lambda: None
         self.app = cfg.application
         self.steps = GroupRound(cfg, pair.integrate, "snapshot", [pair.table], spark)
+        self.steps.after_load = []
         self.steps.open()
         self.target, self.conn = self.steps.target, self.steps.conn
         st.ensure(self.target, self.conn)
@@ -85,9 +89,23 @@ class TableCopy:
     def close(self) -> None:
         self.steps.close()
 
+    @property
+    def target_ref(self) -> Any:
+        """The target table (TableName)."""
+        return self._window_at("").target
+
     # -- start or resume --------------------------------------------------------------------
-    def begin(self, restart: bool, truncate: bool) -> st.SnapshotState | None:
-        """The state to copy from: resumed, or new after a fresh tick; None when done."""
+    def begin(
+        self,
+        restart: bool,
+        truncate: bool,
+        tick: Callable[[], Any] | None = None,
+        resume: bool = True,
+    ) -> st.SnapshotState | None:
+        """The state to copy from: resumed, or new after a fresh tick; None when done.
+        ``tick``: the group's tick (made once for every table of the group); ``resume``
+        False: a copy left unfinished starts over (a group's tables are read from one
+        source state, which a killed run's state is not)."""
         cap, conn = self.src.capture, self.src.conn
         stream = cap.stream_id(conn)
         _idle(conn)
@@ -95,16 +113,17 @@ class TableCopy:
             (self.pair.location, str(self.pair.table.ref))
         )
         if old is not None and not restart and old.stream_id == stream:
-            return None if old.done else old
+            if old.done or resume:
+                return None if old.done else old
         # the tick first: every row state the copy reads is then at least as new as t0
-        tick = cap.tick(conn)
+        made = tick() if tick is not None else cap.tick(conn)
         _idle(conn)
         lo = hi = None
         part = self.part_sql.replace("sp_row.", "")
-        cur = conn.cursor()
+        cur = self._reader().cursor()
         cur.execute(sql(self.vendor, "bounds", part=part, table=self.rows.table))
         mn, mx, n = cur.fetchone()
-        _idle(conn)
+        self._idle_reader()
         if self.pair.integer and mn is not None:
             lo, hi = int(mn), int(mx)
             step = max(1, math.ceil((hi - lo + 1) * self.chunk_rows / max(int(n), 1)))
@@ -117,7 +136,7 @@ class TableCopy:
             self.pair.location,
             str(self.pair.table.ref),
             "copying",
-            tick.context,
+            made.context,
             stream,
             lo,
             hi,
@@ -189,7 +208,7 @@ class TableCopy:
         """Where the chunk from ``a`` ends (exclusive), and whether it is the last."""
         if s.step:
             return a + s.step, a + s.step > (s.hi or 0)
-        cur = self.src.conn.cursor()
+        cur = self._reader().cursor()
         cur.execute(
             sql(
                 self.vendor,
@@ -201,10 +220,20 @@ class TableCopy:
             )
         )
         row = cur.fetchone()
-        _idle(self.src.conn)
+        self._idle_reader()
         if row is None or row[0] is None:
             return max(a, s.hi or a) + 1, True
         return max(int(row[0]), a + 1), False
+
+    def _reader(self) -> Any:
+        """The connection that reads the source state the copy reads (bounds, chunk
+        ends): the group's shared read, else the location's connection."""
+        shared = self.shared()
+        return shared.conn if shared is not None else self.src.conn
+
+    def _idle_reader(self) -> None:
+        if self.shared() is None:  # the shared read stays open until the group is copied
+            _idle(self.src.conn)
 
     def _ranges(self, lo: int | None, hi: int | None, last: bool, parts: int) -> list[str]:
         """The chunk [lo, hi) as ``parts`` ranges of about equal width (SQL over sp_row);
@@ -241,6 +270,7 @@ class TableCopy:
         from syncpoint.spark.snapshot import copy_chunk
 
         self.round_id = uuid.uuid4().hex
+        shared = self.shared()
         if self.direct is not None:
             from syncpoint.spark.snapshot import slots
 
@@ -260,6 +290,7 @@ class TableCopy:
                 self.round_id,
                 self._ranges(lo, hi, last, min(self._parts(s), slots(spark))),
                 fresh,
+                shared.snapshot if shared is not None else "",
             )
             failpoints.hit("snapshot_after_stage")
             return staged, written
@@ -280,16 +311,17 @@ class TableCopy:
             return n, 0
         parallel = bool(vendors.get(self.vendor).dialect.JDBC_PARALLEL)
         parts = self._parts(s) if parallel else 1
+        init = (shared.session_init if shared is not None else "") + (self.rows.session_init or "")
         n = copy_chunk(
             self.steps.spark(),
-            self.src.capture.jdbc(),
+            shared.jdbc if shared is not None and shared.jdbc else self.src.capture.jdbc(),
             query,
             self.target.jdbc(),
             self.target.q(self.target.idents["staging"]),
             lo=lo,
             hi=hi,
             partitions=parts,
-            session_init=self.rows.session_init,
+            session_init=init or None,
             finish=self.rows.finish,
             application=self.app,
             sync_name=self.sync_name,
@@ -302,7 +334,8 @@ class TableCopy:
     def _copy_here(self, query: str) -> int:
         """A small chunk copied by this process: the rows Spark's readers would read (the
         same SELECT, settings and ``finish``) staged at the target in one transaction."""
-        conn, rows = self.src.conn, self.rows
+        # the group's shared read where there is one: its tables are read at one moment
+        conn, rows = self._reader(), self.rows
         cur = conn.cursor()
         try:
             if rows.session_init:
@@ -315,7 +348,7 @@ class TableCopy:
                     text = rows.finish(text, (_text(fix[0]) or "") if fix else "")
                 contents.append(text)
         finally:
-            _idle(conn)
+            self._idle_reader()
         t = self.target
         t.begin(self.conn)
         try:
@@ -332,7 +365,10 @@ class TableCopy:
         return apply_table(shape, w.key, self.steps._source_types(self.src, w))
 
     def _window(self, s: st.SnapshotState) -> TableWindow:
-        w = self.steps._window(0, self.pair.location, self.pair.table, 0, 0, False, s.stream_id)
+        return self._window_at(s.stream_id)
+
+    def _window_at(self, stream_id: str) -> TableWindow:
+        w = self.steps._window(0, self.pair.location, self.pair.table, 0, 0, False, stream_id)
         w.key = self.pair.key
         return w
 
@@ -391,29 +427,45 @@ class TableCopy:
 
     # -- hand-over ------------------------------------------------------------------------------
     def hand_over(self, s: st.SnapshotState) -> None:
-        """The table's position becomes t0 and the snapshot ``done``, in one transaction
-        (a table whose source is empty still has its target emptied here under --truncate)."""
-        t, conn = self.target, self.conn
-        table = self._apply_table(s) if s.truncate_pending else None
-        t.begin(conn)
-        try:
-            if table is not None:
-                origin = self._origin()
-                if origin:
-                    origin.set_origin(conn, self.pair.location)
-                ref = table.target.ref
-                t.run(conn, "empty", table=str(ref), target=t.qualified(ref))
-                if origin:
-                    origin.set_origin(conn, None)
-            st.hand_over(t, conn, self.app, s)
-            if self.direct_mod is not None:
-                target = str(self._window(s).target)
-                drop_staging(self.direct_mod, conn, t.prefix, self.pair.location, target)
-            t.commit(conn)
-        except BaseException:
-            t.rollback(conn)
-            raise
-        failpoints.hit("snapshot_after_handover")
+        """The table's position becomes t0 and the snapshot ``done``, in one transaction."""
+        hand_over([(self, s)])
+
+    def _hand_over_in(self, conn: Any, s: st.SnapshotState, table: ApplyTable | None) -> None:
+        """Inside the hand-over transaction on ``conn`` (a table whose source is empty still
+        has its target emptied here under --truncate: ``table``)."""
+        t = self.target
+        if table is not None:
+            origin = self._origin()
+            if origin:
+                origin.set_origin(conn, self.pair.location)
+            ref = table.target.ref
+            t.run(conn, "empty", table=str(ref), target=t.qualified(ref))
+            if origin:
+                origin.set_origin(conn, None)
+        st.hand_over(t, conn, self.app, s)
+        if self.direct_mod is not None:
+            target = str(self._window(s).target)
+            drop_staging(self.direct_mod, conn, t.prefix, self.pair.location, target)
+
+
+def hand_over(copies: list[tuple[TableCopy, st.SnapshotState]]) -> None:
+    """The tables of one sync group (same integrate and capture location) handed over in
+    one target transaction: each position becomes its t0 (the group's one tick) and each
+    snapshot ``done``, so rounds start the group from one sync point."""
+    if not copies:
+        return
+    lead = copies[0][0]
+    t, conn = lead.target, lead.conn
+    emptied = [c._apply_table(s) if s.truncate_pending else None for c, s in copies]
+    t.begin(conn)
+    try:
+        for (c, s), table in zip(copies, emptied, strict=True):
+            c._hand_over_in(conn, s, table)
+        t.commit(conn)
+    except BaseException:
+        t.rollback(conn)
+        raise
+    failpoints.hit("snapshot_after_handover")
 
 
 def _text(v: Any) -> Any:

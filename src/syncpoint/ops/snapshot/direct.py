@@ -78,6 +78,7 @@ class DirectPath:
         attempt: str,
         ranges: list[str],
         fresh: bool,
+        snapshot: str = "",
     ) -> tuple[int, int]:
         """Copy the chunk's ranges (committed): (rows staged, rows written straight into
         the target table). ``fresh``: the chunk's key range holds no target row, so each
@@ -94,6 +95,7 @@ class DirectPath:
             attempt,
             ranges,
             self.target_table if fresh else None,
+            snapshot,
         )
         done = run_tasks(spark, jobs, self.mod.copy_range)
         return sum(a for a, _ in done), sum(b for _, b in done)

@@ -127,3 +127,13 @@ def catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
             return tgt.describe(conn, ref), tgt.vendor
 
     return describe, target_shape
+
+
+def by_group(cfg: ChannelConfig, pairs: list[Pair]) -> list[list[Pair]]:
+    """The pairs per (integrate location, capture location, sync group), in the order
+    they were asked for: the tables copied from one source state and handed over together."""
+    group_of = {str(t.ref): g for g, ts in cfg.groups().items() for t in ts}
+    out: dict[tuple[str, str, str], list[Pair]] = {}
+    for p in pairs:
+        out.setdefault((p.integrate, p.location, group_of[str(p.table.ref)]), []).append(p)
+    return list(out.values())

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.config import ChannelConfig
+from syncpoint.errors import WorkFailed
 from syncpoint.ops.snapshot import plan
 from syncpoint.ops.verify.sides import TableCheck
 
@@ -44,6 +45,7 @@ def verify(
     for p in pairs:
         groups.setdefault((p.integrate, _target(cfg, p)), []).append(p)
     checks = [TableCheck(cfg, ps, spark) for ps in groups.values()]
+    _refuse_missing(checks)
     report = VerifyReport()
     try:
         found = {id(c): c.differences(None) for c in checks}
@@ -102,6 +104,24 @@ def _not_repaired(c: TableCheck, diffs: list[Any]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _refuse_missing(checks: list[TableCheck]) -> None:
+    """A target table that does not exist cannot be compared: each is named (exit 1),
+    before anything is read."""
+    missing = [c for c in checks if c.shape is None]
+    if not missing:
+        return
+    for c in checks:
+        c.close()
+    names = "; ".join(
+        f"{c.target_name} at {c.integrate} (fed by {', '.join(p.location for p in c.pairs)})"
+        for c in missing
+    )
+    raise WorkFailed(
+        f"verify cannot compare target tables that do not exist: {names}. `syncpoint "
+        "snapshot` or the first round creates them (`syncpoint status` says why one stopped)"
+    )
 
 
 def _target(cfg: ChannelConfig, p: plan.Pair) -> str:

@@ -69,6 +69,10 @@ class MariadbCapture(Capture):
         with dialect.translated(self.location):
             site = self._site(conn)
             objects.install(conn, site, tables, lambda c: ddl.poll(c, site))
+            # after the triggers' DDL (committed): a fresh read
+            conn.rollback()
+            self.empty_at_install = self.empty_tables(conn, tables)
+            conn.rollback()
 
     def uninstall(self, conn: Any) -> None:
         with dialect.translated(self.location):

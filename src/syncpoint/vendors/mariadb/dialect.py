@@ -32,6 +32,7 @@ UPSERT_ANY_UNIQUE = True  # ON DUPLICATE KEY UPDATE acts on whichever unique ind
 # CHAR(n) drops a value's trailing blanks when it is read back: ``verify`` compares a
 # value stored here without them
 CHAR_TRAILING_BLANKS_COUNT = False
+ADDS_FOREIGN_KEYS = True  # created target tables get the foreign keys among the channel's tables
 
 # Lost connection, server gone, deadlock, lock wait timeout, too many connections.
 _TRANSIENT = {1040, 1053, 1205, 1213, 2003, 2006, 2013, 2055}

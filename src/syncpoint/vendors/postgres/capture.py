@@ -60,6 +60,13 @@ class PostgresCapture(Capture):
             found = catalog.describe(conn, self.objects, table)
         return None if found is None else found[1]
 
+    def own_types(self, conn: Any, table: TableName) -> list[Any]:
+        from syncpoint.vendors.postgres import owntypes
+        from syncpoint.vendors.postgres.snapshot import qualified
+
+        with self._translated(str(table)):
+            return owntypes.used(conn, qualified(table))
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         problems = super().check(conn, tables)
         with self._translated(None, conn):
@@ -121,6 +128,8 @@ class PostgresCapture(Capture):
                 for stmt, params in self._install_steps(conn, tables):
                     current = str(params.get("table", "")) if params else ""
                     conn.execute(stmt, params)
+                current = ""
+                self.empty_at_install = self.empty_tables(conn, tables)
         except psycopg.Error as exc:
             raise dialect.translate(exc, self.location, current or None) from exc
 

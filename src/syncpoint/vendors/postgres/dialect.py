@@ -34,6 +34,7 @@ UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
 CHAR_TRAILING_BLANKS_COUNT = False
 # ``verify`` can sum row hashes per range here (sql/snapshot/range_sums.sql)
 ROW_SUMS_IN_DB = True
+ADDS_FOREIGN_KEYS = True  # created target tables get the foreign keys among the channel's tables
 DEFAULT_SCHEMA = "public"
 
 # SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,

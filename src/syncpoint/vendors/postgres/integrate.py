@@ -91,6 +91,14 @@ class PostgresIntegrate(Integrate):
         self.end_read(conn)
         return table
 
+    def ensure_types(self, conn: Any, types: list[Any], add_labels: bool) -> list[str]:
+        from syncpoint.vendors.postgres import owntypes
+
+        if not types:
+            return []
+        with self.dialect.translated(self.location):
+            return owntypes.ensure(conn, types, add_labels)
+
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
     ) -> list[tuple[TableName, TableName]]:

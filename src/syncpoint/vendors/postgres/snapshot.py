@@ -13,7 +13,7 @@ from typing import Any
 
 from syncpoint.config import TableName
 from syncpoint.vendors.postgres import dialect
-from syncpoint.vendors.snapshotbase import RowSource
+from syncpoint.vendors.snapshotbase import RowSource, SharedRead
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 AS_TEXT = ("real", "double precision", "json", "jsonb")
@@ -63,3 +63,26 @@ def row_source(conn: Any, table: TableName, prefix: str, *, end: bool = True) ->
 def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     """Rows as ``verify`` reads them: as capture writes them (``row_source``)."""
     return row_source(conn, table, prefix)
+
+
+def shared_read(capture: Any) -> SharedRead:
+    """One exported snapshot for a sync group's copy: a REPEATABLE READ transaction that
+    stays open (reading nothing writers wait for) until ``close``; Spark's reading sessions
+    and the direct path's tasks import it, so every table of the group is read as of the
+    same moment. Started after the group's tick, so that moment is at or after t0."""
+    import psycopg
+
+    conn = capture.connect()
+    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+    conn.read_only = True
+    files = SqlFiles("postgres", "snapshot", comments=False)
+    (snap,) = conn.execute(files.one("export")).fetchone()
+    imported = files.one("import", literals={"snapshot": str(snap)})
+
+    def close() -> None:
+        try:
+            conn.rollback()
+        finally:
+            conn.close()
+
+    return SharedRead(conn, close, session_init=imported + "; ", snapshot=imported)

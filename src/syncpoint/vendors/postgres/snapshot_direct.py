@@ -85,6 +85,7 @@ class RangeCopy:
     in_sql: str
     fresh_out: str = ""
     fresh_in: str = ""
+    snapshot: str = ""  # SQL: read the group's exported snapshot (import.sql), or ""
 
 
 def _files(staging: str) -> SqlFiles:
@@ -102,10 +103,12 @@ def copies(
     attempt: str,
     ranges: Sequence[str],
     fresh_target: str | None = None,
+    snapshot: str = "",
 ) -> list[RangeCopy]:
     """One ``RangeCopy`` per range (SQL over ``sp_row``, quoted identifiers and integers).
     ``fresh_target`` (the target table, quoted and qualified): the ranges hold no row
-    there, so each task copies its range straight into it."""
+    there, so each task copies its range straight into it. ``snapshot``: the SQL that
+    makes each task read the group's shared state."""
     f = _files(staging)
     cols = ", ".join(dialect.quote(c.name) for c in apply.columns)
     src_cols = ", ".join(f"sp_row.{dialect.quote(c.name)}" for c in apply.columns)
@@ -129,6 +132,7 @@ def copies(
             in_sql,
             out("direct_fresh_out", r) if fresh_in else "",
             fresh_in,
+            snapshot,
         )
         for r in ranges
     ]
@@ -151,15 +155,23 @@ def copy_range(job: RangeCopy) -> tuple[int, int]:
             if job.fresh_in:
                 try:
                     with dialect.translated():
+                        _shared(src, job.snapshot)
                         return 0, _stream(src, dst, job.fresh_out, job.fresh_in)
                 except DuplicateKey:
                     src.rollback()
             with dialect.translated():
+                _shared(src, job.snapshot)
                 return _stream(src, dst, job.out_sql, job.in_sql), 0
         finally:
             dst.close()
     finally:
         src.close()
+
+
+def _shared(src: Any, snapshot: str) -> None:
+    """The source transaction about to read reads the group's exported snapshot."""
+    if snapshot:
+        src.execute(snapshot)
 
 
 def _stream(src: Any, dst: Any, out_sql: str, in_sql: str) -> int:

@@ -89,6 +89,7 @@ class SqliteCapture(Capture):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 self._install(conn, self.ctx, tables)
+                self.empty_at_install = self.empty_tables(conn, tables)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise

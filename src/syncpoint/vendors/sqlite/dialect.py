@@ -23,6 +23,7 @@ ALTERS_TYPES = False  # columns take any value: there is no type to alter
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on
 # a CHAR(n) column keeps text as written (TEXT affinity): trailing blanks are the value's
 CHAR_TRAILING_BLANKS_COUNT = True
+ADDS_FOREIGN_KEYS = False  # ALTER TABLE cannot add one: created target tables get none
 BUSY_TIMEOUT_S = 30.0
 
 # The refinements of LocationError callers test for (``errors.py``), by result code (the

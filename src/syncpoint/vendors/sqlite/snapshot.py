@@ -7,13 +7,20 @@ values are finished afterwards, as the tick finishes captured records (``encode.
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import uuid
 from typing import Any
 
 from syncpoint.config import TableName
-from syncpoint.vendors.snapshotbase import RowSource
+from syncpoint.vendors.snapshotbase import RowSource, SharedRead
 from syncpoint.vendors.sqlite import catalog, dialect, encode
 from syncpoint.vendors.sqlite.names import Names
 from syncpoint.vendors.sqlite.triggers import Watch, row_exprs
+
+
+def qualified(t: TableName) -> str:
+    return dialect.quote(t.name)
 
 
 def row_source(conn: Any, table: TableName, prefix: str) -> RowSource:
@@ -45,3 +52,30 @@ def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
         letters=encode.letters_expr(values),
         finish=encode.finish,
     )
+
+
+def shared_read(capture: Any) -> SharedRead:
+    """One read transaction for a sync group's copy: the database is copied page by page
+    in a single step of SQLite's backup (one read transaction: writers go on in WAL mode)
+    into a file beside it, and every read of the group's snapshot reads that copy, so all
+    its tables are read as of one moment (after the group's tick). ``close`` deletes it."""
+    path = dialect.path_of(capture.url)
+    folder, name = os.path.split(os.path.abspath(path))
+    copy = os.path.join(folder, f".{name}.sp-snapshot-{uuid.uuid4().hex[:12]}")
+    src = capture.connect()
+    try:
+        dst = sqlite3.connect(copy, isolation_level=None, check_same_thread=False)
+        with dialect.translated(capture.location):
+            src.backup(dst, pages=-1)
+    finally:
+        src.close()
+
+    def close() -> None:
+        dst.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.remove(copy + suffix)
+            except FileNotFoundError:
+                pass
+
+    return SharedRead(dst, close, jdbc=dialect.spark_jdbc(copy))

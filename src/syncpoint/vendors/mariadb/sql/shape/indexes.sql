@@ -1,0 +1,6 @@
+-- Index columns of a table other than its primary key, in order: name, unique, column
+-- (NULL for an expression), prefix length (partial column: not carried).
+SELECT INDEX_NAME, NON_UNIQUE = 0, COLUMN_NAME, SUB_PART
+  FROM information_schema.STATISTICS
+ WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s AND INDEX_NAME <> 'PRIMARY'
+ ORDER BY INDEX_NAME, SEQ_IN_INDEX
