@@ -140,7 +140,7 @@ def test_a_missing_sqlite_target_is_reported_and_made_by_install(
     path.write_text(yaml.safe_dump(data))
     done = rk.syncpoint(path, "validate")
     assert done.returncode == 2, done.stdout
-    assert f"SQLite file {dst} does not exist; `install` creates it" in done.stderr
+    assert f"SQLite file {dst} does not exist; `install` creates it" in done.stdout + done.stderr
     assert not dst.exists()
     done = rk.syncpoint(path, "install")
     assert done.returncode == 0, done.stdout + done.stderr

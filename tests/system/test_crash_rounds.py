@@ -23,7 +23,9 @@ from tests.system import roundkit as rk
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 STEPS = [
-    s for s in failpoints.STEPS if not s.startswith(("gate", "snapshot")) and s != "after_stamps"
+    s
+    for s in failpoints.STEPS
+    if not s.startswith(("gate", "snapshot", "log_")) and s != "after_stamps"
 ]  # snapshot steps: test_snapshot_crash.py
 VENDORS = ["postgres", "mariadb", "sqlite"]
 

@@ -110,7 +110,13 @@ class TableCheck:
         if self.shape is None or getattr(v.dialect, "CHAR_TRAILING_BLANKS_COUNT", True):
             return frozenset()
         out = set()
+        # a vendor whose parsed types do not say fixed width for CHAR names it itself
+        blank_padded = getattr(v.types, "blank_padded", None)
         for c in self.shape.columns:
+            if blank_padded is not None:
+                if blank_padded(c.type):
+                    out.add(c.name)
+                continue
             try:
                 t = v.types.parse(c.type)
             except ValueError:

@@ -203,7 +203,7 @@ def _read(
     if t == FIELD_TYPE.BLOB:
         return _string(p.read_length_coded_pascal_string(column.length_size), column)
     if t == FIELD_TYPE.GEOMETRY:
-        return _b64(p.read_length_coded_pascal_string(column.length_size))
+        return _b64(_ewkb(p.read_length_coded_pascal_string(column.length_size)))
     if t == FIELD_TYPE.YEAR:
         y = p.read_uint8()
         return Text(f"{y + 1900 if y else 0:04d}")  # JSON_OBJECT prints YEAR 0 as 0000
@@ -247,3 +247,13 @@ _INT_SIZES = {
 def install() -> None:
     """Make python-mysql-replication's row events decode with ``_read`` (idempotent)."""
     row_event.RowsEvent._RowsEvent__read_values_name = _read  # type: ignore[attr-defined]
+
+
+def _ewkb(stored: bytes) -> bytes:
+    """EWKB of a stored spatial value, as capture's triggers write it (``encode.ewkb``):
+    MariaDB stores a 4-byte SRID then little-endian WKB; EWKB sets the SRID flag in the
+    type and puts the SRID after it; plain WKB when the SRID is 0."""
+    srid, wkb = stored[:4], stored[4:]
+    if srid == b"\0\0\0\0" or len(wkb) < 5:
+        return wkb
+    return wkb[:4] + bytes([wkb[4] | 0x20]) + srid + wkb[5:]

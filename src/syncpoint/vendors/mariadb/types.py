@@ -26,6 +26,13 @@ def bare(declared: str) -> str:
     return _CHARSET.sub("", declared.strip())
 
 
+def blank_padded(declared: str) -> bool:
+    """A CHAR(n) column: its values come back without trailing blanks, so ``verify``
+    compares values stored here without them (``parse`` reads CHAR as variable text, so
+    that a created target elsewhere does not pad them back)."""
+    return declared.strip().lower().split("(")[0].strip() in ("char", "character", "nchar")
+
+
 def parse(declared: str) -> NType:
     """The neutral type of ``declared`` as MariaDB's catalog writes it (a MariaDB target
     created from it keeps ``declared`` whole: labels, character set and collation)."""
