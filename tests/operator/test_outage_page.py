@@ -75,6 +75,7 @@ def test_the_page_and_metrics_show_a_target_outage_and_the_recovery(
     spark: Any,
     browser: Any,  # noqa: F811
 ) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -99,7 +100,11 @@ def test_the_page_and_metrics_show_a_target_outage_and_the_recovery(
     tbl = (("channel", "shop"), ("integrate", "cen"), ("location", "src"))
     parent = (*tbl, ("table", "public.parent"))
     try:
-        wait = WebDriverWait(browser, 120, poll_frequency=0.3)
+        # the page redraws its boxes at every poll: an element found just before a redraw
+        # is looked up again at the next try
+        wait = WebDriverWait(
+            browser, 120, poll_frequency=0.3, ignored_exceptions=[StaleElementReferenceException]
+        )
         wait.until(lambda _: server.started)
         browser.get(base + "/")
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "g.location[data-name='cen']"))
