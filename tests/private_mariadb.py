@@ -92,10 +92,13 @@ def private_mariadb(settings: Mapping[str, str] | None = None) -> Iterator[str]:
     proc: subprocess.Popen[bytes] | None = None
     try:
         subprocess.run(
+            # its own tmpdir for the bootstrap too: a server starting up deletes every
+            # "#sql*" file in its tmpdir, and in a shared /tmp those are the live temporary
+            # tables of the machine's other MariaDB (which then crashes)
             _as_server_user([INSTALL_DB, "--no-defaults", f"--datadir={data}",
                              "--auth-root-authentication-method=normal", "--skip-test-db",
-                             "--innodb-log-file-size=16M"]),
-            check=True, capture_output=True,
+                             "--innodb-log-file-size=16M", f"--tmpdir={tmp}"]),
+            check=True, capture_output=True, env={**os.environ, "TMPDIR": str(tmp)},
         )  # fmt: skip
         conf = {**SETTINGS, **(settings or {})}
         args = [f"--{k}={v}" for k, v in conf.items()]
