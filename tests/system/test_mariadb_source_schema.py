@@ -189,6 +189,11 @@ def test_snapshot_loads_the_other_tables_and_names_the_failed_one(
             tables=["bad", "items"],
             snapshot="required",
         )
+        # two sync groups: a group's tables are loaded and handed over together, so a
+        # failing table holds back its own group only
+        data = yaml.safe_load(cfg.read_text())
+        data["sync_groups"] = {"g1": ["bad"], "g2": ["items"]}
+        cfg.write_text(yaml.safe_dump(data))
         ch = Channel.from_file(cfg)
         ch.install()
         with pytest.raises(SnapshotIncomplete) as got:
