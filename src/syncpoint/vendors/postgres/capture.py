@@ -157,23 +157,7 @@ class PostgresCapture(Capture):
             }
             rows = conn.execute(o.one("queries/status_tables.sql"), {"schema": o.schema})
             tables = [_table_status(r, pending) for r in rows.fetchall()]
-            ddl = [
-                dict(
-                    zip(
-                        (
-                            "repl_key",
-                            "db_action",
-                            "db_schema",
-                            "tablename",
-                            "version",
-                            "captured_at",
-                        ),
-                        r,
-                        strict=True,
-                    )
-                )
-                for r in reversed(conn.execute(o.one("queries/status_ddl.sql")).fetchall())
-            ]
+            ddl = ddl_events(conn, o)
             problems = catalog.check_sequence(conn, o)
         return CaptureStatus(
             installed=True,
@@ -267,6 +251,15 @@ class PostgresCapture(Capture):
                 self.objects.one("queries/set_origin.sql"),
                 {"setting": self.objects.origin_setting, "origin": origin or ""},
             )
+
+
+_DDL_FIELDS = ("repl_key", "db_action", "db_schema", "tablename", "version", "captured_at")
+
+
+def ddl_events(conn: Any, objs: Names) -> list[dict[str, Any]]:
+    """The recent DDL records ``status`` lists, oldest first (both capture kinds)."""
+    rows = conn.execute(objs.one("queries/status_ddl.sql")).fetchall()
+    return [dict(zip(_DDL_FIELDS, r, strict=True)) for r in reversed(rows)]
 
 
 def catalog_missing(exc: psycopg.Error, objs: Names) -> bool:

@@ -30,7 +30,7 @@ from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import LocationError, UsageError
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.postgres import catalog, dialect, pgoutput
-from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction
+from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction, ddl_events
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.lognames import LogNames
 from syncpoint.vendors.postgres.pgoutput import UNCHANGED, Relation
@@ -346,23 +346,7 @@ class PostgresLogCapture(PostgresCapture):
                         debug=int(debug),
                     )
                 )
-            ddl = [
-                dict(
-                    zip(
-                        (
-                            "repl_key",
-                            "db_action",
-                            "db_schema",
-                            "tablename",
-                            "version",
-                            "captured_at",
-                        ),
-                        r,
-                        strict=True,
-                    )
-                )
-                for r in reversed(conn.execute(o.one("queries/status_ddl.sql")).fetchall())
-            ]
+            ddl = ddl_events(conn, o)
             problems = catalog.check_sequence(conn, o)
             retained = self.retained(conn)
             if retained.get("lost"):
