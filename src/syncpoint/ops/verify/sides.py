@@ -109,21 +109,7 @@ class TableCheck:
         v = vendors.get(self.target.vendor)
         if self.shape is None or getattr(v.dialect, "CHAR_TRAILING_BLANKS_COUNT", True):
             return frozenset()
-        out = set()
-        # a vendor whose parsed types do not say fixed width for CHAR names it itself
-        blank_padded = getattr(v.types, "blank_padded", None)
-        for c in self.shape.columns:
-            if blank_padded is not None:
-                if blank_padded(c.type):
-                    out.add(c.name)
-                continue
-            try:
-                t = v.types.parse(c.type)
-            except ValueError:
-                continue
-            if t.kind == "text" and t.fixed:
-                out.add(c.name)
-        return frozenset(out)
+        return frozenset(c.name for c in self.shape.columns if v.types.blank_padded(c.type))
 
     def close(self) -> None:
         self.steps.close()
