@@ -87,9 +87,10 @@ class Drain:
                 tables_q = conn.execute(o.one("log/log_tables.sql"))
                 peek = {"slot": self.slot, "upto": upto, "n": BATCH,
                         "pub": dialect.quote(o.name("pub"))}  # fmt: skip
-                peek_q = conn.execute(o.one("log/peek.sql"), peek)
+                # binary: the messages come as they are, not as hex text to decode
+                peek_q = conn.cursor(binary=True).execute(o.one("log/peek.sql"), peek)
                 state = state_q.fetchone()
-                data = [r[0] for r in peek_q]
+                data = [r[0] for r in peek_q.fetchall()]
                 read = True
                 if state is None:
                     raise UsageError("log capture is not installed (run syncpoint install)")

@@ -59,6 +59,7 @@ class Records:
         self.found: dict[int, Watched | None] = {}  # relid -> table, until the next DDL
         self.compared: set[tuple[int, int]] = set()
         self.keys: dict[tuple[int, tuple[str, ...]], list[int | None]] = {}
+        self.identity: dict[int, tuple[int, ...]] = {}  # id(relation) -> its identity columns
         self.out: list[Record] = []
 
     def add(self, txn: pgoutput.Transaction, rels: dict[int, Relation]) -> None:
@@ -96,12 +97,14 @@ class Records:
                                       ch.new, None))  # fmt: skip
             elif kind == "D":
                 if "D" in w.actions:
-                    old, old_kind = _old(rel, ch.old or [], ch.old_kind)
+                    old, old_kind = self._old(rel, ch.old or [], ch.old_kind)
                     out.append(Record("DELETE", w.schema, w.table, w.version, origin, at, rel,
                                       None, old, old_kind))  # fmt: skip
             elif "U" in w.actions:
                 new = self._unchanged(rel, list(ch.new or []), ch.old, ch.old_kind)
-                old, old_kind = _old(rel, new if ch.old is None else ch.old, ch.old_kind or "K")
+                old, old_kind = self._old(
+                    rel, new if ch.old is None else ch.old, ch.old_kind or "K"
+                )
                 before = ch.old
                 if before is not None and any(
                     i is not None and before[i] != new[i] for i in self._key(rel, w.key)
@@ -127,6 +130,16 @@ class Records:
         w.shape = d["content"] if d["action"] != "DROP" else w.shape
         self.found.clear()
         self._put(w)
+
+    def _old(self, rel: Relation, values: list[Any], kind: str) -> tuple[list[Any], str]:
+        """The old row as the record carries it: whole (REPLICA IDENTITY FULL) or the
+        values of the identity columns."""
+        if kind == "O":
+            return values, "O"
+        cols = self.identity.get(id(rel))
+        if cols is None:
+            cols = self.identity[id(rel)] = identity_columns(rel)
+        return [values[i] for i in cols], "K"
 
     def _find(self, rel: Relation | None, relid: int) -> Watched | None:
         if relid in self.found:
@@ -210,14 +223,6 @@ class Records:
             # a row gone since: its DELETE comes later in the log and removes it anyway
             new[i] = None if row is None else row[n]
         return new
-
-
-def _old(rel: Relation, values: list[Any], kind: str) -> tuple[list[Any], str]:
-    """The old row as the record carries it: whole (REPLICA IDENTITY FULL) or the values
-    of the identity columns."""
-    if kind == "O":
-        return values, "O"
-    return [values[i] for i in identity_columns(rel)], "K"
 
 
 def _pk(shape: str | None) -> list[str]:
