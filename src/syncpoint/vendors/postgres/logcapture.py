@@ -296,6 +296,8 @@ class PostgresLogCapture(PostgresCapture):
             # one round trip: the tick and its lowered guaranteed time in one transaction
             with conn.pipeline(), conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+                # past the drain's last batch (committed): before the tick's snapshot
+                conn.execute(o.one("log/advance.sql"), {"slot": drain.slot})
                 conn.execute(o.one("queries/tick.sql"))
                 lowered = conn.execute(o.one("log/tick_lowered.sql"), {"g": g})
                 conn.execute(o.one("log/service_lowered.sql"), {"g": g})

@@ -3,14 +3,15 @@ the WAL position sampled at the tick's start, exactly once.
 
 A batch is one transaction that peeks whole source transactions from the slot, writes the
 records of those whose commit end LSN is above ``{p}log_state.decoded`` and stores the last
-end LSN there; the slot is advanced only after that commit. A kill before the commit stores
-nothing and leaves the slot where it was; a kill after it (before the advance) makes the
-next peek return transactions already stored, which ``decoded`` skips. How and why:
-docs/internals.md, "Log capture", PostgreSQL.
+end LSN there. The slot is advanced to ``decoded`` only by a later transaction, which reads
+it committed (the next batch before its peek, or the tick after the drain). A kill before
+the commit stores nothing and leaves the slot where it was; a kill after it (before the
+advance) makes the next peek return transactions already stored, which ``decoded`` skips.
+How and why: docs/internals.md, "Log capture", PostgreSQL.
 
 Round trips are what a follower's tick pays at every interval, so each step sends its
-statements in one pipeline: the lock and the horizon; the batch's reads and its peek; the
-keys; the inserts with the commit; the advance.
+statements in one pipeline: the lock and the horizon; the batch's reads, the advance past
+the previous batch and the peek; the keys; the inserts with the commit.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class Drain:
             with conn.pipeline(), conn.transaction():
                 conn.execute(o.one("log/settings.sql"))
                 state_q = conn.execute(o.one("log/state_read.sql"))
+                # the last batch's commit is behind us: the slot may now pass its records
+                conn.execute(o.one("log/advance.sql"), {"slot": self.slot})
                 service_q = conn.execute(o.one("queries/service_read.sql"))
                 triggers_q = conn.execute(
                     o.one("log/event_triggers.sql"), {"name": o.name("et_ddl")}
@@ -115,13 +118,6 @@ class Drain:
             if not read:
                 self._unreadable(conn, exc)
             raise
-        if txns:
-            # only now: the slot never passes what is stored
-            with conn.pipeline(), conn.transaction():
-                conn.execute(
-                    o.one("log/advance.sql"), {"slot": self.slot, "lsn": pgoutput.lsn_text(decoded)}
-                )
-                conn.execute(o.one("log/state_advanced.sql"))
         return len(data) >= BATCH
 
     def _unreadable(self, conn: Any, exc: psycopg.Error) -> None:

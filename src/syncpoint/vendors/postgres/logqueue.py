@@ -47,6 +47,12 @@ class Record:
         self.new, self.old, self.old_kind = new, old, old_kind
 
 
+# built-in types (oids below FirstNormalObjectId) are the same in every database and never
+# change: known once per process, not once per capture object (a follower makes one a pass)
+_BUILTIN_OIDS = 16384
+_BUILTIN: dict[tuple[int, int], tuple[str, str, str, str]] = {}
+
+
 class Types:
     """Column types as the catalog names them, cached per (type oid, typmod)."""
 
@@ -56,10 +62,11 @@ class Types:
 
     def of(self, conn: Any, oid: int, mod: int) -> tuple[str, str, str, str]:
         """(declared type, base type, base typtype, base category) of a column type."""
-        found = self.found.get((oid, mod))
+        cache = _BUILTIN if oid < _BUILTIN_OIDS else self.found
+        found = cache.get((oid, mod))
         if found is None:
             row = conn.execute(self.o.one("log/types.sql"), {"oid": oid, "mod": mod}).fetchone()
-            found = self.found[(oid, mod)] = (str(row[0]), str(row[1]), str(row[2]), str(row[3]))
+            found = cache[(oid, mod)] = (str(row[0]), str(row[1]), str(row[2]), str(row[3]))
         return found
 
 
