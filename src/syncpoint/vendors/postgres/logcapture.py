@@ -70,40 +70,31 @@ class PostgresLogCapture(PostgresCapture):
         return problems
 
     # -- install -----------------------------------------------------------------------
-    def _superuser(self, conn: Any) -> bool:
-        return bool(conn.execute(self._o.one("queries/session.sql")).fetchone()[0])
+    _UNWATCH = "log/unwatch.sql"
+    _WATCH = "log/watch.sql"
 
-    def _install_steps(
-        self, conn: Any, tables: list[TableConfig]
-    ) -> list[tuple[str, dict[str, Any] | None]]:
+    def _objects(self, conn: Any) -> list[str]:
+        """The queue's objects (the trigger capture's), then the log's own."""
         o = self._o
-        stream_id = self._existing_stream(conn) or uuid.uuid4().hex
-        refs = [t.ref for t in tables]
-        kept = {"schemas": [schema_of(r) for r in refs], "names": [r.name for r in refs]}
-        steps: list[tuple[str, dict[str, Any] | None]] = [
-            (o.one("queries/lock_timeout.sql"), None),
-            (o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"}),
-        ]
+        out: list[str] = []
         for f in _QUEUE_FILES:
-            steps += [(s, None) for s in o.render(f"install/{f}.sql")]
+            out += o.render(f"install/{f}.sql")
+        event_triggers = catalog.superuser(conn)
         for rel in o.sql.listing("log/install"):
-            if rel.endswith("060_event_triggers.sql") and not self._superuser(conn):
+            if rel.endswith("060_event_triggers.sql") and not event_triggers:
                 continue  # DDL then comes from the decoded relation messages
-            steps += [(s, None) for s in o.render(rel)]
-        steps.append(
-            (
-                o.one("queries/service_upsert.sql"),
-                {"stream_id": stream_id, "location": self.location},
-            )
-        )
-        steps.append((o.one("log/state_init.sql"), {"slot": self.slot_name(conn)}))
-        steps.append((o.one("queries/tick0.sql"), None))
-        steps += [(s, kept) for s in o.render("log/unwatch.sql")]
-        for t in tables:
-            ref = {"schema": schema_of(t.ref), "table": t.ref.name}
-            row = {**ref, "actions": t.actions, "debug": int(t.debug), "key": t.key}
-            steps.append((o.one("queries/table_upsert.sql"), row))
-            steps += [(s, ref) for s in o.render("log/watch.sql")]
+            out += o.render(rel)
+        return out
+
+    def _stream_steps(self, conn: Any) -> list[tuple[str, dict[str, Any] | None]]:
+        return [(self._o.one("log/state_init.sql"), {"slot": self.slot_name(conn)})]
+
+    def _publish_steps(
+        self, conn: Any, refs: list[TableName]
+    ) -> list[tuple[str, dict[str, Any] | None]]:
+        """The publication, made before the slot (install makes that after these steps)."""
+        o = self._o
+        steps: list[tuple[str, dict[str, Any] | None]] = []
         if not self._publication(conn):
             steps.append((o.one("log/publication_create.sql"), None))
         if refs:
