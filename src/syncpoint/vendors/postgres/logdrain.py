@@ -101,7 +101,7 @@ class Drain:
                     raise LocationError(state[5], location=self.location)
                 decoded = pgoutput.lsn_int(str(state[1]))
                 relations: dict[int, pgoutput.Relation] = {}
-                txns = pgoutput.parse(data, relations)
+                txns = pgoutput.parse(data, relations, after=decoded)
                 fresh = [t for t in txns if t.end_lsn > decoded]
                 if fresh:
                     sid, loc, *_ = service_q.fetchone()
