@@ -279,26 +279,37 @@ class PostgresLogCapture(PostgresCapture):
         """Drain the slot into the queue, then the ordinary tick, its guaranteed time
         lowered to what the drain read (see logdrain.py)."""
         _no_open_transaction(conn, "tick")
-        o = self._o
-        with self._translated():
-            drain = logdrain.Drain(o, self._types, self.location, self.prefix,
-                                   self.slot_name(conn))  # fmt: skip
-            clock, oldest = drain.run(conn)
-            g = min(x for x in (clock, oldest) if x is not None)
-            # one round trip: the tick and its lowered guaranteed time in one transaction
-            with conn.pipeline(), conn.transaction():
-                conn.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
-                # past the drain's last batch (committed): before the tick's snapshot
-                conn.execute(o.one("log/advance.sql"), {"slot": drain.slot})
-                conn.execute(o.one("queries/tick.sql"))
-                lowered = conn.execute(o.one("log/tick_lowered.sql"), {"g": g})
-                conn.execute(o.one("log/service_lowered.sql"), {"g": g})
-            context, guaranteed, made_at = lowered.fetchone()
+        autocommit = conn.autocommit
+        conn.autocommit = True  # explicit transactions, in one pipeline (logdrain.py)
+        try:
+            with self._translated():
+                drain = logdrain.Drain(self._o, self._types, self.location, self.prefix,
+                                       self.slot_name(conn))  # fmt: skip
+                lowered = drain.run(conn, self._queue_tick)
+                context, guaranteed, made_at = lowered.fetchone()
+        finally:
+            if not conn.broken:
+                if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    conn.execute("ROLLBACK")
+                conn.autocommit = autocommit
         return Tick(
             context=int(context),
             guaranteed=guaranteed.astimezone(UTC),
             sampled_at=made_at.astimezone(UTC),
         )
+
+    def _queue_tick(self, conn: Any, g: datetime) -> Any:
+        """The ordinary tick, its guaranteed time lowered to ``g``, in one transaction
+        queued in the drain's pipeline; the cursor whose row is the tick."""
+        o = self._o
+        conn.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        # past the drain's last batch (committed): before the tick's snapshot
+        conn.execute(o.one("log/advance.sql"), {"slot": self.slot_name(conn)})
+        conn.execute(o.one("queries/tick.sql"))
+        lowered = conn.execute(o.one("log/tick_lowered.sql"), {"g": g})
+        conn.execute(o.one("log/service_lowered.sql"), {"g": g})
+        conn.execute("COMMIT")
+        return lowered
 
     def set_origin(self, conn: Any, origin: str | None) -> None:
         if conn.autocommit and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:

@@ -9,13 +9,16 @@ the commit stores nothing and leaves the slot where it was; a kill after it (bef
 advance) makes the next peek return transactions already stored, which ``decoded`` skips.
 How and why: docs/internals.md, "Log capture", PostgreSQL.
 
-Round trips are what a follower's tick pays at every interval, so each step sends its
-statements in one pipeline: the lock and the horizon; the batch's reads, the advance past
-the previous batch and the peek; the keys; the inserts with the commit.
+Round trips are what a follower's tick pays at every interval: the connection is put in
+autocommit mode with explicit transactions, and the whole tick is one psycopg pipeline, so
+that a round trip is made only where a result is needed: the lock, the horizon, the
+batch's reads, the advance past the previous batch and the peek (one); the queue's keys
+(one); the inserts, the commit, the tick and the unlock (one).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -51,73 +54,85 @@ class Drain:
         self.o, self.types, self.location, self.slot = o, types, location, slot
         self.key = {"key": f"syncpoint:log:{o.schema}.{prefix}"}
 
-    def run(self, conn: Any) -> tuple[datetime, datetime | None]:
-        """Decode the slot into the queue up to the position sampled now; return the
-        clock and oldest transaction start sampled before that position."""
+    def run(self, conn: Any, tick: Callable[[Any, datetime], Any]) -> Any:
+        """Decode the slot into the queue up to the position sampled now, then
+        ``tick(conn, guaranteed)``, which queues the tick's statements and returns what to
+        fetch once they ran. ``guaranteed``: the clock, or the oldest transaction's start
+        if earlier, sampled before that position. ``conn`` is in autocommit mode and every
+        transaction explicit, so that a quiet tick is two round trips: psycopg sends a
+        pipeline's statements without waiting, up to the first result it needs."""
         o = self.o
+        self.reading = False
+        locked = False
         try:
-            with conn.pipeline(), conn.transaction():
-                conn.execute(o.one("log/lock.sql"), self.key)
-                horizon = conn.execute(o.one("log/horizon.sql"))
-            clock, oldest, upto = horizon.fetchone()
-            while self._batch(conn, upto):
-                pass
+            try:
+                with conn.pipeline():
+                    conn.execute(o.one("log/lock.sql"), self.key)
+                    locked = True
+                    conn.execute("BEGIN")
+                    horizon = conn.execute(o.one("log/horizon.sql"))
+                    conn.execute("COMMIT")  # its commit flushes the WAL up to the horizon
+                    while self._batch(conn):
+                        pass
+                    clock, oldest, _upto = horizon.fetchone()
+                    out = tick(conn, min(x for x in (clock, oldest) if x is not None))
+                    conn.execute(o.one("log/unlock.sql"), self.key)
+                    locked = False
+                return out
+            except psycopg.Error as exc:
+                if self.reading and not conn.broken:
+                    _rollback(conn)
+                    self._unreadable(conn, exc)
+                raise
         except Lost as lost:
+            _rollback(conn)
             with conn.transaction():  # every table stops with the reason, then it is raised
                 for stmt in o.render("log/state_lost.sql"):
                     conn.execute(stmt, {"reason": str(lost)})
             raise LocationError(str(lost), location=self.location) from None
         finally:
-            if not conn.broken:
-                with conn.transaction():
-                    conn.execute(o.one("log/unlock.sql"), self.key)
-        return clock, oldest
+            if locked and not conn.broken:
+                _rollback(conn)
+                conn.execute(o.one("log/unlock.sql"), self.key)
 
-    def _batch(self, conn: Any, upto: str) -> bool:
-        """One drain transaction; True when there may be more up to ``upto``."""
+    def _batch(self, conn: Any) -> bool:
+        """One drain transaction, up to the horizon the tick stored; True when there may
+        be more up to it."""
         o = self.o
-        read = False
-        try:
-            with conn.pipeline(), conn.transaction():
-                conn.execute(o.one("log/settings.sql"))
-                state_q = conn.execute(o.one("log/state_read.sql"))
-                # the last batch's commit is behind us: the slot may now pass its records
-                conn.execute(o.one("log/advance.sql"), {"slot": self.slot})
-                service_q = conn.execute(o.one("queries/service_read.sql"))
-                triggers_q = conn.execute(
-                    o.one("log/event_triggers.sql"), {"name": o.name("et_ddl")}
-                )
-                tables_q = conn.execute(o.one("log/log_tables.sql"))
-                peek = {"slot": self.slot, "upto": upto, "n": BATCH,
-                        "pub": dialect.quote(o.name("pub"))}  # fmt: skip
-                # binary: the messages come as they are, not as hex text to decode
-                peek_q = conn.cursor(binary=True).execute(o.one("log/peek.sql"), peek)
-                state = state_q.fetchone()
-                data = [r[0] for r in peek_q.fetchall()]
-                read = True
-                if state is None:
-                    raise UsageError("log capture is not installed (run syncpoint install)")
-                if state[5]:
-                    raise LocationError(state[5], location=self.location)
-                decoded = pgoutput.lsn_int(str(state[1]))
-                relations: dict[int, pgoutput.Relation] = {}
-                txns = pgoutput.parse(data, relations, after=decoded)
-                fresh = [t for t in txns if t.end_lsn > decoded]
-                if fresh:
-                    sid, loc, *_ = service_q.fetchone()
-                    records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
-                                      not triggers_q.fetchone()[0])  # fmt: skip
-                    for t in fresh:
-                        records.add(t, relations)
-                    logqueue.write(conn, o, self.types, sid, records.out)
-                    decoded = fresh[-1].end_lsn
-                    conn.execute(o.one("log/state_decoded.sql"),
-                                 {"lsn": pgoutput.lsn_text(decoded)})  # fmt: skip
-                failpoints.hit("log_before_commit")
-        except psycopg.Error as exc:
-            if not read:
-                self._unreadable(conn, exc)
-            raise
+        conn.execute("BEGIN")
+        conn.execute(o.one("log/settings.sql"))
+        state_q = conn.execute(o.one("log/state_read.sql"))
+        # the last batch's commit is behind us: the slot may now pass its records
+        conn.execute(o.one("log/advance.sql"), {"slot": self.slot})
+        service_q = conn.execute(o.one("queries/service_read.sql"))
+        triggers_q = conn.execute(o.one("log/event_triggers.sql"), {"name": o.name("et_ddl")})
+        tables_q = conn.execute(o.one("log/log_tables.sql"))
+        peek = {"slot": self.slot, "n": BATCH, "pub": dialect.quote(o.name("pub"))}
+        # binary: the messages come as they are, not as hex text to decode
+        self.reading = True
+        peek_q = conn.cursor(binary=True).execute(o.one("log/peek.sql"), peek)
+        state = state_q.fetchone()
+        data = [r[0] for r in peek_q.fetchall()]
+        self.reading = False
+        if state is None:
+            raise UsageError("log capture is not installed (run syncpoint install)")
+        if state[5]:
+            raise LocationError(state[5], location=self.location)
+        decoded = pgoutput.lsn_int(str(state[1]))
+        relations: dict[int, pgoutput.Relation] = {}
+        txns = pgoutput.parse(data, relations, after=decoded)
+        fresh = [t for t in txns if t.end_lsn > decoded]
+        if fresh:
+            sid, loc, *_ = service_q.fetchone()
+            records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
+                              not triggers_q.fetchone()[0])  # fmt: skip
+            for t in fresh:
+                records.add(t, relations)
+            logqueue.write(conn, o, self.types, sid, records.out)
+            decoded = fresh[-1].end_lsn
+            conn.execute(o.one("log/state_decoded.sql"), {"lsn": pgoutput.lsn_text(decoded)})
+        failpoints.hit("log_before_commit")
+        conn.execute("COMMIT")
         return len(data) >= BATCH
 
     def _unreadable(self, conn: Any, exc: psycopg.Error) -> None:
@@ -135,3 +150,9 @@ class Drain:
             raise Lost(lost_text(self.slot, "was invalidated")) from None
         if isinstance(exc, psycopg.errors.ObjectNotInPrerequisiteState):
             raise Lost(lost_text(self.slot, f"cannot be read ({exc})")) from exc
+
+
+def _rollback(conn: Any) -> None:
+    """Out of a transaction an error left open (the connection is in autocommit mode)."""
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.execute("ROLLBACK")
