@@ -70,8 +70,12 @@ class Drain:
                     conn.execute(o.one("log/lock.sql"), self.key)
                     locked = True
                     conn.execute("BEGIN")
+                    # a synchronous commit, whatever the server's default: it flushes the
+                    # WAL up to the horizon, which decoding reads only once flushed (the
+                    # function's own SET ends when it returns, before the commit)
+                    conn.execute("SET LOCAL synchronous_commit = on")
                     horizon = conn.execute(o.one("log/horizon.sql"))
-                    conn.execute("COMMIT")  # its commit flushes the WAL up to the horizon
+                    conn.execute("COMMIT")
                     while self._batch(conn):
                         pass
                     clock, oldest, _upto = horizon.fetchone()
