@@ -191,6 +191,30 @@ def test_records_stored_but_slot_not_moved_are_skipped(log_db: Any) -> None:
     assert confirmed == stored
 
 
+def test_a_tick_hands_the_connection_back_as_it_got_it(log_db: Any) -> None:
+    # the tick runs its own transactions in autocommit mode: the caller's connection comes
+    # back in its own mode and without an open transaction, after a failed tick too
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    conn = log.cap.connect()
+    try:
+        tx(log_db, "INSERT INTO t VALUES (1, 'a')")
+        log.cap.tick(conn)
+        assert conn.autocommit is False
+        assert conn.info.transaction_status == 0  # idle
+        log_db.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots")
+        with pytest.raises(LocationError, match="dropped"):
+            log.cap.tick(conn)
+        assert conn.autocommit is False
+        assert conn.info.transaction_status == 0
+        # and the drain's lock was let go: another session takes it at once
+        key = "syncpoint:log:public.repl_"
+        assert log_db.query("SELECT pg_try_advisory_lock(hashtext(%s))", params=(key,))[0][0]
+    finally:
+        conn.close()
+
+
 def test_a_dropped_slot_stops_capture_with_the_way_back(log_db: Any) -> None:
     log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
     log = LogPg(log_db)
