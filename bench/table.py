@@ -363,24 +363,7 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
     extra = {"driver_round_max": 0} if spark_only else {}
     cfg = channel_file(dbs.url(src), dbs.url(dst), master, conf=SHUFFLE, **extra)
     assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
-    log = open(cfg.parent / "follow.log", "w")  # noqa: SIM115 - closed below
-    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
-    try:
-        write(s, 1, 1)  # the target table is made by the first round
-        until_seen(dbs.url(dst), 1, 120)
-        # the target is watched while the writer writes (a thread: visibility times are
-        # taken as they happen)
-        seen: dict[int, float] = {}
-        last: dict[str, int] = {}  # the last id written, once the writer is done
-        watcher = threading.Thread(target=watch, args=(dbs.url(dst), last, seen, seconds + 60))
-        watcher.start()
-        committed = write_at_rate(s, 2, seconds, 1000)
-        last["id"] = max(committed)
-        watcher.join()
-    finally:
-        follow.terminate()
-        follow.wait(30)
-    lags = sorted(seen[i] - committed[i] for i in committed if i in seen)
+    lags, committed = follow_lag(cfg, s, dbs.url(dst), seconds)
     p50, p99 = lags[len(lags) // 2], lags[int(len(lags) * 0.99)]
     row(
         f"lag, run --follow --interval 0.2, 1,000 changes/s for {seconds:.0f} s{how}",
@@ -392,6 +375,7 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
     start = max(committed) + 1
     backlog = write_at_rate(s, start, 10, 1000)
     t = time.perf_counter()
+    log = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
     follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
     try:
         ok = until_seen(dbs.url(dst), max(backlog), 300)
@@ -406,6 +390,33 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
         "<= 12 s",
     )
     s.close()
+
+
+def follow_lag(
+    cfg: Path, src: Any, dst_url: str, seconds: float
+) -> tuple[list[float], dict[int, float]]:
+    """``run --follow --interval 0.2`` of ``cfg`` while ``src`` gets single-row
+    transactions at 1,000/s for ``seconds``: each change's lag from its commit to its
+    visibility at the target (sorted), and the commit times (id -> time)."""
+    log = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
+    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
+    try:
+        write(src, 1, 1)  # the target table is made by the first round
+        until_seen(dst_url, 1, 180)
+        # the target is watched while the writer writes (a thread: visibility times are
+        # taken as they happen)
+        seen: dict[int, float] = {}
+        last: dict[str, int] = {}  # the last id written, once the writer is done
+        watcher = threading.Thread(target=watch, args=(dst_url, last, seen, seconds + 60))
+        watcher.start()
+        committed = write_at_rate(src, 2, seconds, 1000)
+        last["id"] = max(committed)
+        watcher.join()
+    finally:
+        follow.terminate()
+        follow.wait(30)
+        log.close()
+    return sorted(seen[i] - committed[i] for i in committed if i in seen), committed
 
 
 def write(conn: Any, i: int, n: int) -> None:
