@@ -217,6 +217,34 @@ def lag_row(dbs: Dbs, seconds: float, master: str) -> None:
     )
 
 
+def log_rows(
+    only: set[str], quick: bool, runs: int, master: str, w1_rows: int | None = None
+) -> list[tuple[str, str, str]]:
+    """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
+    ``wal_level = logical`` started and removed here; for ``table.py`` too."""
+    ROWS.clear()
+    with private_cluster({"max_replication_slots": "20"}) as base:
+        dbs = Dbs(base)
+        try:
+            if "pgbench" in only:
+                pgbench_row(dbs, 5 if quick else 15, runs)
+            if "w1" in only:
+                w1_row(dbs, w1_rows or (20_000 if quick else 300_000), runs)
+            if "apply" in only:
+                apply_row(dbs, 20_000 if quick else 100_000, master)
+            if "lag" in only:
+                lag_row(dbs, 5 if quick else 15, master)
+        finally:
+            # a database with a slot cannot be dropped
+            dbs.admin.execute(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                "WHERE NOT active"
+            )
+            dbs.drop_all()
+            dbs.admin.close()
+    return list(ROWS)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -226,28 +254,9 @@ def main() -> int:
     ap.add_argument("--w1-rows", type=int, default=None, help="rows W1 copies in")
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
-    only = set(args.only.split(","))
-    with private_cluster({"max_replication_slots": "20"}) as base:
-        dbs = Dbs(base)
-        try:
-            if "pgbench" in only:
-                pgbench_row(dbs, 5 if args.quick else 15, runs)
-            if "w1" in only:
-                w1_row(dbs, args.w1_rows or (20_000 if args.quick else 300_000), runs)
-            if "apply" in only:
-                apply_row(dbs, 20_000 if args.quick else 100_000, args.master)
-            if "lag" in only:
-                lag_row(dbs, 5 if args.quick else 15, args.master)
-        finally:
-            # a database with a slot cannot be dropped
-            dbs.admin.execute(
-                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-                "WHERE NOT active"
-            )
-            dbs.drop_all()
-            dbs.admin.close()
+    rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows)
     print("| what | measured | goal |\n|---|---|---|")
-    for what, measured, goal in ROWS:
+    for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")
     return 0
 

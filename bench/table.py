@@ -11,6 +11,9 @@ apply W1 on the same server; the table says where each row ran.
 - apply W1, warm JVM (a second ``run --once`` in a process whose Spark session is up);
 - apply W1, one ``syncpoint run --once`` command from a cold start (JVM start included);
 - a raw ``COPY TO | COPY FROM`` pipe of the final rows between the same databases;
+- log capture beside trigger capture (``log_pg.py``, on a private instance of its own):
+  ``pgbench``, W1 capture overhead and the drain, apply W1 from the log and from the
+  trigger queue, lag p50/p99;
 - apply W1 MariaDB to PostgreSQL and PostgreSQL to MariaDB, warm and cold, each beside a
   raw pipe by the client between the same two servers (``apply_cross.py``);
 - capture overhead on W1 and W2: no capture, syncpoint's triggers, PgQ's C trigger
@@ -77,6 +80,7 @@ WHERE = {
     "mariadb": "MariaDB",
     "sqlite": "SQLite file",
     "cross": "shared and MariaDB",
+    "log": "private (wal_level logical), its own",
 }
 
 
@@ -477,7 +481,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
     ap.add_argument(
         "--only",
-        default="capture,vendors,pgbench,apply,cross,lag,peers,memory,small",
+        default="capture,vendors,pgbench,apply,cross,lag,log,peers,memory,small",
         help="rows to measure",
     )
     ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
@@ -558,6 +562,13 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
         if "lag" in only:
             for spark_only in (False, True):
                 lag_rows(dbs, args.master, 5 if args.quick else 15, spark_only)
+        if "log" in only:  # capture: log beside triggers, on its own private instance
+            import log_pg  # it imports this module's helpers: loaded once they exist
+
+            for what, measured, goal in log_pg.log_rows(
+                {"pgbench", "w1", "apply", "lag"}, args.quick, runs, args.master
+            ):
+                row(f"log capture: {what}", measured, goal, where="log")
         if "peers" in only:
             peer_rows(pdbs, w1, warm_rate if not args.apply_on_shared else None)
         if "memory" in only:
