@@ -28,7 +28,6 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 
 from syncpoint.vendors.mariadb import binvalues
 
-binvalues.install()
 # On a lost connection the library would connect again from the position it started at and
 # hand over the same transactions a second time: a lost connection must end the drain
 # instead (it is rolled back, and the next one starts from the stored position).
@@ -253,9 +252,7 @@ def transactions(
             if isinstance(event, rev.RowsEvent):
                 schema, table = event.schema, event.table
                 if (schema, table) == origins:
-                    for row in event.rows:
-                        text = row.get("after_values", row.get("values", {})).get("origin")
-                        origin = json.loads(text) if text is not None else None
+                    origin = _origin(event)
                     continue
                 if not wanted(schema, table):
                     continue
@@ -298,36 +295,51 @@ def _names(event: Any) -> list[str]:
     return names
 
 
-def _changes(event: Any, origin: str | None) -> list[Change]:
-    names = _names(event)
-    out: list[Change] = []
+def _rows(event: Any) -> binvalues.Rows:
     try:
-        rows = event.rows
+        return binvalues.Rows(event)
     except binvalues.Unsupported as exc:
         raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
-    for row in rows:
-        if isinstance(event, rev.WriteRowsEvent):
-            new, old, action = row["values"], None, "INSERT"
-        elif isinstance(event, rev.DeleteRowsEvent):
-            new, old, action = None, row["values"], "DELETE"
-        elif isinstance(event, rev.UpdateRowsEvent):
-            new, old, action = row["after_values"], row["before_values"], "UPDATE"
-        else:
-            raise Unreadable(f"row event {type(event).__name__} is not understood")
-        out.append(
-            Change(
-                event.schema,
-                event.table,
-                action,
-                _row(names, new),
-                _row(names, old),
-                origin,
-            )
-        )
+
+
+def _origin(event: Any) -> str | None:
+    """The origin a transaction's mark names (its last row image's ``origin``)."""
+    rows = _rows(event)
+    at = rows.names.index("origin")
+    origin = None
+    try:
+        for values in rows:
+            text = values[at]
+            origin = json.loads(text) if text != "null" else None
+    except binvalues.Unsupported as exc:
+        raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
+    return origin
+
+
+def _changes(event: Any, origin: str | None) -> list[Change]:
+    _names(event)  # refused without column names
+    rows = _rows(event)
+    schema, table, text = event.schema, event.table, rows.text
+    if isinstance(event, rev.WriteRowsEvent):
+        action = "INSERT"
+    elif isinstance(event, rev.DeleteRowsEvent):
+        action = "DELETE"
+    elif isinstance(event, rev.UpdateRowsEvent):
+        action = "UPDATE"
+    else:
+        raise Unreadable(f"row event {type(event).__name__} is not understood")
+    out: list[Change] = []
+    try:
+        images = iter(rows)
+        for values in images:
+            if action == "INSERT":
+                new, old = text(values), None
+            elif action == "DELETE":
+                new, old = None, text(values)
+            else:  # the row before, then after
+                old, new = text(values), text(next(images))
+            out.append(Change(schema, table, action, new, old, origin))
+    except (binvalues.Unsupported, StopIteration) as exc:
+        why = str(exc) or "an UPDATE without its row after"
+        raise Unreadable(f"table {schema}.{table}: {why}") from exc
     return out
-
-
-def _row(names: list[str], values: dict[str, Any] | None) -> str | None:
-    if values is None:
-        return None
-    return binvalues.row_text(names, {k: "null" if v is None else v for k, v in values.items()})
