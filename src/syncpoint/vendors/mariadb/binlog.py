@@ -18,15 +18,64 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pymysql
 from pymysqlreplication import BinLogStreamReader, binlogstream
 from pymysqlreplication import event as ev
 from pymysqlreplication import row_event as rev
+from pymysqlreplication.constants.BINLOG import TABLE_MAP_EVENT
 from pymysqlreplication.packet import BinLogPacketWrapper
 
 from syncpoint.vendors.mariadb import binvalues
+
+TABLE_MAPS_KEPT = 4096
+_UNSEEN = object()
+
+
+class _TableMapOnce(rev.TableMapEvent):
+    """A table map parsed once for each distinct content. Every transaction repeats the
+    table map of each table it changes, byte for byte while the table does not change, and
+    parsing one (column types, optional metadata, names, character sets) cost the drain more
+    than the rows it describes. A changed table has another content (its columns, types or
+    names differ), so it is parsed anew: never a stale shape."""
+
+    parsed: ClassVar[dict[bytes, tuple[Any, ...] | None]] = {}
+
+    def __init__(
+        self, from_packet: Any, event_size: int, table_map: Any, ctl_connection: Any, **kw: Any
+    ):
+        # the event's bytes, looked at in the driver's packet without being read
+        raw = from_packet.packet
+        body = bytes(raw._data[raw._position : raw._position + event_size])
+        if from_packet._BinLogPacketWrapper__data_buffer:  # never at an event's start
+            known: Any = _UNSEEN
+            body = b""
+        else:
+            known = self.parsed.get(body, _UNSEEN)
+        me: Any = self  # the library's attributes are not typed
+        if known is _UNSEEN:
+            super().__init__(from_packet, event_size, table_map, ctl_connection, **kw)
+            if not body:
+                return
+            if len(self.parsed) >= TABLE_MAPS_KEPT:
+                self.parsed.clear()
+            if not me._processed:
+                self.parsed[body] = None
+            elif me.optional_metadata.column_name_list:  # else names from the catalog: not kept
+                self.parsed[body] = (me.table_id, me.schema, me.table, me.columns, me.table_obj)
+            return
+        from_packet.advance(event_size)
+        ev.BinLogEvent.__init__(self, from_packet, event_size, table_map, ctl_connection, **kw)
+        if known is None:  # a table of another database (only_schemas)
+            me._processed = False
+            return
+        me.table_id, me.schema, me.table, me.columns, me.table_obj = known
+        me.column_count = len(me.columns)
+        table_map[me.table_id] = me.table_obj
+
+
+BinLogPacketWrapper._BinLogPacketWrapper__event_map[TABLE_MAP_EVENT] = _TableMapOnce  # type: ignore[attr-defined]
 
 # On a lost connection the library would connect again from the position it started at and
 # hand over the same transactions a second time: a lost connection must end the drain
