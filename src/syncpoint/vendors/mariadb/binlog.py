@@ -30,7 +30,6 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 from syncpoint.vendors.mariadb import binvalues
 
 TABLE_MAPS_KEPT = 4096
-_UNSEEN = object()
 
 
 class _TableMapOnce(rev.TableMapEvent):
@@ -40,7 +39,7 @@ class _TableMapOnce(rev.TableMapEvent):
     than the rows it describes. A changed table has another content (its columns, types or
     names differ), so it is parsed anew: never a stale shape."""
 
-    parsed: ClassVar[dict[bytes, tuple[Any, ...] | None]] = {}
+    parsed: ClassVar[dict[bytes, tuple[Any, ...]]] = {}
 
     def __init__(
         self, from_packet: Any, event_size: int, table_map: Any, ctl_connection: Any, **kw: Any
@@ -49,29 +48,32 @@ class _TableMapOnce(rev.TableMapEvent):
         raw = from_packet.packet
         body = bytes(raw._data[raw._position : raw._position + event_size])
         if from_packet._BinLogPacketWrapper__data_buffer:  # never at an event's start
-            known: Any = _UNSEEN
             body = b""
-        else:
-            known = self.parsed.get(body, _UNSEEN)
+        known = self.parsed.get(body) if body else None
         me: Any = self  # the library's attributes are not typed
-        if known is _UNSEEN:
+        if known is None:
             super().__init__(from_packet, event_size, table_map, ctl_connection, **kw)
-            if not body:
-                return
-            if len(self.parsed) >= TABLE_MAPS_KEPT:
-                self.parsed.clear()
-            if not me._processed:
-                self.parsed[body] = None
-            elif me.optional_metadata.column_name_list:  # else names from the catalog: not kept
+            # kept once parsed whole, with its column names (else they came from the catalog)
+            if body and me._processed and me.optional_metadata.column_name_list:
+                if len(self.parsed) >= TABLE_MAPS_KEPT:
+                    self.parsed.clear()
                 self.parsed[body] = (me.table_id, me.schema, me.table, me.columns, me.table_obj)
             return
-        from_packet.advance(event_size)
         ev.BinLogEvent.__init__(self, from_packet, event_size, table_map, ctl_connection, **kw)
-        if known is None:  # a table of another database (only_schemas)
-            me._processed = False
-            return
+        from_packet.advance(event_size)
         me.table_id, me.schema, me.table, me.columns, me.table_obj = known
         me.column_count = len(me.columns)
+        # the reader's filters, as the library applies them (the kept parse is any reader's)
+        only, ignored = kw.get("only_schemas"), kw.get("ignored_schemas")
+        only_t, ignored_t = kw.get("only_tables"), kw.get("ignored_tables")
+        if (
+            (only is not None and me.schema not in only)
+            or (ignored is not None and me.schema in ignored)
+            or (only_t is not None and me.table not in only_t)
+            or (ignored_t is not None and me.table in ignored_t)
+        ):
+            me._processed = False
+            return
         table_map[me.table_id] = me.table_obj
 
 
