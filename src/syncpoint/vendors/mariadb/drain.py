@@ -7,6 +7,13 @@ A kill before that commit rolls both back and the next drain reads the same tran
 again from the stored position (the binary log is read from a position, exclusive; nothing
 at or below it comes again). Drains of one prefix are serialised by a named lock.
 
+The records are written already in the next tick: the transaction locks the service row
+(as a tick does) before its first insert and writes ``context`` = the last tick + 1, so no
+tick can commit between that read and this commit, and the tick that commits that number
+comes after every record written in it. The tick then stamps nothing of the drain's (only
+the DDL records, written unstamped by ``logddl``): the queue is not updated once per record
+again, nor is that update written to the binary log with both row images.
+
 The guarantee (``Tick.guaranteed``) is the server's clock read in the statement that samples
 the position: a transaction not yet in the binary log then is drained later, and its
 records' ``captured_at`` (the binary log's commit time, whole seconds) is never set below
@@ -72,6 +79,7 @@ class _Drain:
         self.rows: list[str] = []
         self.count = 0
         self.size = 0
+        self.context: int | None = None  # the tick the transaction's records are written in
         self.literal = conn.escape
         self.tables: dict[str, Watched] = {}
         self.last: binlog.Transaction | None = None
@@ -138,8 +146,7 @@ class _Drain:
             if end is None:
                 schema = literal(w.schema)
                 end = ends[(origin, w.table)] = (
-                    f"({literal(txn.gtid)},{literal(origin)},{literal(w.table)},{schema},"
-                    f"{schema},'",
+                    f"{literal(txn.gtid)},{literal(origin)},{literal(w.table)},{schema},{schema},'",
                     f",{int(w.version)},{literal(at)})",
                 )
             row = (
@@ -155,15 +162,23 @@ class _Drain:
         self.pos[txn.domain] = (int(txn.gtid.split("-")[1]), txn.seq)
 
     def _flush(self) -> None:
-        if self.rows:
-            self.cur.execute(self.head + ",".join(self.rows))
-            self.rows, self.size = [], 0
+        if not self.rows:
+            return
+        if self.context is None:
+            # the service row locked until this transaction commits: no tick can commit
+            # meanwhile, so the next one (context + 1) is the one these records belong to
+            run(self.cur, "queries/tick_lock.sql", self.site.names)
+            self.context = int(self.cur.fetchone()[0]) + 1
+        ctx = f"({self.context},"
+        self.cur.execute(self.head + ctx + f",{ctx}".join(self.rows))
+        self.rows, self.size = [], 0
 
     def _commit(self) -> None:
         """Store the records and the position after them in one transaction."""
         self._flush()
         if self.last is None:
             self.conn.rollback()
+            self.context = None
             return
         t = self.last
         run(
@@ -175,7 +190,7 @@ class _Drain:
         )  # fmt: skip
         failpoints.hit("log_before_commit")
         self.conn.commit()
-        self.count = 0
+        self.count, self.context = 0, None
         self.conn.begin()
 
     def _lost(self, start: str, why: str) -> None:
