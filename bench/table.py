@@ -11,6 +11,8 @@ apply W1 on the same server; the table says where each row ran.
 - apply W1, warm JVM (a second ``run --once`` in a process whose Spark session is up);
 - apply W1, one ``syncpoint run --once`` command from a cold start (JVM start included);
 - a raw ``COPY TO | COPY FROM`` pipe of the final rows between the same databases;
+- apply W1 MariaDB to PostgreSQL and PostgreSQL to MariaDB, warm and cold, each beside a
+  raw pipe by the client between the same two servers (``apply_cross.py``);
 - capture overhead on W1 and W2: no capture, syncpoint's triggers, PgQ's C trigger
   (``capture_insert_pg.py``'s interleaved runs);
 - ``pgbench`` TPC-B-like, scale 5, 4 clients: one database copied (``CREATE DATABASE ...
@@ -54,6 +56,7 @@ from typing import Any
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).parent))
+import apply_cross  # noqa: E402
 import capture_insert_pg as cap  # noqa: E402
 import capture_vendor  # noqa: E402
 import memory_10m  # noqa: E402
@@ -68,7 +71,13 @@ ROWS: list[tuple[str, str, str, str, str]] = []  # what, measured, goal, peers /
 SHARED = "shared"
 PRIVATE = "private"
 # the table's labels, set in main (MariaDB's server and SQLite's files are the only ones)
-WHERE = {SHARED: "shared", PRIVATE: "private", "mariadb": "MariaDB", "sqlite": "SQLite file"}
+WHERE = {
+    SHARED: "shared",
+    PRIVATE: "private",
+    "mariadb": "MariaDB",
+    "sqlite": "SQLite file",
+    "cross": "shared and MariaDB",
+}
 
 
 def row(what: str, measured: str, goal: str, note: str = "", where: str = SHARED) -> None:
@@ -457,7 +466,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
     ap.add_argument(
         "--only",
-        default="capture,vendors,pgbench,apply,lag,peers,memory,small",
+        default="capture,vendors,pgbench,apply,cross,lag,peers,memory,small",
         help="rows to measure",
     )
     ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
@@ -530,6 +539,11 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
             warm_rate = apply_rows(
                 dbs if on_shared else pdbs, w1, args.master, SHARED if on_shared else PRIVATE
             )
+        if "cross" in only:  # MariaDB to PostgreSQL and back, each beside a raw pipe
+            for what, measured, goal, note in apply_cross.cross_rows(
+                w1, args.master, ["my-pg", "pg-my"]
+            ):
+                row(what, measured, goal, note, where="cross")
         if "lag" in only:
             for spark_only in (False, True):
                 lag_rows(dbs, args.master, 5 if args.quick else 15, spark_only)
