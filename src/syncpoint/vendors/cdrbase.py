@@ -525,8 +525,19 @@ class CdrSite:
         else:
             self.run(conn, "decide_delete", raw=plan.decide_delete(), table=table)
             self.run(conn, "apply_delete", params, raw=plan.apply_delete(), table=table)
+            raw, lits = self.capture_queue(t.target.ref)
+            raw["rkv"] = plan.rkv()
+            self.run(conn, "forward_delete", params, raw=raw, table=table, **lits)
         self.after_write(conn, t)
         self.run(conn, "d_drop", table=table)
+
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        """``forward_delete.sql``'s names of this site's capture objects (its queue, its
+        watched tables, where the origin of the apply is set) for the table ``ref``: raw
+        tokens, and literals. A delete applied where no row of its incarnation is left
+        deletes nothing, so no capture trigger records it; the apply records it there
+        itself (conflict resolution runs with trigger capture only: ``validate``)."""
+        raise NotImplementedError
 
     def fill(self, conn: Any, plan: ApplyPlan, params: dict[str, Any]) -> None:
         """Put the window's staged rows of one action into ``{p}cdr_d``, converted."""

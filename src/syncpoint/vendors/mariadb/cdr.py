@@ -75,6 +75,13 @@ class MariadbCdr(CdrSite):
         super().fill(conn, plan, params)
         self.integ._warnings(conn, plan.t.target.ref)  # type: ignore[attr-defined]  # noqa: SLF001
 
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        n = self.names
+        raw = {k: self.q(n.obj(k)) for k in ("items", "tables", "trans_key")}
+        raw["origin"] = n.origin_var
+        raw["schema"] = self.lit(ref.schema_) if ref.schema_ else "DATABASE()"
+        return raw, {"location": self.integ.location, "tablename": ref.name}
+
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:
         stem = self.trigger_stem(t)

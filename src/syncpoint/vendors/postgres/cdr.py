@@ -48,6 +48,17 @@ class PostgresCdr(CdrSite):
     def in_set(self, befores: str, version: str) -> str:
         return f"({befores})::jsonb ? {version}"
 
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        o = self.objects
+        raw = {k: o.qualified(k) for k in ("items", "service", "tables")}
+        lits = {
+            "origin_guc": self.origin_setting,
+            "seq": o.qualified("seq"),
+            "schema": ref.schema_ or dialect.DEFAULT_SCHEMA,
+            "tablename": ref.name,
+        }
+        return raw, lits
+
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:
         schema = self.q(t.schema_ or dialect.DEFAULT_SCHEMA)

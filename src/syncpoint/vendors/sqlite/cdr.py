@@ -85,6 +85,11 @@ class SqliteCdr(CdrSite):
         super().purge_tombstones(conn, keys)
         conn.execute("COMMIT")
 
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        queue = ("items", "service_context", "tables", "origin")
+        raw = {k: self.q(self.names.of(k)) for k in queue}
+        return raw, {"tablename": ref.name}
+
     # -- apply ----------------------------------------------------------------------------------
     def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:
         """The staged rows, each value converted as the plain apply converts it."""
