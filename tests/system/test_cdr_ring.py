@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from syncpoint.errors import ConfigError
 from syncpoint.ops.cdr import setup
 from syncpoint.ops.channel import Channel
 from syncpoint.ops.run import RunReport, run_group
@@ -101,6 +102,12 @@ def test_ring_forwards_each_change_once_and_never_back(ring: Any, spark: Any) ->
             "GROUP BY dbid ORDER BY dbid"
         )
         assert notes == [("a", 1), ("b", 1), ("c", 1)], n
+    # earliest is refused in a ring (a change can come round before the one it was made
+    # from), and the table stays under latest at every site
+    with pytest.raises(ConfigError, match="resolution earliest needs sites joined without a loop"):
+        setup.alter(ch.cfg, "item", "earliest", None)
+    for n, db in sites.items():
+        assert db.query("SELECT resolution FROM repl_cdr") == [("latest",)], n
 
 
 TOMBS = "SELECT kv FROM repl_tombstones"
