@@ -3,8 +3,7 @@ writers at each site change the same 20 keys for 30 s (inserts, updates of eithe
 group, deletes, inserts again) while rounds exchange changes both ways; then the sites
 exchange until a run applies nothing. The same on three sites in a ring (PostgreSQL,
 MariaDB, SQLite; each reads the one before it) for a shorter while: with inserts and
-updates; and with deletes too, ending with ``purge`` (expected to fail now and then: a
-ring does not pass on a delete applied where the row was gone already).
+updates; and with deletes too, ending with ``purge``.
 
 The oracle works from what the sites captured. Every version a writer made (a group's
 ``time|site``) has a parent, the version its write replaced, read from the change record
@@ -320,12 +319,6 @@ def test_writers_in_a_ring_of_three_vendors_converge_with_every_conflict_recorde
             next(g, None)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="in a ring, a delete applied where the row is gone already (its insert and "
-    "delete netted in one round there) is captured nowhere, so the sites after it never "
-    "end that incarnation; see the ring limits in docs/recipes.md",
-)
 def test_writers_with_deletes_in_a_ring_converge_and_purge_their_tombstones(
     tmp_path: Path, spark: Any
 ) -> None:
@@ -352,9 +345,9 @@ def test_writers_with_deletes_in_a_ring_converge_and_purge_their_tombstones(
         done = ch.purge()
         after = held()
         for n in sites:
-            # every tombstone every site holds is gone; one some site never wrote stays (a
-            # delete applied where the row was gone already is captured nowhere, so a ring
-            # does not forward it: see docs/recipes.md)
+            # every tombstone every site holds is gone; one of a delete that lost at the
+            # site after its own in the ring stays (no site in between passes on a delete
+            # it did not apply: see the ring limits in docs/recipes.md)
             assert after[n] == before[n] - everywhere, n
             assert done[n]["tombstones"] == len(everywhere), (n, done[n])
         assert ch.run(once=True, spark=spark).changes == 0

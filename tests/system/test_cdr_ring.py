@@ -309,6 +309,12 @@ def test_ring_passes_on_a_delete_applied_where_the_row_is_gone(
     run_at(ch, m, spark)  # X's deletes reach M, which holds no row of either key
     run_at(ch, last, spark)  # ... and L from M
     assert rows(sites[last], "item", 1) is None
+    # M passed both deletes on, as made at X (so they never go back there)
+    forwarded = sites[m].query(
+        "SELECT count(*) FROM repl_items WHERE tablename = 'item' AND db_action = 'DELETE' "
+        f"AND dbid = '{x}'"
+    )
+    assert forwarded == [(2,)], forwarded
     quiet(ch, spark)
     want = tomb_versions(sites[x])
     assert [kv for kv, _ in want] == [1, 1], want
@@ -322,9 +328,3 @@ def test_ring_passes_on_a_delete_applied_where_the_row_is_gone(
         assert db.query(TOMBS) == [], n
         assert done[n]["tombstones"] == 2, n
     assert ch.run(once=True, spark=spark).changes == 0
-    # M passed both deletes on, as made at X (so they never go back there)
-    forwarded = sites[m].query(
-        "SELECT count(*) FROM repl_items WHERE tablename = 'item' AND db_action = 'DELETE' "
-        f"AND dbid = '{x}'"
-    )
-    assert forwarded == [(2,)], forwarded

@@ -743,12 +743,12 @@ class ApplyPlan:
             for j in range(len(self.groups))
         )
         anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
-        # a delete skipped because the key is a newer incarnation here still leaves the old
-        # incarnation's tombstone: every site then holds it, and purge can take it away
+        # every incoming delete leaves its tombstone, also one skipped because the key is a
+        # newer incarnation here and one the row here wins against: its own site keeps one
+        # (its trigger wrote it), so every site then holds it, and purge can take it away
         return {
             "delete": f"{self._set('sp_del')} = CASE WHEN {delete} THEN 1 ELSE 0 END",
-            "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
-            f"OR d.sp_lkv > {rkv} THEN 1 ELSE 0 END",
+            "tomb": f"{self._set('sp_tomb')} = 1",
             "takes": takes,
             # a delete of a newer incarnation takes away a row of an older one: the row is
             # given the delete's key version first, so that its capture here says which
