@@ -292,39 +292,50 @@ def test_ring_passes_on_a_delete_applied_where_the_row_is_gone(
     M gets X's delete where the row is gone already, and passes it on: L's tombstone takes
     the later delete's version, as X's and M's did.
 
-    Every site ends with no row and the same tombstones, which ``purge`` takes away."""
+    Key 3, held everywhere: M deletes it, X reprices and deletes it, L renames it (later
+    than both). M's delete loses at L; so does X's, which comes through M, where the row is
+    gone: what M passes on must still say that X's window made the price, which L's row
+    takes from the delete it wins against, as X's row, made again by L's rename, keeps it.
+
+    Every site ends with the same rows and tombstones, which ``purge`` takes away."""
     ch, sites = ring
     m, last = READ_BY[x], READ_BY[READ_BY[x]]
     assert READS[m] == x and READS[last] == m and READS[x] == last
-    sites[x].execute(ins("item", 2, "two"))
+    sites[x].execute(ins("item", 2, "two"), ins("item", 3, "three"))
     quiet(ch, spark)
     for _ in range(2):
         ch.run(once=True, spark=spark)
     sites[last].execute(ins("item", 1, "mine"))
-    sites[m].execute("DELETE FROM item WHERE id = 2")
+    sites[m].execute("DELETE FROM item WHERE id = 2", "DELETE FROM item WHERE id = 3")
     time.sleep(0.002)
     sites[x].execute(ins("item", 1, "gone"), "DELETE FROM item WHERE id = 1")
     sites[x].execute("DELETE FROM item WHERE id = 2")
+    sites[x].execute(upd("item", 3, "price = 3.25"), "DELETE FROM item WHERE id = 3")
+    time.sleep(0.002)
+    sites[last].execute(upd("item", 3, "name = 'l3'"))
     run_at(ch, last, spark)  # M's delete of key 2 reaches L
     run_at(ch, m, spark)  # X's deletes reach M, which holds no row of either key
     run_at(ch, last, spark)  # ... and L from M
     assert rows(sites[last], "item", 1) is None
-    # M passed both deletes on, as made at X (so they never go back there)
+    # M passed the three deletes on, as made at X (so they never go back there)
     forwarded = sites[m].query(
         "SELECT count(*) FROM repl_items WHERE tablename = 'item' AND db_action = 'DELETE' "
         f"AND dbid = '{x}'"
     )
-    assert forwarded == [(2,)], forwarded
+    assert forwarded == [(3,)], forwarded
     quiet(ch, spark)
     want = tomb_versions(sites[x])
-    assert [kv for kv, _ in want] == [1, 1], want
+    assert [kv for kv, _ in want] == [1, 1, 1], want
+    three = tuple(norm(v) for v in (3, "l3", 1, "3.25", "EUR"))
     for n, db in sites.items():
         assert rows(db, "item", 1) is None and rows(db, "item", 2) is None, n
+        assert rows(db, "item", 3) == three, n
         assert tomb_versions(db) == want, n
     for _ in range(2):
         ch.run(once=True, spark=spark)
     done = ch.purge()
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
-        assert done[n]["tombstones"] == 2, n
+        assert done[n]["tombstones"] == 3, n
+        assert rows(db, "item", 3) == three, n
     assert ch.run(once=True, spark=spark).changes == 0

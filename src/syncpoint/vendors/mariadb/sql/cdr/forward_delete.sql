@@ -1,11 +1,28 @@
 -- A delete that takes effect where no row of its incarnation is left (its insert and delete
 -- came in one round here, or the row was deleted here already): deleting nothing fires no
--- capture trigger, so it is recorded in capture's queue here as the trigger records a
--- delete, with the row as it came and the origin set for the apply, in the apply's
--- transaction. A ring passes it on like any other (the sites after this one may still hold
--- a row of that incarnation, and keep no tombstone without it). Not where a tombstone of a
--- newer incarnation is held here: the key's records here end with that one's delete, which
--- the reader's netting must keep.
+-- capture trigger, so it is recorded in capture's queue here as the triggers would record
+-- the row coming and going, in the apply's transaction, marked with the origin set for the
+-- apply: an INSERT of the row as it came, then its DELETE. A ring passes it on like any
+-- other (the sites after this one may still hold a row of that incarnation, and keep no
+-- tombstone without it); the INSERT tells them the versions of the row were made in the
+-- delete's window (those a site whose row wins against the delete takes, as from a delete
+-- whose window changed the row before it deleted). Not where a tombstone of a newer
+-- incarnation is held here: the key's records here end with that one's delete, which the
+-- reader's netting must keep.
+INSERT INTO $raw{items} (trans_key, dbid, tablename, db_catalog, db_schema, guid, db_action,
+                         content, oldcontent, version, captured_at)
+SELECT $raw{trans_key}(), COALESCE($raw{origin}, $lit{location}), w.tablename, w.schemaname,
+       w.schemaname, UUID(), 'INSERT', d.sp_c, NULL, COALESCE(w.trigger_version, w.version),
+       UTC_TIMESTAMP(6)
+  FROM ${d} d JOIN $raw{tables} w
+    ON w.schemaname = $raw{schema} AND w.tablename = $lit{tablename}
+ WHERE (w.actions IS NULL OR LOCATE('D', w.actions) > 0)
+   AND d.sp_hl = 0
+   AND NOT EXISTS (SELECT 1 FROM ${tombstones} tb
+                    WHERE tb.table_name = %(table)s AND tb.`key` = d.sp_k
+                      AND tb.kv > $raw{rkv})
+ ORDER BY d.sp_rk
+---
 INSERT INTO $raw{items} (trans_key, dbid, tablename, db_catalog, db_schema, guid, db_action,
                          content, oldcontent, version, captured_at)
 SELECT $raw{trans_key}(), COALESCE($raw{origin}, $lit{location}), w.tablename, w.schemaname,
