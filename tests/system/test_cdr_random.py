@@ -258,7 +258,15 @@ def converge(
         survived = ancestors(parent, k, g, row[6 if g == "default" else 7])
         if v not in survived and v not in losers[(k, g)]:
             silent.append((site, k, g, v))
-    assert not silent, f"versions lost without a recorded conflict: {silent[:5]}"
+    if silent:
+        _site, k, g, _v = silent[0]
+        told = "\n".join(map(str, history(sites, k, g)))
+        theirs = "\n".join(str(c) for c in conflicts if c[1] == k and c[2] in (g, "*"))
+        raise AssertionError(
+            f"versions lost without a recorded conflict: {silent[:5]}\n"
+            f"key {k}'s records ({g}):\n{told}\nits conflicts:\n{theirs}\n"
+            f"final: {end.get(k)}"
+        )
     for site, db in sites.items():
         own = [r for r in records(db) if r[0] == site and not stamp(r)]
         assert len(own) == len(writes[site]), (site, len(own), len(writes[site]))
