@@ -460,6 +460,10 @@ class CdrSite:
         """SQL concatenating ``"name":value`` texts into a JSON object's text."""
         raise NotImplementedError
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        """SQL: the JSON object ``text`` with the members (name, SQL text value) set."""
+        raise NotImplementedError
+
     def kv_path(self, column: str) -> str:
         """How the read finds a bookkeeping column in a record's JSON (a literal's text)."""
         return column
@@ -527,6 +531,7 @@ class CdrSite:
             self.run(conn, "apply_delete", params, raw=plan.apply_delete(), table=table)
             raw, lits = self.capture_queue(t.target.ref)
             raw["rkv"] = plan.rkv()
+            raw["made_from"] = plan.made_from()
             self.run(conn, "forward_delete", params, raw=raw, table=table, **lits)
         self.after_write(conn, t)
         self.run(conn, "d_drop", table=table)
@@ -757,6 +762,19 @@ class ApplyPlan:
             "flags": f"{self._set('sp_upd')} = CASE WHEN {anyf} OR "
             f"(d.sp_del = 1 AND d.sp_lkv < {rkv}) THEN 1 ELSE 0 END",
         }
+
+    def made_from(self) -> str:
+        """``forward_delete.sql``'s row a delete's window changed into the row it deleted
+        (``d.sp_c``): its version of each group the window made is ``*``, the others as
+        they are, so the read of an UPDATE from it to the row says the window made those
+        groups and no others (what the deleting site's window said: ``sp_n<j>``)."""
+        site = self.site
+        members = []
+        for j, g in enumerate(self.groups):
+            r = self.rver(j)
+            made = site.in_set(f"d.sp_n{j}", r)
+            members.append((self.vs[g], f"CASE WHEN {made} THEN '*' ELSE {r} END"))
+        return site.json_with("d.sp_c", members)
 
     def restore(self) -> dict[str, str]:
         """``d_tombstone``'s: the deleted row's values and versions (``CdrSite.restore``)."""

@@ -68,6 +68,10 @@ class MariadbCdr(CdrSite):
     def kv_path(self, column: str) -> str:
         return json_path(column)
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        pairs = ", ".join(f"{self.lit(json_path(n))}, {v}" for n, v in members)
+        return f"JSON_SET({text}, {pairs})"
+
     def in_set(self, befores: str, version: str) -> str:
         return f"JSON_CONTAINS({befores}, JSON_QUOTE({version}))"
 

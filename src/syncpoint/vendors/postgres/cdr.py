@@ -45,6 +45,10 @@ class PostgresCdr(CdrSite):
     def json_object(self, members: list[str]) -> str:
         return "'{' || " + " || ',' || ".join(members) + " || '}'"
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        pairs = ", ".join(f"{self.lit(n)}, {v}" for n, v in members)
+        return f"(({text})::jsonb || jsonb_build_object({pairs}))::text"
+
     def in_set(self, befores: str, version: str) -> str:
         return f"({befores})::jsonb ? {version}"
 

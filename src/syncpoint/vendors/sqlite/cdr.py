@@ -76,6 +76,10 @@ class SqliteCdr(CdrSite):
     def kv_path(self, column: str) -> str:
         return '$."' + column + '"'
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        pairs = ", ".join(f"{self.lit(self.kv_path(n))}, {v}" for n, v in members)
+        return f"json_set({text}, {pairs})"
+
     def in_set(self, befores: str, version: str) -> str:
         # both are column references of the apply's own temporary table
         return f"EXISTS (SELECT 1 FROM json_each({befores}) AS e WHERE e.value IS {version})"  # noqa: S608
