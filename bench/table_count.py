@@ -8,9 +8,11 @@ At each N (default 10, 50, 200, 500), after ``install`` and a first round:
   checked: the 50 rows are there);
 - ``status``.
 
-Each is the median of ``--repeat`` processes. The slope (ms a table) is the least-squares
-line through the sizes; the ratio is the figure at 200 tables over the one at 10 (goal:
-at most 1.5x). ``count_rows(pg)`` returns the rows for ``table.py``. Alone:
+Each is the median of ``--repeat`` processes, the sizes taking turns in each repetition
+(a change of the machine's load falls on all of them alike); beside the wall time, the
+process's CPU time (user and system), which another engineer's load moves much less. The
+slope (ms a table) is the least-squares line through the sizes; the ratio is the wall time
+at 200 tables over the one at 10 (goal: at most 1.5x). ``count_rows(pg)`` returns the rows for ``table.py``. Alone:
 ``.venv/bin/python bench/table_count.py [--sizes 10,50,200,500] [--repeat 3]``.
 """
 
@@ -54,63 +56,56 @@ def _config(path: Path, src: str, dst: str, n: int) -> Path:
     return path
 
 
-def _timed(cfg: Path, *args: str) -> float:
-    t0 = time.perf_counter()
+def _timed(cfg: Path, *args: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ``syncpoint`` process."""
+    t0, c0 = time.perf_counter(), os.times()
     done = subprocess.run(
         [str(BIN / "syncpoint"), "-c", str(cfg), *args], capture_output=True, text=True
     )
-    secs = time.perf_counter() - t0
+    secs, c1 = time.perf_counter() - t0, os.times()
     if done.returncode != 0:
         raise SystemExit(f"syncpoint {' '.join(args)} failed: {done.stdout}{done.stderr}")
-    return secs
+    cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+    return secs, cpu
 
 
-def _case(pg: str, n: int, repeat: int, tmp: Path) -> dict[str, float]:
-    admin = psycopg.connect(f"{pg}/postgres", autocommit=True)
-    names: list[str] = []
-    try:
-        for _ in range(2):
-            name = f"sp_count_{uuid.uuid4().hex[:8]}"
-            admin.execute(f'CREATE DATABASE "{name}"')
-            names.append(name)
-        src, dst = (f"{pg}/{d}" for d in names)
-        with psycopg.connect(src, autocommit=True) as c:
+class Case:
+    """One channel of ``n`` tables in one sync group: a source and a target database."""
+
+    def __init__(self, admin: Any, pg: str, n: int, tmp: Path):
+        self.n, self.dbs = n, [f"sp_count_{uuid.uuid4().hex[:8]}" for _ in range(2)]
+        for d in self.dbs:
+            admin.execute(f'CREATE DATABASE "{d}"')
+        self.src, self.dst = (f"{pg}/{d}" for d in self.dbs)
+        with psycopg.connect(self.src, autocommit=True) as c:
             for i in range(n):
                 c.execute(f"CREATE TABLE t{i:03d} (id bigint PRIMARY KEY, v text)")
-        cfg = _config(tmp / f"count{n}.yaml", src, dst, n)
-        _timed(cfg, "install")
-        _timed(cfg, "run", "--once")  # the first round: positions stored, targets created
-        out: dict[str, list[float]] = {k: [] for k in KINDS}
-        for r in range(repeat):
-            out[KINDS[0]].append(_timed(cfg, "run", "--once"))
-            with psycopg.connect(src, autocommit=True) as c:
-                for i in range(CHANGED_TABLES):
-                    t = f"t{(i * n) // CHANGED_TABLES:03d}"  # spread over the group
-                    base = r * CHANGED_ROWS
-                    c.execute(
-                        f"INSERT INTO {t} SELECT g, 'v' || g "
-                        "FROM generate_series(%s::int, %s::int) g",
-                        (base + 1, base + CHANGED_ROWS),
-                    )
-            out[KINDS[1]].append(_timed(cfg, "run", "--once"))
-            with psycopg.connect(dst) as c:
-                got = sum(
-                    int(
-                        c.execute(
-                            f"SELECT count(*) FROM t{(i * n) // CHANGED_TABLES:03d}"
-                        ).fetchone()[0]
-                    )
-                    for i in range(CHANGED_TABLES)
+        self.cfg = _config(tmp / f"count{n}.yaml", self.src, self.dst, n)
+        _timed(self.cfg, "install")
+        _timed(self.cfg, "run", "--once")  # the first round: positions stored, targets made
+        self.changed = [f"t{(i * n) // CHANGED_TABLES:03d}" for i in range(CHANGED_TABLES)]
+        self.rounds = 0
+
+    def once(self) -> dict[str, tuple[float, float]]:
+        """The three commands once each, the small round's rows checked at the target."""
+        out = {KINDS[0]: _timed(self.cfg, "run", "--once")}
+        base = self.rounds * CHANGED_ROWS
+        with psycopg.connect(self.src, autocommit=True) as c:
+            for t in self.changed:  # spread over the group
+                c.execute(
+                    f"INSERT INTO {t} SELECT g, 'v' || g FROM generate_series(%s::int, %s::int) g",
+                    (base + 1, base + CHANGED_ROWS),
                 )
-            want = CHANGED_TABLES * CHANGED_ROWS * (r + 1)
-            if got != want:
-                raise SystemExit(f"{n} tables: {got} rows at the target, expected {want}")
-            out[KINDS[2]].append(_timed(cfg, "status"))
-        return {k: statistics.median(v) for k, v in out.items()}
-    finally:
-        for d in names:
-            admin.execute(f'DROP DATABASE IF EXISTS "{d}" WITH (FORCE)')
-        admin.close()
+        out[KINDS[1]] = _timed(self.cfg, "run", "--once")
+        self.rounds += 1
+        with psycopg.connect(self.dst) as c:
+            got = sum(
+                int(c.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in self.changed
+            )
+        if got != CHANGED_TABLES * CHANGED_ROWS * self.rounds:
+            raise SystemExit(f"{self.n} tables: {got} rows at the target, expected more")
+        out[KINDS[2]] = _timed(self.cfg, "status")
+        return out
 
 
 def _slope(xs: list[int], ys: list[float]) -> float:
@@ -120,36 +115,65 @@ def _slope(xs: list[int], ys: list[float]) -> float:
     )
 
 
-def measure(pg: str, sizes: tuple[int, ...], repeat: int) -> dict[int, dict[str, float]]:
-    with TemporaryDirectory() as d:
-        found = {}
-        for n in sizes:
-            found[n] = _case(pg, n, repeat, Path(d))
+def measure(pg: str, sizes: tuple[int, ...], repeat: int) -> dict[int, dict[str, Any]]:
+    """Per size and kind: median wall and CPU seconds. The sizes take turns in each
+    repetition, so that a change of the machine's load falls on all of them alike."""
+    admin = psycopg.connect(f"{pg}/postgres", autocommit=True)
+    cases: list[Case] = []
+    try:
+        with TemporaryDirectory() as d:
+            for n in sizes:
+                cases.append(Case(admin, pg, n, Path(d)))
+            runs: dict[int, list[dict[str, tuple[float, float]]]] = {n: [] for n in sizes}
+            for _ in range(repeat):
+                for case in cases:
+                    runs[case.n].append(case.once())
+        found: dict[int, dict[str, Any]] = {}
+        for n, got in runs.items():
+            found[n] = {
+                k: (
+                    statistics.median(g[k][0] for g in got),
+                    statistics.median(g[k][1] for g in got),
+                )
+                for k in KINDS
+            }
             print(
-                f"  {n} tables: " + ", ".join(f"{k} {v:.2f} s" for k, v in found[n].items()),
+                f"  {n} tables: "
+                + ", ".join(f"{k} {w:.2f} s (CPU {c:.2f} s)" for k, (w, c) in found[n].items()),
                 file=sys.stderr,
                 flush=True,
             )
         return found
+    finally:
+        for case in cases:
+            for db in case.dbs:
+                admin.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        admin.close()
 
 
-def rows_of(found: dict[int, dict[str, float]]) -> list[tuple[str, str, str]]:
+def rows_of(found: dict[int, dict[str, Any]]) -> list[tuple[str, str, str]]:
     """(what, measured, goal) rows: each kind's figures, slope and 200-against-10 ratio."""
     sizes = sorted(found)
     out = []
     for kind in KINDS:
-        ys = [found[n][kind] for n in sizes]
-        figures = ", ".join(f"{n}: {y:.2f} s" for n, y in zip(sizes, ys, strict=True))
-        slope = _slope(sizes, ys) * 1000 if len(sizes) > 1 else float("nan")
+        walls = [found[n][kind][0] for n in sizes]
+        cpus = [found[n][kind][1] for n in sizes]
+        figures = ", ".join(f"{n}: {y:.2f} s" for n, y in zip(sizes, walls, strict=True))
+        slope, cpu_slope = (
+            (_slope(sizes, walls) * 1000, _slope(sizes, cpus) * 1000)
+            if len(sizes) > 1
+            else (float("nan"), float("nan"))
+        )
         ratio = (
-            f"; 200 vs 10: {found[200][kind] / found[10][kind]:.2f}x"
+            f"; 200 vs 10: {found[200][kind][0] / found[10][kind][0]:.2f}x"
             if 10 in found and 200 in found
             else ""
         )
         out.append(
             (
                 f"{kind}, one sync group of N tables, one process",
-                f"{figures}; {slope:.1f} ms a table{ratio}",
+                f"{figures}; {slope:.1f} ms a table (the process's CPU {cpu_slope:.2f} ms a "
+                f"table){ratio}",
                 "200 tables <= 1.5x 10 tables",
             )
         )
