@@ -241,12 +241,16 @@ class Capture(ABC):
                     ddl = len(self.window_ddl(conn, q)) if upto is not None else 0
                     out[str(t)] = WindowStats(lo, hi, n, oldest, ddl)
             return out
-        wanted = {self.queue_name(t): str(t) for t in tables}
+        # two names of one table (``t`` and ``public.t``) both get its records
+        wanted: dict[tuple[str, str], list[str]] = {}
+        for t in tables:
+            wanted.setdefault(self.queue_name(t), []).append(str(t))
         rows = self._read(conn, "survey", query=query).fetchall()
         _idle(conn)
         for schema, name, lo, hi, n, oldest, ddl in rows:
-            key = wanted.get((str(schema), str(name)))
-            if key is not None and int(n or 0):
+            if not int(n or 0):
+                continue
+            for key in wanted.get((str(schema), str(name)), []):
                 out[key] = WindowStats(int(lo), int(hi), int(n), oldest, int(ddl or 0))
         return out
 
