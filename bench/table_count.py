@@ -12,7 +12,8 @@ Each is the median of ``--repeat`` processes, the sizes taking turns in each rep
 (a change of the machine's load falls on all of them alike); beside the wall time, the
 process's CPU time (user and system), which another engineer's load moves much less. The
 slope (ms a table) is the least-squares line through the sizes; the ratio is the wall time
-at 200 tables over the one at 10 (goal: at most 1.5x). ``count_rows(pg)`` returns the rows for ``table.py``. Alone:
+at 200 tables over the one at 10 (goal: at most 1.5x). ``count_rows(pg)`` returns the rows
+for ``table.py``. Alone:
 ``.venv/bin/python bench/table_count.py [--sizes 10,50,200,500] [--repeat 3]``.
 """
 
