@@ -29,7 +29,10 @@ apply W1 on the same server; the table says where each row ran.
   driver JVM's peak heap and the Python process's peak RSS, the target checked;
 - small tables (``small_tables.py``): ``snapshot`` and ``verify`` of 14 small tables, each
   one process with its start-up, and ``verify`` of a 1,000,000-row table against its
-  ``snapshot``.
+  ``snapshot``;
+- cost per table (``table_count.py``): one sync group of 10, 50, 200 and 500 tables, an
+  empty ``run --once``, one after 5 tables changed 10 rows each, and ``status``, each one
+  process timed from outside; the slope in ms a table and the ratio of 200 tables to 10.
 
 A peer that cannot be installed or measured here is a row that says so. Every database it
 makes is dropped at the end; nothing is hard-coded.
@@ -66,6 +69,7 @@ import memory_10m  # noqa: E402
 import peers_pg  # noqa: E402
 import small_tables  # noqa: E402
 import sysbench_maria  # noqa: E402
+import table_count  # noqa: E402
 from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
 from private_pg import private_cluster  # noqa: E402
 
@@ -481,7 +485,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
     ap.add_argument(
         "--only",
-        default="capture,vendors,pgbench,apply,cross,lag,log,peers,memory,small",
+        default="capture,vendors,pgbench,apply,cross,lag,log,peers,memory,small,count",
         help="rows to measure",
     )
     ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
@@ -577,6 +581,10 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
             for what, measured, goal in small_tables.small_rows(
                 args.pg, 100_000 if args.quick else 1_000_000
             ):
+                row(what, measured, goal)
+        if "count" in only:  # a sync group of 10 to 500 tables, 5 of them changed
+            sizes = (10, 50, 200) if args.quick else table_count.SIZES
+            for what, measured, goal in table_count.count_rows(args.pg, sizes, runs):
                 row(what, measured, goal)
     finally:
         dbs.drop_all()

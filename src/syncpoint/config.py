@@ -8,6 +8,7 @@ kept as a secret and only its redacted form appears in ``repr``, logs and output
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -144,9 +145,12 @@ class TableName(_Model):
         return f"{self.schema_}.{self.name}" if self.schema_ else self.name
 
 
+@functools.lru_cache(maxsize=8192)
 def parse_table_name(text: str) -> TableName:
     """``schema.table`` or ``table``; either part may be written in double quotes to
-    contain dots (``"my.schema"."t"``). The name is never pasted into SQL."""
+    contain dots (``"my.schema"."t"``). The name is never pasted into SQL. Remembered
+    (a ``TableName`` is frozen): a channel of hundreds of tables asks for the same names
+    in every round."""
     parts: list[str] = []
     i, n = 0, len(text)
     while i < n:
@@ -299,10 +303,7 @@ class ChannelConfig(_Model):
         return self
 
     def _find(self, name: str) -> TableConfig | None:
-        for t in self.tables:
-            if name in (t.name, str(t.ref), t.ref.short):
-                return t
-        return None
+        return _names_of(self.tables).get(name)
 
     def table(self, name: str) -> TableConfig:
         t = self._find(name)
@@ -429,6 +430,25 @@ class ChannelConfig(_Model):
             if str(t.ref) not in grouped:
                 out[t.ref.short] = [t]
         return out
+
+
+# the tables of a configuration by each name they go by, the first table of the list
+# first (a lookup per table of a channel of hundreds was a search of the list each time)
+_NAMES: dict[int, tuple[list[TableConfig], int, dict[str, TableConfig]]] = {}
+
+
+def _names_of(tables: list[TableConfig]) -> dict[str, TableConfig]:
+    known = _NAMES.get(id(tables))
+    if known is not None and known[0] is tables and known[1] == len(tables):
+        return known[2]
+    index: dict[str, TableConfig] = {}
+    for t in tables:
+        for name in (t.name, str(t.ref), t.ref.short):
+            index.setdefault(name, t)
+    if len(_NAMES) > 64:
+        _NAMES.clear()
+    _NAMES[id(tables)] = (tables, len(tables), index)
+    return index
 
 
 def cross_problems(cfg: ChannelConfig) -> list[str]:
@@ -645,13 +665,18 @@ def _ok_name(name: Any) -> bool:
         return False
 
 
+# libyaml's safe loader where PyYAML has it: the pure Python one took about a millisecond
+# a table of a channel file, in every command
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def read_file(path: str | os.PathLike[str] | None = None) -> tuple[Path, Any]:
     """The file's path and its parsed YAML (``ConfigError`` when missing or not YAML)."""
     p = Path(path or DEFAULT_FILE)
     if not p.is_file():
         raise ConfigError(f"{p}: no such configuration file (create one with `syncpoint init`)")
     try:
-        return p, yaml.safe_load(p.read_text(encoding="utf-8"))
+        return p, yaml.load(p.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{p}: not valid YAML: {exc}") from None
 

@@ -187,3 +187,44 @@ def test_uninstall_removes_everything(any_db: Any, twice: bool) -> None:
     conn.close()
     tx(any_db, "INSERT INTO t (id, name) VALUES (1, 'after')")
     assert any_db.query("SELECT count(*) FROM t") == [(1,)]
+
+
+IDLE_DDL = {
+    "postgres": "CREATE TABLE public.idle (id integer PRIMARY KEY)",
+    "mariadb": "CREATE TABLE idle (id integer PRIMARY KEY) ENGINE=InnoDB",
+    "sqlite": "CREATE TABLE idle (id INTEGER PRIMARY KEY)",
+}
+IDLE_NAME = {"postgres": "public.idle", "mariadb": "idle", "sqlite": "idle"}
+
+
+def test_survey_names_only_the_tables_with_records(any_db: Any) -> None:
+    """One query over many tables says which have records in a window (and how many),
+    and the committed backlog of each without a tick; an idle table is not in the answer."""
+    any_db.execute(DDL[any_db.vendor])
+    any_db.execute(IDLE_DDL[any_db.vendor])
+    cap = of_url(any_db.url).Capture("dec01", any_db.url, "repl_")
+    tables = [TableConfig(name=n[any_db.vendor]) for n in (NAME, IDLE_NAME)]
+    conn = cap.connect()
+    cap.install(conn, tables)
+    conn.close()
+    refs = [t.ref for t in tables]
+    p0 = start(cap)
+    tx(any_db, "INSERT INTO t (id, name) VALUES (1, 'a'), (2, 'b')")
+    tx(any_db, "UPDATE t SET name = 'c' WHERE id = 1")
+    conn = cap.connect()
+    try:
+        backlog = cap.backlog_survey(conn, refs, p0)
+        assert backlog is not None
+        assert {k: v.records for k, v in backlog.items()} == {str(refs[0]): 3}
+        p1 = cap.tick(conn).context
+        found = cap.survey(conn, refs, p0, p1)
+        assert list(found) == [str(refs[0])]
+        stats = found[str(refs[0])]
+        keys = [r.repl_key for r in cap.changes(conn, refs[0], p0, p1)]
+        assert (stats.records, stats.lo, stats.hi, stats.ddl) == (3, min(keys), max(keys), 0)
+        assert stats.oldest is not None
+        p2 = cap.tick(conn).context
+        assert cap.survey(conn, refs, p1, p2) == {}  # nothing since: every table idle
+        assert cap.backlog_survey(conn, refs, p1) == {}
+    finally:
+        conn.close()

@@ -10,7 +10,9 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
+from syncpoint.cli import grid
 from syncpoint.cli.common import channel, emit_json, err, handled, out
 
 _said: set[str] = set()  # locations whose error was printed: one line each is enough
@@ -36,16 +38,17 @@ def _capture_table(name: str, st: dict[str, Any]) -> None:
         f"{name}: capture installed, stream {st['stream_id']}, position {st['context']}, "
         f"{st['pending']} change records pending"
     )
-    t = Table("table", "status", "actions", "trigger", "pending")
-    for row in st["tables"]:
-        t.add_row(
+    rows = [
+        (
             row["table"],
             row["status"],
             row["actions"] or "IUD",
             row["trigger_name"] or "",
             str(row["pending"]),
         )
-    out.print(t)
+        for row in st["tables"]
+    ]
+    grid.show(out, ("table", "status", "actions", "trigger", "pending"), rows)
     for ev in st.get("ddl_events", [])[-5:]:
         out.print(f"  DDL {ev.get('db_action')} {ev.get('tablename')} at {ev.get('captured_at')}")
     held = st.get("log") or {}
@@ -200,10 +203,12 @@ def _snapshots(data: dict[str, Any]) -> None:
         if isinstance(rows, dict):
             _error(integ, "snapshots: ", rows)
             continue
+        lines = []
         for r in rows:
             rate = f", {r['rows_per_second']} rows/s" if r["rows_per_second"] else ""
-            out.print(
+            lines.append(
                 f"{integ}: snapshot of {r['table']} from {r['location']}: {r['state']}, "
-                f"{r['rows_copied']} of ~{r['rows_estimated']} rows copied{rate}",
-                markup=False,
+                f"{r['rows_copied']} of ~{r['rows_estimated']} rows copied{rate}"
             )
+        if lines:  # printed at once: a line each costs rich's work per call
+            out.print(Text("\n".join(lines)), soft_wrap=True)

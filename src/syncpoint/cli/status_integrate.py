@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rich.table import Table
-
+from syncpoint.cli import grid
 from syncpoint.cli.common import out
 
 
@@ -16,7 +15,7 @@ def show(data: dict[str, Any], error: Callable[[str, str, Any], bool]) -> None:
         if error(integ, "", st):
             continue
         out.print(f"{integ}: integrate, application {st['application']}")
-        t = Table(
+        headers = (
             "from",
             "table",
             "target",
@@ -27,20 +26,23 @@ def show(data: dict[str, Any], error: Callable[[str, str, Any], bool]) -> None:
             "lag s",
             "stopped",
         )
+        rows = []
         for r in st["tables"]:
             lag = r.get("lag_seconds")
-            t.add_row(
-                r["location"],
-                r["table"],
-                r["target"],
-                r["group"],
-                "-" if r["position"] is None else str(r["position"]),
-                "-" if r["sync_point"] is None else str(r["sync_point"]),
-                "?" if r.get("backlog") is None else str(r["backlog"]),
-                "?" if lag is None else f"{lag:.1f}",
-                "yes, see below" if r.get("stopped") else ("error" if r.get("error") else ""),
+            rows.append(
+                (
+                    r["location"],
+                    r["table"],
+                    r["target"],
+                    r["group"],
+                    "-" if r["position"] is None else str(r["position"]),
+                    "-" if r["sync_point"] is None else str(r["sync_point"]),
+                    "?" if r.get("backlog") is None else str(r["backlog"]),
+                    "?" if lag is None else f"{lag:.1f}",
+                    "yes, see below" if r.get("stopped") else ("error" if r.get("error") else ""),
+                )
             )
-        out.print(t)
+        grid.show(out, headers, rows)
         if any(r["position"] is None and not r.get("error") for r in st["tables"]):
             out.print(
                 "  a table without a position has had no round here yet: `syncpoint snapshot` "

@@ -131,6 +131,20 @@ class Tick:
         return self.sampled_at is not None and self.guaranteed < self.sampled_at
 
 
+@dataclass(frozen=True)
+class WindowStats:
+    """What one table's window holds (``Capture.survey``): the lowest and highest
+    ``repl_key``, how many records, the oldest ``captured_at`` (as the database returns it),
+    and how many of the records are DDL records. A table whose window holds nothing has
+    none."""
+
+    lo: int
+    hi: int
+    records: int
+    oldest: Any
+    ddl: int
+
+
 @dataclass
 class WatchedTableStatus:
     table: str

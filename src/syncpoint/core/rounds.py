@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from syncpoint import failpoints
 from syncpoint.config import TableConfig, TableName, parse_table_name
 from syncpoint.core.ddl import DdlChange
+from syncpoint.core.model import WindowStats
 from syncpoint.core.netting import NetRows
 from syncpoint.core.positions import SyncPoint
 
@@ -40,6 +41,10 @@ class TableWindow:
     # where the changes read were first made: the location itself, and those it forwards
     # on the way here (a ring); several ask the apply to mark each row with its own
     origins: tuple[str, ...] = ()
+    # what the window holds, from its location's one survey of the group's tables (None:
+    # nothing); ``surveyed`` False: not asked, each read asks the capture itself
+    stats: WindowStats | None = None
+    surveyed: bool = False
 
     @property
     def moves(self) -> bool:
@@ -48,6 +53,12 @@ class TableWindow:
     @property
     def reads(self) -> bool:
         return self.upto > self.after
+
+    @property
+    def idle(self) -> bool:
+        """Moves over a window known to hold no record: only its position moves (the round
+        reads, describes and locks nothing of the table)."""
+        return self.surveyed and self.stats is None and not self.ddl and not self.empties
 
 
 @dataclass

@@ -190,7 +190,11 @@ class GroupRound:
                 )
                 for i, t in enumerate(tables)
             ]
-            stops += self._decide_ddl(src, loc_windows)
+            self._survey(src, loc_windows)
+            loc_stops = self._decide_ddl(src, loc_windows)
+            if loc_stops:  # windows capped before a DDL event hold less than surveyed
+                self._survey(src, loc_windows)
+            stops += loc_stops
             windows += loc_windows
         if not windows or not (any(w.moves for w in windows) or stops):
             return None
@@ -216,6 +220,20 @@ class GroupRound:
             origins=tuple(self.cfg.origins_via(self.integrate, loc, t)),
         )
 
+    def _survey(self, src: Source, ws: list[TableWindow]) -> None:
+        """What each window of the location holds, by one query for all the tables whose
+        windows start and end at the same ticks (all of a group's, but for a table added
+        or stopped): the tables with no record in their window are idle in this round."""
+        same: dict[tuple[int, int], list[TableWindow]] = {}
+        for w in ws:
+            w.stats, w.surveyed = None, False
+            if w.reads:
+                same.setdefault((w.after, w.upto), []).append(w)
+        for (after, upto), group in same.items():
+            found = src.capture.survey(src.conn, [w.source for w in group], after, upto)
+            for w in group:
+                w.stats, w.surveyed = found.get(str(w.source)), True
+
     def _decide_ddl(self, src: Source, ws: list[TableWindow]) -> list[Stop]:
         """Decide the DDL of each window; cap all windows of the location before the first
         event the policy stops on (repeated: a lower cap may hide or reveal events)."""
@@ -225,8 +243,8 @@ class GroupRound:
             cap: int | None = None
             for w in ws:
                 w.ddl, w.empties, w.rows_after, w.renames = [], False, 0, {}
-                if not w.reads:
-                    continue
+                if not w.reads or (w.surveyed and (w.stats is None or not w.stats.ddl)):
+                    continue  # no DDL record in the window
                 query = src.capture.changes_query(w.source, w.after, w.upto)
                 for rk, action, content, old in src.capture.window_ddl(src.conn, query):
                     content, old = (
@@ -284,12 +302,17 @@ class GroupRound:
         reads, counts, records = [], {}, 0
         for w in plan.reading:
             src = self.sources[w.location]
-            key = self._key(src, w)
-            query = src.capture.changes_query(w.source, w.after, w.upto)
-            lo, hi, n, _ = src.capture.window_stats(src.conn, query)
             counts[w.tbl] = 0
+            if w.surveyed and w.stats is None:
+                continue  # the plan's survey of the location found nothing: not read
+            query = src.capture.changes_query(w.source, w.after, w.upto)
+            if w.stats is not None:
+                lo, hi, n = w.stats.lo, w.stats.hi, w.stats.records
+            else:
+                lo, hi, n, _ = src.capture.window_stats(src.conn, query)
             if not n:
                 continue
+            key = self._key(src, w)
             records += int(n)
             if records > self.cfg.spark.driver_round_max and self._spark is None:
                 # more records than the driver nets (DDL and forwarded records included,
@@ -424,18 +447,18 @@ class GroupRound:
 
     # -- apply --------------------------------------------------------------------------------
     def apply(self, plan: RoundPlan, staged: dict[int, int]) -> None:
+        # an idle window of a table with a position only moves its position: its target is
+        # neither described nor created nor locked (a first round creates every target)
+        busy = [w for w in plan.windows if w.moves and not (w.idle and w.stored)]
         try:
-            for w in plan.windows:
-                if w.moves:
-                    self._same_shape(plan, w)
-                    self._own_types(self.sources[w.location], w)
+            for w in busy:
+                self._same_shape(plan, w)
+                self._own_types(self.sources[w.location], w)
         except WorkFailed as exc:  # before any DDL reaches the target
             self._stop_after_failure(plan, exc)
             raise TableStopped(exc.message, location=exc.location, table=exc.table) from exc
         tables = {}
-        for w in plan.windows:
-            if not w.moves:
-                continue
+        for w in busy:
             src = self.sources[w.location]
             self._key(src, w)
             shape = self._ensure_target(src, w)
@@ -443,7 +466,7 @@ class GroupRound:
                 if change.action != "CREATE":
                     shape = self._ddl(src, w, shape, change)
             tables[w.tbl] = apply_table(shape, w.key, self._source_types(src, w), w.renames)
-        targets = list({str(w.target): w.target for w in plan.windows}.values())
+        targets = list({str(w.target): w.target for w in busy}.values())
         edges = self.target.foreign_keys(self.conn, targets)
         order = fkorder.parents_first(
             [str(t) for t in targets], [(str(c), str(p)) for c, p in edges]
@@ -453,7 +476,7 @@ class GroupRound:
             origin = Location.of(self.cfg, self.integrate).capture_side.set_origin
         from syncpoint.ops import cdr as cdr_ops
 
-        resolve = cdr_ops.steps(self.target, self.conn, [w for w in plan.windows if w.moves])
+        resolve = cdr_ops.steps(self.target, self.conn, busy)
         try:
             for attempt in range(1, DEADLOCK_RETRIES + 1):
                 try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from syncpoint import failpoints
-from syncpoint.config import ChannelConfig
+from syncpoint.config import ChannelConfig, TableConfig
 from syncpoint.core.model import Tick
 from syncpoint.ops.location import Location
 
@@ -32,14 +32,14 @@ def record_stamps(cfg: ChannelConfig, integ: str) -> None:
         app = cfg.application
         stored = {(p.location, p.table): p.context for a, p in target.positions(conn) if a == app}
         sps = target.sync_points(conn, app)
-        groups = cfg.groups()
+        group_of = {str(t.ref): g for g, ts in cfg.groups().items() for t in ts}
         candidates: dict[str, tuple[datetime | None, int]] = {}
         for loc in cfg.sources_of(integ):
             times, ctx, ok = [], 0, True
-            for g, tables in groups.items():
-                here = [t for t in cfg.tables_at(loc) if t in tables]
-                if not here:
-                    continue
+            by_group: dict[str, list[TableConfig]] = {}
+            for t in cfg.tables_at(loc):
+                by_group.setdefault(group_of[str(t.ref)], []).append(t)
+            for g, here in by_group.items():
                 sp = sps.get((loc, g))
                 if sp is None or any(stored.get((loc, str(t.ref))) != sp.context for t in here):
                     ok = False

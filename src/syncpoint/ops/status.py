@@ -97,7 +97,9 @@ def integrate_status(
             cloc = cfg.locations[loc]
             src = sources.get(loc) or _source(Location.of(cfg, loc))
             sources[loc] = src
-            for t in cfg.tables_at(loc):
+            at = cfg.tables_at(loc)
+            backlogs = _backlogs(src, [(t.ref, stored.get((loc, str(t.ref)))) for t in at])
+            for t, backlog in zip(at, backlogs, strict=True):
                 name = str(t.ref)
                 p = stored.get((loc, name))
                 sp = sps.get((loc, group_of.get(name, name)))
@@ -112,7 +114,7 @@ def integrate_status(
                     "sync_point_sampled_at": sp.sampled_at if sp else None,
                     "stopped": stops[(loc, name)]["reason"] if (loc, name) in stops else None,
                 }
-                row.update(_backlog(src, t.ref, p.context if p else INITIAL, p))
+                row.update(backlog)
                 entry["tables"].append(row)
         out[integ] = entry
     for s in sources.values():
@@ -137,25 +139,40 @@ def _source(place: Location) -> dict[str, Any]:
         return {"error": str(exc), "conn": None}
 
 
-def _backlog(src: dict[str, Any], ref: Any, after: int, p: Any) -> dict[str, Any]:
-    if src.get("error"):
-        return {"backlog": None, "lag_seconds": None, "error": src["error"]}
-    if not src["installed"] or src["newest"] is None:
-        return {"backlog": None, "lag_seconds": None, "error": "capture not installed"}
-    if p is not None and p.stream_id != src["stream_id"]:
-        return {
-            "backlog": None,
-            "lag_seconds": None,
-            "error": f"stream changed ({p.stream_id} -> {src['stream_id']}): "
-            "capture was reinstalled or the database replaced",
-        }
-    newest = int(src["newest"])
-    query = src["cap"].backlog_query(ref, after)
-    if query is None and after >= newest:
-        return {"backlog": 0, "lag_seconds": 0.0, "newest": newest}
-    try:
-        query = query or src["cap"].changes_query(ref, after, newest)
-        _lo, _hi, n, oldest = src["cap"].window_stats(src["conn"], query)
-    except WorkFailed as exc:
-        return {"backlog": None, "lag_seconds": None, "error": str(exc)}
-    return {"backlog": n, "lag_seconds": _age(oldest) if n else 0.0, "newest": newest}
+def _backlogs(src: dict[str, Any], tables: list[tuple[Any, Any]]) -> list[dict[str, Any]]:
+    """The backlog of each (table, stored position or None) of one capture location, by
+    one query for all the tables at the same position (all of a sync group's, mostly), not
+    one a table."""
+    out: list[dict[str, Any]] = [{} for _ in tables]
+    same: dict[int, list[int]] = {}
+    for i, (_ref, p) in enumerate(tables):
+        if src.get("error"):
+            out[i] = {"backlog": None, "lag_seconds": None, "error": src["error"]}
+        elif not src["installed"] or src["newest"] is None:
+            out[i] = {"backlog": None, "lag_seconds": None, "error": "capture not installed"}
+        elif p is not None and p.stream_id != src["stream_id"]:
+            out[i] = {
+                "backlog": None,
+                "lag_seconds": None,
+                "error": f"stream changed ({p.stream_id} -> {src['stream_id']}): "
+                "capture was reinstalled or the database replaced",
+            }
+        else:
+            same.setdefault(p.context if p else INITIAL, []).append(i)
+    for after, members in same.items():
+        newest = int(src["newest"])
+        refs = [tables[i][0] for i in members]
+        try:
+            found = src["cap"].backlog_survey(src["conn"], refs, after)
+            if found is None:  # counted up to the newest tick
+                found = src["cap"].survey(src["conn"], refs, after, newest)
+        except WorkFailed as exc:
+            for i in members:
+                out[i] = {"backlog": None, "lag_seconds": None, "error": str(exc)}
+            continue
+        for i, ref in zip(members, refs, strict=True):
+            stats = found.get(str(ref))
+            n = stats.records if stats else 0
+            lag = _age(stats.oldest) if stats else 0.0
+            out[i] = {"backlog": n, "lag_seconds": lag, "newest": newest}
+    return out

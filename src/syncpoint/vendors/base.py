@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from syncpoint.config import TableConfig, TableName
-from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick
+from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WindowStats
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
@@ -184,6 +184,75 @@ class Capture(ABC):
         _idle(conn)
         lo, hi, n, oldest = row
         return (int(lo or 0), int(hi or 0), int(n or 0), oldest)
+
+    # -- many tables at once (a round or status over a channel of hundreds of tables) -----
+    def tables_query(self, tables: Sequence[TableName], after: int, upto: int) -> str | None:
+        """The records of all ``tables`` in the window (after, upto] as one SELECT, with at
+        least the columns ``db_schema``, ``tablename``, ``repl_key``, ``db_action`` and
+        ``captured_at``; None where the vendor has none (``survey`` then reads each table)."""
+        return None
+
+    def tables_backlog_query(self, tables: Sequence[TableName], after: int) -> str | None:
+        """The same as ``backlog_query`` for all ``tables`` in one SELECT, with the columns
+        of ``tables_query``; None where the vendor cannot tell without a tick."""
+        return None
+
+    def queue_name(self, table: TableName) -> tuple[str, str]:
+        """(db_schema, tablename) as this capture writes them in its records of ``table``."""
+        return (table.schema_ or "", table.name)
+
+    def survey(
+        self, conn: Any, tables: Sequence[TableName], after: int, upto: int
+    ) -> dict[str, WindowStats]:
+        """What the window (after, upto] holds for each of ``tables`` that has records in
+        it, keyed by ``str(table)``; a table not in the answer has none. One query for all
+        of them where the vendor gives ``tables_query``, so a round costs the same whether
+        the other tables of its group are idle or not there at all."""
+        if not tables or upto <= after:
+            return {}
+        return self._survey(conn, tables, self.tables_query(tables, after, upto), after, upto)
+
+    def backlog_survey(
+        self, conn: Any, tables: Sequence[TableName], after: int
+    ) -> dict[str, WindowStats] | None:
+        """``survey`` of the backlog after ``after`` (``backlog_query``'s records, committed
+        now, ticked or not); None where the vendor cannot tell without a tick."""
+        if not tables:
+            return {}
+        if self.backlog_query(tables[0], after) is None:
+            return None
+        return self._survey(conn, tables, self.tables_backlog_query(tables, after), after, None)
+
+    def _survey(
+        self,
+        conn: Any,
+        tables: Sequence[TableName],
+        query: str | None,
+        after: int,
+        upto: int | None,
+    ) -> dict[str, WindowStats]:
+        out: dict[str, WindowStats] = {}
+        if query is None:  # the vendor reads table by table
+            for t in tables:
+                q = self.backlog_query(t, after) if upto is None else None
+                q = q or self.changes_query(t, after, int(upto or after))
+                lo, hi, n, oldest = self.window_stats(conn, q)
+                if n:
+                    ddl = len(self.window_ddl(conn, q)) if upto is not None else 0
+                    out[str(t)] = WindowStats(lo, hi, n, oldest, ddl)
+            return out
+        # two names of one table (``t`` and ``public.t``) both get its records
+        wanted: dict[tuple[str, str], list[str]] = {}
+        for t in tables:
+            wanted.setdefault(self.queue_name(t), []).append(str(t))
+        rows = self._read(conn, "survey", query=query).fetchall()
+        _idle(conn)
+        for schema, name, lo, hi, n, oldest, ddl in rows:
+            if not int(n or 0):
+                continue
+            for key in wanted.get((str(schema), str(name)), []):
+                out[key] = WindowStats(int(lo), int(hi), int(n), oldest, int(ddl or 0))
+        return out
 
     def window_count(self, conn: Any, query: str) -> int:
         """How many rows a SELECT (``read_query``) returns."""

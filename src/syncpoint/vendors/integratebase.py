@@ -410,9 +410,18 @@ class Integrate:
                 set_origin(conn, None)
             self.put_stops(conn, plan.application, plan.group, plan.stops)
             stopped = {(s.location, s.table) for s in plan.stops}
+            clear: dict[str, list[str]] = {}
             for w in plan.windows:
                 if (w.location, w.table) not in stopped:
-                    self.run(conn, "stop_clear", (plan.application, w.location, w.table))
+                    clear.setdefault(w.location, []).append(w.table)
+            for loc, names in clear.items():
+                for chunk in _chunks(names):
+                    self.run(
+                        conn,
+                        "stops_clear",
+                        (plan.application, loc, *chunk),
+                        tables=self._placeholders(chunk),
+                    )
             self.run(conn, "staging_done", (plan.round_id,))
             failpoints.hit("before_commit")
             self.commit(conn)
@@ -437,26 +446,57 @@ class Integrate:
         return out
 
     def _cas(self, conn: Any, plan: RoundPlan) -> None:
+        """Compare-and-set of every position the round moves: one statement for the tables
+        of a location that move from the same tick to the same one (all of a group's, in a
+        steady channel), so a round over hundreds of tables writes its positions at once."""
+        same: dict[tuple[str, int, int, str], list[TableWindow]] = {}
         for w in plan.windows:
-            if not w.moves:
-                continue
-            if w.stored:
+            if w.moves and w.stored:
+                same.setdefault((w.location, w.after, w.upto, w.stream_id), []).append(w)
+        for (loc, after, upto, stream), ws in same.items():
+            for chunk in _chunks(ws):
                 cur = self.run(
                     conn,
-                    "position_update",
-                    (w.upto, plan.application, w.location, w.table, w.after, w.stream_id),
+                    "positions_move",
+                    (upto, plan.application, loc, after, stream, *(w.table for w in chunk)),
+                    tables=self._placeholders(chunk),
                 )
-                if cur.rowcount != 1:
-                    raise self._conflict(plan, w)
-            else:
-                try:
-                    self.run(
-                        conn,
-                        "position_insert",
-                        (plan.application, w.location, w.table, w.upto, w.stream_id),
-                    )
-                except DuplicateKey:
-                    raise self._conflict(plan, w) from None
+                if cur.rowcount != len(chunk):
+                    raise self._conflict(plan, self._moved_elsewhere(conn, plan, chunk))
+        for w in plan.windows:
+            if not w.moves or w.stored:
+                continue
+            try:
+                self.run(
+                    conn,
+                    "position_insert",
+                    (plan.application, w.location, w.table, w.upto, w.stream_id),
+                )
+            except DuplicateKey:
+                raise self._conflict(plan, w) from None
+
+    def _placeholders(self, items: Sequence[Any]) -> str:
+        """One placeholder per item, for an ``IN (...)`` list of bound values."""
+        return ", ".join([self.dialect.PARAM] * len(items))
+
+    def _moved_elsewhere(
+        self, conn: Any, plan: RoundPlan, ws: Sequence[TableWindow]
+    ) -> TableWindow:
+        """The first window whose position was not where the round found it."""
+        now = {
+            (p.location, p.table): (p.context, p.stream_id)
+            for a, p in self._positions_in(conn)
+            if a == plan.application
+        }
+        for w in ws:
+            if now.get((w.location, w.table)) != (w.upto, w.stream_id):
+                return w
+        return ws[0]
+
+    def _positions_in(self, conn: Any) -> list[tuple[str, Position]]:
+        """The stored positions read in the caller's transaction (as it has them now)."""
+        rows = self.run(conn, "positions").fetchall()
+        return [(a, Position(loc, t, int(c), s)) for a, loc, t, c, s in rows]
 
     def _conflict(self, plan: RoundPlan, w: TableWindow) -> PositionConflict:
         return PositionConflict(
@@ -576,6 +616,15 @@ class Integrate:
         """JDBC URL and properties for Spark's staging write."""
         url, props = self.dialect.spark_jdbc(self.url)
         return str(url), dict(props)
+
+
+# the most values one ``IN (...)`` list binds (SQLite's default limit is 32,766 a
+# statement; a smaller list keeps each statement short)
+IN_LIST_MAX = 500
+
+
+def _chunks(items: Sequence[Any]) -> list[Sequence[Any]]:
+    return [items[i : i + IN_LIST_MAX] for i in range(0, len(items), IN_LIST_MAX)]
 
 
 def _notes(table: TableShape, key: Sequence[str], dialect: Any) -> list[str]:

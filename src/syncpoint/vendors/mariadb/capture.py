@@ -143,12 +143,23 @@ class MariadbCapture(Capture):
             return stream.changes(conn, self._site(conn), table, after, upto)
 
     def changes_query(self, table: TableName, after: int, upto: int) -> str:
-        db = dialect.parts(self.url)["database"] or ""
-        return stream.changes_query(Site(self.names, self.location, db), table, after, upto)
+        return stream.changes_query(self._url_site(), [table], after, upto)
 
     def backlog_query(self, table: TableName, after: int) -> str | None:
-        db = dialect.parts(self.url)["database"] or ""
-        return stream.backlog_query(Site(self.names, self.location, db), table, after)
+        return stream.backlog_query(self._url_site(), [table], after)
+
+    def tables_query(self, tables: Sequence[TableName], after: int, upto: int) -> str | None:
+        return stream.changes_query(self._url_site(), tables, after, upto)
+
+    def tables_backlog_query(self, tables: Sequence[TableName], after: int) -> str | None:
+        return stream.backlog_query(self._url_site(), tables, after)
+
+    def queue_name(self, table: TableName) -> tuple[str, str]:
+        return stream.queue_name(self._url_site(), table)
+
+    def _url_site(self) -> Site:
+        """The site as the URL names its database (the window texts need no connection)."""
+        return Site(self.names, self.location, dialect.parts(self.url)["database"] or "")
 
     def poll_ddl(self, conn: Any) -> int:
         with dialect.translated(self.location):

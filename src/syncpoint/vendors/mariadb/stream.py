@@ -10,6 +10,7 @@ docs/internals.md, "Ticks by stamping".
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -162,24 +163,40 @@ def changes(conn: Any, site: Site, table: TableName, after: int, upto: int) -> l
     return [ChangeRecord.from_row(r, _utc(r[9])) for r in cur.fetchall()]
 
 
-def changes_query(site: Site, table: TableName, after: int, upto: int) -> str:
+def changes_query(site: Site, tables: Sequence[TableName], after: int, upto: int) -> str:
+    """The window's SELECT over one table or several (names as literals)."""
     return render(
         "queries/changes_query.sql",
         site.names,
         idents={"db": site.db},
-        raw={"after": str(int(after)), "upto": str(int(upto))},
-        literals={"table": table.name, "schema": table.schema_ or site.db},
+        raw={"after": str(int(after)), "upto": str(int(upto)), **_lists(site, tables)},
     ).strip()
 
 
-def backlog_query(site: Site, table: TableName, after: int) -> str:
+def backlog_query(site: Site, tables: Sequence[TableName], after: int) -> str:
     return render(
         "queries/backlog_query.sql",
         site.names,
         idents={"db": site.db},
-        raw={"after": str(int(after))},
-        literals={"table": table.name, "schema": table.schema_ or site.db},
+        raw={"after": str(int(after)), **_lists(site, tables)},
     ).strip()
+
+
+def queue_name(site: Site, table: TableName) -> tuple[str, str]:
+    """(db_schema, tablename) of the table's records."""
+    return (table.schema_ or site.db, table.name)
+
+
+def _lists(site: Site, tables: Sequence[TableName]) -> dict[str, str]:
+    """The tables' names and their distinct schemas as lists of SQL literals (a filter over
+    both may match a table of one schema with another's name: the caller leaves it out)."""
+    names = dict.fromkeys(t.name for t in tables)
+    schemas = dict.fromkeys(queue_name(site, t)[0] for t in tables)
+    return {
+        # compared byte for byte, as the $lit{} names of the other queries
+        "tables": ", ".join(dialect.literal(n, collate=True) for n in names),
+        "schemas": ", ".join(dialect.literal(s, collate=True) for s in schemas),
+    }
 
 
 def _rows(keys: list[int]) -> str:

@@ -210,12 +210,21 @@ class PostgresCapture(Capture):
         return stream.query(self.objects, table, after, upto, bound=False)
 
     def backlog_query(self, table: TableName, after: int) -> str | None:
-        raw = {
-            "after": str(int(after)),
-            "table": dialect.literal(table.name),
-            "schema": dialect.literal(schema_of(table)),
-        }
+        return self._backlog([table], after)
+
+    def tables_query(self, tables: Sequence[TableName], after: int, upto: int) -> str | None:
+        return stream.query_many(self.objects, tables, after, upto)
+
+    def tables_backlog_query(self, tables: Sequence[TableName], after: int) -> str | None:
+        return self._backlog(tables, after)
+
+    def _backlog(self, tables: Sequence[TableName], after: int) -> str:
+        names, schemas = stream.literal_lists(tables)
+        raw = {"after": str(int(after)), "table": names, "schema": schemas}
         return self.objects.sql.one("queries/backlog.sql", raw=raw, comments=False)
+
+    def queue_name(self, table: TableName) -> tuple[str, str]:
+        return (schema_of(table), table.name)
 
     def poll_ddl(self, conn: Any) -> int:
         """0 where event triggers write DDL records as the DDL happens; else the poll's

@@ -9,6 +9,7 @@ per record, only for wider windows).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,14 +49,38 @@ def _window(after: int, upto: int) -> tuple[int, int]:
 def query(objs: Names, table: TableName, after: int, upto: int, *, bound: bool) -> str:
     """The window's SELECT. ``bound``: table names as ``%(...)s`` parameters (for psycopg),
     else as literals (one self-contained text for Spark); ticks are validated integers."""
+    if bound:
+        return _query(objs, "%(table)s", "%(schema)s", after, upto, bound=True)
+    return query_many(objs, [table], after, upto)
+
+
+def query_many(objs: Names, tables: Sequence[TableName], after: int, upto: int) -> str:
+    """The window's SELECT over several tables at once, names as literals."""
+    names, schemas = literal_lists(tables)
+    return _query(objs, names, schemas, after, upto, bound=False)
+
+
+def literal_lists(tables: Sequence[TableName]) -> tuple[str, str]:
+    """The tables' names and their distinct schemas, each as a list of SQL literals (a
+    query's filter over both may match a table of one schema with the name of another,
+    which the caller leaves out)."""
+    names = dict.fromkeys(t.name for t in tables)
+    schemas = dict.fromkeys(schema_of(t) for t in tables)
+    return (
+        ", ".join(dialect.literal(n) for n in names),
+        ", ".join(dialect.literal(s) for s in schemas),
+    )
+
+
+def _query(objs: Names, table: str, schema: str, after: int, upto: int, *, bound: bool) -> str:
     after, upto = _window(after, upto)
     ticks = {"after": str(after), "upto": str(upto)}
     context = str(upto) if upto == after + 1 else objs.one("queries/context_of.sql", ticks)
     raw = {
         **ticks,
         "context": f"{context}::bigint" if upto == after + 1 else context,
-        "table": "%(table)s" if bound else dialect.literal(table.name),
-        "schema": "%(schema)s" if bound else dialect.literal(schema_of(table)),
+        "table": table,
+        "schema": schema,
         "extra": ", i.db_catalog, i.guid" if bound else "",
         # the window readers that need an order (DDL, records) sort themselves
         "order": "ORDER BY i.repl_key" if bound else "",

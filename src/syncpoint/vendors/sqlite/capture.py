@@ -243,18 +243,25 @@ class SqliteCapture(Capture):
         return [ChangeRecord.from_row(r, _time(r[9])) for r in rows]
 
     def changes_query(self, table: TableName, after: int, upto: int) -> str:
-        return self.ctx.files.text(
-            "queries/changes_query.sql",
-            raw={"after": str(int(after)), "upto": str(int(upto))},
-            literals={"table": table.name},
-        ).strip()
+        return self.tables_query([table], after, upto)
 
     def backlog_query(self, table: TableName, after: int) -> str | None:
+        return self.tables_backlog_query([table], after)
+
+    def tables_query(self, tables: Sequence[TableName], after: int, upto: int) -> str:
+        return self.ctx.files.text(
+            "queries/changes_query.sql",
+            raw={"after": str(int(after)), "upto": str(int(upto)), "tables": _names(tables)},
+        ).strip()
+
+    def tables_backlog_query(self, tables: Sequence[TableName], after: int) -> str:
         return self.ctx.files.text(
             "queries/backlog_query.sql",
-            raw={"after": str(int(after))},
-            literals={"table": table.name},
+            raw={"after": str(int(after)), "tables": _names(tables)},
         ).strip()
+
+    def queue_name(self, table: TableName) -> tuple[str, str]:
+        return ("", table.name)  # one schema: see window/survey.sql
 
     def poll_ddl(self, conn: Any) -> int:
         with dialect.translated(self.location):
@@ -327,3 +334,8 @@ class SqliteCapture(Capture):
 
 
 __all__ = ["SqliteCapture"]
+
+
+def _names(tables: Sequence[TableName]) -> str:
+    """The tables' names as a list of SQL literals."""
+    return ", ".join(dialect.literal(n) for n in dict.fromkeys(t.name for t in tables))

@@ -1,6 +1,6 @@
--- The records of one table in the window (after, upto]: those of transactions the tick
--- "upto" sees committed and the tick "after" does not, in repl_key order when read as
--- records (the window reads that wrap this text, counts, stats and Spark's, need no order:
+-- The records of one table (or of several: a round's survey of its group) in the window
+-- (after, upto]: those of transactions the tick "upto" sees committed and the tick "after"
+-- does not, in repl_key order when read as records (the window reads that wrap this text, counts, stats and Spark's, need no order:
 -- a sort of the whole window in each of them was a cost the profile found at the source). The trans_key range is a prefilter
 -- the index serves; the snapshots (one lookup each, raising when a tick is missing) decide.
 SELECT i.repl_key,
@@ -15,8 +15,8 @@ SELECT i.repl_key,
        to_char(i.captured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS captured_at,
        i.version$raw{extra}
   FROM ${schema}.${items} AS i
- WHERE i.tablename = $raw{table}
-   AND i.db_schema = $raw{schema}
+ WHERE i.tablename IN ($raw{table})
+   AND i.db_schema IN ($raw{schema})
    AND i.trans_key >= pg_snapshot_xmin((SELECT ${schema}.${fn_snap}($raw{after})))
    AND i.trans_key < pg_snapshot_xmax((SELECT ${schema}.${fn_snap}($raw{upto})))
    AND NOT pg_visible_in_snapshot(i.trans_key, (SELECT ${schema}.${fn_snap}($raw{after})))
