@@ -56,6 +56,8 @@ PARTITIONS = 4  # parallel JDBC ranges per chunk where the vendor reads in paral
 # session's start-up cost more than such a table's rows); 0 sends every table to Spark
 DRIVER_ROWS = int(os.environ.get("SYNCPOINT_SNAPSHOT_DRIVER_ROWS", "20000"))
 ROWS_PER_PARTITION = 50_000
+# seconds a run's tick serves as t0 of the next sync groups (``Links``)
+TICK_REUSE_S = float(os.environ.get("SYNCPOINT_SNAPSHOT_TICK_REUSE_S", "5"))
 
 
 class TableCopy:
@@ -63,16 +65,22 @@ class TableCopy:
     group's one source state (``GroupRead``: made after the group's tick on first use),
     which every read of the copy sees where the vendor has one."""
 
-    def __init__(self, cfg: ChannelConfig, pair: Pair, spark: Any):
+    def __init__(self, cfg: ChannelConfig, pair: Pair, spark: Any, links: Links | None = None):
         self.cfg, self.pair = cfg, pair
         self.shared: Callable[[], SharedRead | None] = lambda: None
         self.app = cfg.application
-        self.steps = GroupRound(cfg, pair.integrate, "snapshot", [pair.table], spark)
-        self.steps.after_load = []
-        self.steps.open()
+        self._links = links
+        if links is None:
+            self.steps = GroupRound(cfg, pair.integrate, "snapshot", [pair.table], spark)
+            self.steps.after_load = []
+            self.steps.open()
+            st.ensure(self.steps.target, self.steps.conn)
+        else:
+            self.steps = links.steps(pair.integrate)
         self.target, self.conn = self.steps.target, self.steps.conn
-        st.ensure(self.target, self.conn)
         self.src: Source = self.steps.source(pair.location)
+        # the plan read the source's shape already: creating the target reads it no more
+        self.src.shapes.setdefault(str(pair.table.ref), pair.shape)
         self.vendor = self.src.capture.vendor
         self.rows: RowSource = row_source(self.vendor, self.src.conn, pair.table.ref, cfg.prefix)
         _idle(self.src.conn)
@@ -87,7 +95,11 @@ class TableCopy:
         self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
 
     def close(self) -> None:
-        self.steps.close()
+        if self._links is None:
+            self.steps.close()
+        else:  # the run's connections stay open for the next tables, outside a transaction
+            self.target.rollback(self.conn)
+            _idle(self.src.conn)
 
     @property
     def target_ref(self) -> Any:
@@ -446,6 +458,54 @@ class TableCopy:
         if self.direct_mod is not None:
             target = str(self._window(s).target)
             drop_staging(self.direct_mod, conn, t.prefix, self.pair.location, target)
+
+
+class Links:
+    """A snapshot run's connections: per integrate location one ``GroupRound`` (its target
+    connection, control tables ensured once, and a connection per capture location) that
+    every table copied there uses, and per capture location the last tick made.
+
+    Why: opened per table, the connections, the control tables' checks and a tick cost
+    about thirty statements and three connections a table, most of a small table's time
+    on a loaded server. A tick serves the next groups while it is younger than
+    ``TICK_REUSE_S``: t0 only has to come before every read of the group (rounds then
+    apply again the changes between t0 and the copy, by key, as they do within a group);
+    an older one would only make those rounds longer."""
+
+    def __init__(self, cfg: ChannelConfig, spark: Any):
+        self.cfg, self.spark = cfg, spark
+        self._steps: dict[str, GroupRound] = {}
+        self._ticks: dict[str, tuple[float, Any]] = {}
+
+    def __enter__(self) -> Links:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def steps(self, integrate: str) -> GroupRound:
+        if integrate not in self._steps:
+            steps = GroupRound(self.cfg, integrate, "snapshot", list(self.cfg.tables), self.spark)
+            steps.after_load = []
+            self._steps[integrate] = steps  # closed with the others even if open fails
+            steps.open()
+            st.ensure(steps.target, steps.conn)
+        return self._steps[integrate]
+
+    def tick(self, src: Source) -> Any:
+        """A tick of ``src``'s capture: the last one while young enough, else a new one."""
+        made = self._ticks.get(src.name)
+        if made is None or time.monotonic() - made[0] > TICK_REUSE_S:
+            started = time.monotonic()
+            made = (started, src.capture.tick(src.conn))
+            _idle(src.conn)
+            self._ticks[src.name] = made
+        return made[1]
+
+    def close(self) -> None:
+        for steps in self._steps.values():
+            steps.close()
+        self._steps.clear()
 
 
 def hand_over(copies: list[tuple[TableCopy, st.SnapshotState]]) -> None:

@@ -5,6 +5,7 @@ columns. Produces one ``Pair`` per (integrate location, capture location, table)
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,7 +115,8 @@ def _fits(
 
 
 def catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
-    """Read-only catalog lookups for ``plan.check``: source shapes, target shapes."""
+    """Read-only catalog lookups for ``plan.check``: source shapes, target shapes (a
+    connection per lookup; ``CatalogReads`` keeps one per location)."""
 
     def describe(loc: str, ref: Any) -> Any:
         with Location.of(cfg, loc).capture() as (cap, conn):
@@ -127,6 +129,40 @@ def catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
             return tgt.describe(conn, ref), tgt.vendor
 
     return describe, target_shape
+
+
+class CatalogReads:
+    """The lookups of ``catalogs`` over one connection per location, opened on first use
+    and closed on exit: a plan of many tables pays a connection per location, not two
+    per table (each connection costs a fork and an authentication at the server)."""
+
+    def __init__(self, cfg: ChannelConfig):
+        self.cfg = cfg
+        self._stack = ExitStack()
+        self._sides: dict[tuple[str, bool], tuple[Any, Any]] = {}
+
+    def __enter__(self) -> CatalogReads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def _side(self, loc: str, capture: bool) -> tuple[Any, Any]:
+        if (loc, capture) not in self._sides:
+            place = Location.of(self.cfg, loc)
+            side = self._stack.enter_context(place.capture() if capture else place.integrate())
+            self._sides[(loc, capture)] = side
+        return self._sides[(loc, capture)]
+
+    def describe(self, loc: str, ref: Any) -> Any:
+        cap, conn = self._side(loc, True)
+        return cap.describe(conn, ref)
+
+    def target_shape(self, integ: str, loc: str, t: TableConfig) -> tuple[Any, str]:
+        tgt, conn = self._side(integ, False)
+        name, explicit = target_name(t, loc)
+        ref = tgt.resolve(name, explicit, self.cfg.locations[loc].vendor)
+        return tgt.describe(conn, ref), tgt.vendor
 
 
 def by_group(cfg: ChannelConfig, pairs: list[Pair]) -> list[list[Pair]]:
