@@ -45,9 +45,9 @@ def snapshot(
     from syncpoint.ops.snapshot.copy import Links
 
     with plan.CatalogReads(cfg) as reads:
-        pairs = plan.check(
-            cfg, plan.select(cfg, tables, location), reads.describe, reads.target_shape
-        )
+        asked = plan.select(cfg, tables, location)
+        reads.prefetch(asked)
+        pairs = plan.check(cfg, asked, reads.describe, reads.target_shape)
     with Links(cfg, spark) as links:
         report = _groups(cfg, pairs, links, truncate, restart, on_progress)
     if any(r["state"] == "failed" for r in report["tables"]):

@@ -30,6 +30,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from syncpoint import failpoints, vendors
@@ -93,6 +94,7 @@ class TableCopy:
         self.chunk_rows = CHUNK_ROWS or (DIRECT_CHUNK_ROWS if self.direct_mod else JDBC_CHUNK_ROWS)
         self.direct: DirectPath | None = None
         self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
+        self._here: list[Any] | None = None  # a chunk's rows read by this process
 
     def close(self) -> None:
         if self._links is None:
@@ -119,11 +121,14 @@ class TableCopy:
         False: a copy left unfinished starts over (a group's tables are read from one
         source state, which a killed run's state is not)."""
         cap, conn = self.src.capture, self.src.conn
-        stream = cap.stream_id(conn)
-        _idle(conn)
-        old = st.read(self.target, self.conn, self.app).get(
-            (self.pair.location, str(self.pair.table.ref))
-        )
+        if self._links is not None:
+            stream = self._links.stream_id(self.src)
+            states = self._links.states(self.pair.integrate)
+        else:
+            stream = cap.stream_id(conn)
+            _idle(conn)
+            states = st.read(self.target, self.conn, self.app)
+        old = states.get((self.pair.location, str(self.pair.table.ref)))
         if old is not None and not restart and old.stream_id == stream:
             if old.done or resume:
                 return None if old.done else old
@@ -159,7 +164,9 @@ class TableCopy:
             truncate,
         )
         st.start(self.target, self.conn, self.app, s)
-        return st.read(self.target, self.conn, self.app)[(s.location, s.table)]
+        # as stored (the server's clock stamps the row; this one is for progress only)
+        s.started_at = s.updated_at = datetime.now(UTC)
+        return s
 
     # -- chunks ---------------------------------------------------------------------------------
     def on_driver(self, s: st.SnapshotState) -> bool:
@@ -344,8 +351,9 @@ class TableCopy:
         return n, 0
 
     def _copy_here(self, query: str) -> int:
-        """A small chunk copied by this process: the rows Spark's readers would read (the
-        same SELECT, settings and ``finish``) staged at the target in one transaction."""
+        """A small chunk read by this process: the rows Spark's readers would read (the
+        same SELECT, settings and ``finish``), kept for the chunk's apply transaction,
+        which stages them (one transaction, not one to stage and one to apply)."""
         # the group's shared read where there is one: its tables are read at one moment
         conn, rows = self._reader(), self.rows
         cur = conn.cursor()
@@ -361,14 +369,7 @@ class TableCopy:
                 contents.append(text)
         finally:
             self._idle_reader()
-        t = self.target
-        t.begin(self.conn)
-        try:
-            t.stage_upserts(self.conn, self.app, self.sync_name, self.round_id, contents)
-            t.commit(self.conn)
-        except BaseException:
-            t.rollback(self.conn)
-            raise
+        self._here = contents
         return len(contents)
 
     def _apply_table(self, s: st.SnapshotState) -> ApplyTable:
@@ -406,8 +407,13 @@ class TableCopy:
                 self._recorded(s, conn, origin, nxt, n + written)
                 return
             t.run(conn, "staging_cleanup", (self.app, self.sync_name, self.round_id))
-            cur = t.run(conn, "staging_count", (self.round_id,))
-            found = {int(a): int(b) for a, b in cur.fetchall()}
+            here, self._here = self._here, None
+            if here is not None:  # read by this process: staged by this transaction
+                t.stage_upserts(conn, self.app, self.sync_name, self.round_id, here)
+                found = {0: len(here)}
+            else:  # staged by Spark's tasks: as many as they counted
+                cur = t.run(conn, "staging_count", (self.round_id,))
+                found = {int(a): int(b) for a, b in cur.fetchall()}
             if found.get(0, 0) != n:
                 raise PositionConflict(
                     f"the staged rows of snapshot chunk {self.round_id} are not those written "
@@ -476,6 +482,8 @@ class Links:
         self.cfg, self.spark = cfg, spark
         self._steps: dict[str, GroupRound] = {}
         self._ticks: dict[str, tuple[float, Any]] = {}
+        self._states: dict[str, dict[tuple[str, str], st.SnapshotState]] = {}
+        self._streams: dict[str, str] = {}
 
     def __enter__(self) -> Links:
         return self
@@ -491,6 +499,21 @@ class Links:
             steps.open()
             st.ensure(steps.target, steps.conn)
         return self._steps[integrate]
+
+    def states(self, integrate: str) -> dict[tuple[str, str], st.SnapshotState]:
+        """The snapshot records at ``integrate`` as the run found them (read once: each
+        table's own is looked at once, before the run writes it)."""
+        if integrate not in self._states:
+            steps = self.steps(integrate)
+            self._states[integrate] = st.read(steps.target, steps.conn, self.cfg.application)
+        return self._states[integrate]
+
+    def stream_id(self, src: Source) -> str:
+        """The capture stream of ``src`` (read once a run)."""
+        if src.name not in self._streams:
+            self._streams[src.name] = src.capture.stream_id(src.conn)
+            _idle(src.conn)
+        return self._streams[src.name]
 
     def tick(self, src: Source) -> Any:
         """A tick of ``src``'s capture: the last one while young enough, else a new one."""

@@ -140,6 +140,8 @@ class CatalogReads:
         self.cfg = cfg
         self._stack = ExitStack()
         self._sides: dict[tuple[str, bool], tuple[Any, Any]] = {}
+        self._sources: dict[tuple[str, str], Any] = {}  # (location, table): shape
+        self._targets: dict[tuple[str, str, str], Any] = {}  # (integrate, location, table)
 
     def __enter__(self) -> CatalogReads:
         return self
@@ -154,15 +156,55 @@ class CatalogReads:
             self._sides[(loc, capture)] = side
         return self._sides[(loc, capture)]
 
+    def prefetch(self, pairs: list[tuple[str, TableConfig]]) -> None:
+        """The shapes ``check`` will ask for, read in one query per location where its
+        vendor can (a read that fails here is made again alone, which names its table)."""
+        by_loc: dict[str, list[TableConfig]] = {}
+        for loc, t in pairs:
+            by_loc.setdefault(loc, []).append(t)
+        for loc, ts in by_loc.items():
+            try:
+                cap, conn = self._side(loc, True)
+                shapes = cap.describe_many(conn, [t.ref for t in ts])
+                self._sources.update({(loc, str(t.ref)): shapes[str(t.ref)] for t in ts})
+            except SyncpointError:
+                self._rollback(loc, True)
+            for integ in self.cfg.integrate_locations():
+                if integ != loc:
+                    self._prefetch_targets(integ, loc, ts)
+
+    def _prefetch_targets(self, integ: str, loc: str, ts: list[TableConfig]) -> None:
+        try:
+            tgt, conn = self._side(integ, False)
+            refs = {str(t.ref): self._target_ref(tgt, loc, t) for t in ts}
+            shapes = tgt.describe_many(conn, list(refs.values()))
+            for table, ref in refs.items():
+                self._targets[(integ, loc, table)] = shapes[str(ref)]
+        except SyncpointError:
+            self._rollback(integ, False)
+
+    def _rollback(self, loc: str, capture: bool) -> None:
+        if (loc, capture) in self._sides:
+            try:
+                self._sides[(loc, capture)][1].rollback()
+            except Exception:  # noqa: BLE001 - a broken connection fails the next read
+                pass
+
+    def _target_ref(self, tgt: Any, loc: str, t: TableConfig) -> Any:
+        name, explicit = target_name(t, loc)
+        return tgt.resolve(name, explicit, self.cfg.locations[loc].vendor)
+
     def describe(self, loc: str, ref: Any) -> Any:
+        if (loc, str(ref)) in self._sources:
+            return self._sources[(loc, str(ref))]
         cap, conn = self._side(loc, True)
         return cap.describe(conn, ref)
 
     def target_shape(self, integ: str, loc: str, t: TableConfig) -> tuple[Any, str]:
         tgt, conn = self._side(integ, False)
-        name, explicit = target_name(t, loc)
-        ref = tgt.resolve(name, explicit, self.cfg.locations[loc].vendor)
-        return tgt.describe(conn, ref), tgt.vendor
+        if (integ, loc, str(t.ref)) in self._targets:
+            return self._targets[(integ, loc, str(t.ref))], tgt.vendor
+        return tgt.describe(conn, self._target_ref(tgt, loc, t)), tgt.vendor
 
 
 def by_group(cfg: ChannelConfig, pairs: list[Pair]) -> list[list[Pair]]:
