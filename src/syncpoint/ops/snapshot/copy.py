@@ -38,7 +38,7 @@ from syncpoint.config import ChannelConfig
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
 from syncpoint.ops import snapshot_state as st
-from syncpoint.ops.location import Location
+from syncpoint.ops.location import Location, close
 from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot.direct import DirectPath, drop_staging
 from syncpoint.ops.snapshot.plan import Pair
@@ -484,6 +484,7 @@ class Links:
         self._ticks: dict[str, tuple[float, Any]] = {}
         self._states: dict[str, dict[tuple[str, str], st.SnapshotState]] = {}
         self._streams: dict[str, str] = {}
+        self._readers: dict[str, Any] = {}
 
     def __enter__(self) -> Links:
         return self
@@ -515,6 +516,12 @@ class Links:
             _idle(src.conn)
         return self._streams[src.name]
 
+    def reader(self, src: Source) -> Any:
+        """The connection the groups' shared reads of ``src`` run on, one after the other."""
+        if src.name not in self._readers:
+            self._readers[src.name] = src.capture.connect()
+        return self._readers[src.name]
+
     def tick(self, src: Source) -> Any:
         """A tick of ``src``'s capture: the last one while young enough, else a new one."""
         made = self._ticks.get(src.name)
@@ -529,6 +536,9 @@ class Links:
         for steps in self._steps.values():
             steps.close()
         self._steps.clear()
+        for conn in self._readers.values():
+            close(conn)
+        self._readers.clear()
 
 
 def hand_over(copies: list[tuple[TableCopy, st.SnapshotState]]) -> None:

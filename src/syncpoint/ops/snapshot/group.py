@@ -85,7 +85,9 @@ class GroupCopy:
             self._made = True
             self.tick()
             src = self.copies[0].src
-            self._shared = shared_read(src.capture.vendor, src.capture)
+            links = self._links
+            reuse = None if links is None else (lambda: links.reader(src))
+            self._shared = shared_read(src.capture.vendor, src.capture, reuse)
         return self._shared
 
     def ordered(self) -> list[TableCopy]:
