@@ -227,6 +227,10 @@ class TableCopy:
         """Where the chunk from ``a`` ends (exclusive), and whether it is the last."""
         if s.step:
             return a + s.step, a + s.step > (s.hi or 0)
+        if s.rows_estimated < self.chunk_rows:
+            # fewer rows than a chunk were counted at t0: one chunk, the last, which also
+            # takes every row from ``a`` on (rows inserted since): no index walk to ask
+            return max(a, s.hi or a) + 1, True
         cur = self._reader().cursor()
         cur.execute(
             sql(
