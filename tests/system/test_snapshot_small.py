@@ -81,3 +81,64 @@ def test_small_tables_on_the_driver_and_status_counts_one_column_keys(
         "public.small_a": ("done", 200),
         "public.small_b": ("done", 200),
     }
+
+
+MANY = ("many_0", "many_1", "many_2", "many_3")
+
+
+def test_many_small_groups_in_one_run_one_failing_then_rounds_equal(
+    pg_db: Any, target: Any, tmp_path: Path, spark: Any
+) -> None:
+    """One run copies several groups (each table its own) over the run's shared
+    connections and ticks: a table its target refuses fails alone, the next groups still
+    load; a second run loads it; rounds from the hand-over points bring every table equal
+    to its source after more writes."""
+    from syncpoint.ops.snapshot import SnapshotIncomplete
+
+    for t in MANY:
+        pg_db.execute(
+            f"CREATE TABLE {t} (id bigint PRIMARY KEY, name text, price numeric(10,2))",
+            f"INSERT INTO {t} SELECT g, 'n' || g, g / 7.0 FROM generate_series(1, 300) g",
+        )
+    # the target of many_1 refuses every source row (until the check goes)
+    target.execute(
+        "CREATE TABLE many_1 (id bigint PRIMARY KEY, name text, "
+        "price numeric(10,2) CONSTRAINT no_rows CHECK (price < 0))"
+    )
+    data = yaml.safe_load(_config(pg_db, target, tmp_path).read_text(encoding="utf-8"))
+    data["tables"] = [{"name": f"public.{t}"} for t in MANY]
+    path = tmp_path / "syncpoint.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    ch = Channel.from_file(path)
+    ch.install()
+    with pytest.raises(SnapshotIncomplete) as failed:
+        ch.snapshot(spark=spark)
+    states = {r["table"]: r["state"] for r in failed.value.report["tables"]}
+    assert states == {
+        "public.many_0": "done",
+        "public.many_1": "failed",
+        "public.many_2": "done",
+        "public.many_3": "done",
+    }
+    q = "SELECT id, name, price FROM {} ORDER BY id"
+    for t in ("many_0", "many_2", "many_3"):
+        assert target.query(q.format(t)) == pg_db.query(q.format(t))
+    target.execute("ALTER TABLE many_1 DROP CONSTRAINT no_rows")
+    report = ch.snapshot(spark=spark)
+    loaded = {r["table"]: r.get("skipped", False) for r in report["tables"]}
+    assert loaded == {
+        "public.many_0": True,
+        "public.many_1": False,
+        "public.many_2": True,
+        "public.many_3": True,
+    }
+    for t in MANY:
+        pg_db.execute(
+            f"UPDATE {t} SET name = 'changed' WHERE id % 10 = 0",
+            f"DELETE FROM {t} WHERE id % 25 = 0",
+            f"INSERT INTO {t} VALUES (1000, 'new', 1.5)",
+        )
+    done = rk.syncpoint(path, "run", "--once")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for t in MANY:
+        assert target.query(q.format(t)) == pg_db.query(q.format(t)), t

@@ -41,6 +41,11 @@ class Capture(ABC):
     def describe(self, conn: Any, table: TableName) -> TableShape | None:
         """The table's columns and primary key, or None when it does not exist."""
 
+    def describe_many(self, conn: Any, tables: list[TableName]) -> dict[str, TableShape | None]:
+        """``describe`` of each table (keyed by ``str(table)``); vendors that can read
+        them all in one query do."""
+        return {str(t): self.describe(conn, t) for t in tables}
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         """Problems that make capture of these tables unsafe (``validate``, ``install``).
 

@@ -258,15 +258,26 @@ class Integrate:
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         raise NotImplementedError
 
+    def describe_many(self, conn: Any, targets: list[TableName]) -> dict[str, TableShape | None]:
+        """``describe`` of each target (keyed by ``str(target)``); vendors that can read
+        them all in a couple of queries do."""
+        return {str(t): self.describe(conn, t) for t in targets}
+
     def with_uniques(self, conn: Any, table: TableShape | None, *params: Any) -> Any:
         """``table`` with its unique indexes (``unique_indexes.sql`` with ``params``); the
         caller ends the read as its vendor needs."""
         if table is None:
             return None
         cur = self.run(conn, "unique_indexes", params, table=str(table.ref))
+        return self.uniques_of(table, cur.fetchall())
+
+    @staticmethod
+    def uniques_of(table: TableShape, rows: Iterable[Sequence[Any]]) -> TableShape:
+        """``table`` with the unique indexes of ``rows`` (index name, column name; a NULL
+        column: an expression)."""
         found: dict[str, list[str]] = {}
         skip: set[str] = set()
-        for name, col in cur.fetchall():
+        for name, col in rows:
             if col is None:
                 skip.add(str(name))  # an expression: no upsert can use it
             found.setdefault(str(name), []).append(str(col))

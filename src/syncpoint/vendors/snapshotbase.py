@@ -42,11 +42,12 @@ class SharedRead:
     snapshot: str = ""
 
 
-def shared_read(vendor: str, capture: Any) -> SharedRead | None:
+def shared_read(vendor: str, capture: Any, reuse: Any = None) -> SharedRead | None:
     """The vendor's one source state for a group's snapshot, or None where it has none
-    (MariaDB: a consistent snapshot cannot be shared between sessions)."""
+    (MariaDB: a consistent snapshot cannot be shared between sessions). ``reuse``: a
+    callable giving a connection its caller keeps open, where the vendor reads on one."""
     make = getattr(vendors.get(vendor).snapshot, "shared_read", None)
-    return None if make is None else make(capture)  # type: ignore[no-any-return]
+    return None if make is None else make(capture, reuse)  # type: ignore[no-any-return]
 
 
 def row_source(vendor: str, conn: Any, table: TableName, prefix: str) -> RowSource:

@@ -42,15 +42,36 @@ def snapshot(
     copied parents first and handed over in one transaction. Returns a report per
     integrate location; raises ``SnapshotIncomplete`` (with the report) when a table could
     not be loaded (the other groups are still loaded)."""
+    from syncpoint.ops.snapshot.copy import Links
+
+    with plan.CatalogReads(cfg) as reads:
+        asked = plan.select(cfg, tables, location)
+        reads.prefetch(asked)
+        pairs = plan.check(cfg, asked, reads.describe, reads.target_shape)
+    with Links(cfg, spark) as links:
+        report = _groups(cfg, pairs, links, truncate, restart, on_progress)
+    if any(r["state"] == "failed" for r in report["tables"]):
+        raise SnapshotIncomplete(report)
+    return report
+
+
+def _groups(
+    cfg: ChannelConfig,
+    pairs: list[plan.Pair],
+    links: Any,
+    truncate: bool,
+    restart: bool,
+    on_progress: Callable[[SnapshotState], None] | None,
+) -> dict[str, Any]:
+    """Each sync group copied and handed over in turn, over the run's connections."""
     from syncpoint.ops.snapshot.group import GroupCopy
 
-    pairs = plan.check(cfg, plan.select(cfg, tables, location), *plan.catalogs(cfg))
     report: dict[str, Any] = {"tables": []}
     truncated: set[tuple[str, str]] = set()
     for members in plan.by_group(cfg, pairs):
         rows: list[tuple[dict[str, Any], Any, float]] = []
         try:
-            with GroupCopy(cfg, members, spark) as group:
+            with GroupCopy(cfg, members, links.spark, links) as group:
                 for copy in group.ordered():
                     started = time.monotonic()
                     pair = copy.pair
@@ -91,8 +112,6 @@ def snapshot(
                     "rows_per_second": round(s.rows_copied / secs, 1) if secs > 0 else None,
                 }
             )
-    if any(r["state"] == "failed" for r in report["tables"]):
-        raise SnapshotIncomplete(report)
     return report
 
 

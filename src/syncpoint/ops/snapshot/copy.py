@@ -30,6 +30,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from syncpoint import failpoints, vendors
@@ -37,7 +38,7 @@ from syncpoint.config import ChannelConfig
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
 from syncpoint.ops import snapshot_state as st
-from syncpoint.ops.location import Location
+from syncpoint.ops.location import Location, close
 from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot.direct import DirectPath, drop_staging
 from syncpoint.ops.snapshot.plan import Pair
@@ -56,6 +57,8 @@ PARTITIONS = 4  # parallel JDBC ranges per chunk where the vendor reads in paral
 # session's start-up cost more than such a table's rows); 0 sends every table to Spark
 DRIVER_ROWS = int(os.environ.get("SYNCPOINT_SNAPSHOT_DRIVER_ROWS", "20000"))
 ROWS_PER_PARTITION = 50_000
+# seconds a run's tick serves as t0 of the next sync groups (``Links``)
+TICK_REUSE_S = float(os.environ.get("SYNCPOINT_SNAPSHOT_TICK_REUSE_S", "5"))
 
 
 class TableCopy:
@@ -63,16 +66,22 @@ class TableCopy:
     group's one source state (``GroupRead``: made after the group's tick on first use),
     which every read of the copy sees where the vendor has one."""
 
-    def __init__(self, cfg: ChannelConfig, pair: Pair, spark: Any):
+    def __init__(self, cfg: ChannelConfig, pair: Pair, spark: Any, links: Links | None = None):
         self.cfg, self.pair = cfg, pair
         self.shared: Callable[[], SharedRead | None] = lambda: None
         self.app = cfg.application
-        self.steps = GroupRound(cfg, pair.integrate, "snapshot", [pair.table], spark)
-        self.steps.after_load = []
-        self.steps.open()
+        self._links = links
+        if links is None:
+            self.steps = GroupRound(cfg, pair.integrate, "snapshot", [pair.table], spark)
+            self.steps.after_load = []
+            self.steps.open()
+            st.ensure(self.steps.target, self.steps.conn)
+        else:
+            self.steps = links.steps(pair.integrate)
         self.target, self.conn = self.steps.target, self.steps.conn
-        st.ensure(self.target, self.conn)
         self.src: Source = self.steps.source(pair.location)
+        # the plan read the source's shape already: creating the target reads it no more
+        self.src.shapes.setdefault(str(pair.table.ref), pair.shape)
         self.vendor = self.src.capture.vendor
         self.rows: RowSource = row_source(self.vendor, self.src.conn, pair.table.ref, cfg.prefix)
         _idle(self.src.conn)
@@ -85,9 +94,14 @@ class TableCopy:
         self.chunk_rows = CHUNK_ROWS or (DIRECT_CHUNK_ROWS if self.direct_mod else JDBC_CHUNK_ROWS)
         self.direct: DirectPath | None = None
         self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
+        self._here: list[Any] | None = None  # a chunk's rows read by this process
 
     def close(self) -> None:
-        self.steps.close()
+        if self._links is None:
+            self.steps.close()
+        else:  # the run's connections stay open for the next tables, outside a transaction
+            self.target.rollback(self.conn)
+            _idle(self.src.conn)
 
     @property
     def target_ref(self) -> Any:
@@ -107,11 +121,14 @@ class TableCopy:
         False: a copy left unfinished starts over (a group's tables are read from one
         source state, which a killed run's state is not)."""
         cap, conn = self.src.capture, self.src.conn
-        stream = cap.stream_id(conn)
-        _idle(conn)
-        old = st.read(self.target, self.conn, self.app).get(
-            (self.pair.location, str(self.pair.table.ref))
-        )
+        if self._links is not None:
+            stream = self._links.stream_id(self.src)
+            states = self._links.states(self.pair.integrate)
+        else:
+            stream = cap.stream_id(conn)
+            _idle(conn)
+            states = st.read(self.target, self.conn, self.app)
+        old = states.get((self.pair.location, str(self.pair.table.ref)))
         if old is not None and not restart and old.stream_id == stream:
             if old.done or resume:
                 return None if old.done else old
@@ -147,7 +164,9 @@ class TableCopy:
             truncate,
         )
         st.start(self.target, self.conn, self.app, s)
-        return st.read(self.target, self.conn, self.app)[(s.location, s.table)]
+        # as stored (the server's clock stamps the row; this one is for progress only)
+        s.started_at = s.updated_at = datetime.now(UTC)
+        return s
 
     # -- chunks ---------------------------------------------------------------------------------
     def on_driver(self, s: st.SnapshotState) -> bool:
@@ -208,6 +227,10 @@ class TableCopy:
         """Where the chunk from ``a`` ends (exclusive), and whether it is the last."""
         if s.step:
             return a + s.step, a + s.step > (s.hi or 0)
+        if s.rows_estimated < self.chunk_rows:
+            # fewer rows than a chunk were counted at t0: one chunk, the last, which also
+            # takes every row from ``a`` on (rows inserted since): no index walk to ask
+            return max(a, s.hi or a) + 1, True
         cur = self._reader().cursor()
         cur.execute(
             sql(
@@ -332,8 +355,9 @@ class TableCopy:
         return n, 0
 
     def _copy_here(self, query: str) -> int:
-        """A small chunk copied by this process: the rows Spark's readers would read (the
-        same SELECT, settings and ``finish``) staged at the target in one transaction."""
+        """A small chunk read by this process: the rows Spark's readers would read (the
+        same SELECT, settings and ``finish``), kept for the chunk's apply transaction,
+        which stages them (one transaction, not one to stage and one to apply)."""
         # the group's shared read where there is one: its tables are read at one moment
         conn, rows = self._reader(), self.rows
         cur = conn.cursor()
@@ -349,14 +373,7 @@ class TableCopy:
                 contents.append(text)
         finally:
             self._idle_reader()
-        t = self.target
-        t.begin(self.conn)
-        try:
-            t.stage_upserts(self.conn, self.app, self.sync_name, self.round_id, contents)
-            t.commit(self.conn)
-        except BaseException:
-            t.rollback(self.conn)
-            raise
+        self._here = contents
         return len(contents)
 
     def _apply_table(self, s: st.SnapshotState) -> ApplyTable:
@@ -394,8 +411,13 @@ class TableCopy:
                 self._recorded(s, conn, origin, nxt, n + written)
                 return
             t.run(conn, "staging_cleanup", (self.app, self.sync_name, self.round_id))
-            cur = t.run(conn, "staging_count", (self.round_id,))
-            found = {int(a): int(b) for a, b in cur.fetchall()}
+            here, self._here = self._here, None
+            if here is not None:  # read by this process: staged by this transaction
+                t.stage_upserts(conn, self.app, self.sync_name, self.round_id, here)
+                found = {0: len(here)}
+            else:  # staged by Spark's tasks: as many as they counted
+                cur = t.run(conn, "staging_count", (self.round_id,))
+                found = {int(a): int(b) for a, b in cur.fetchall()}
             if found.get(0, 0) != n:
                 raise PositionConflict(
                     f"the staged rows of snapshot chunk {self.round_id} are not those written "
@@ -446,6 +468,81 @@ class TableCopy:
         if self.direct_mod is not None:
             target = str(self._window(s).target)
             drop_staging(self.direct_mod, conn, t.prefix, self.pair.location, target)
+
+
+class Links:
+    """A snapshot run's connections: per integrate location one ``GroupRound`` (its target
+    connection, control tables ensured once, and a connection per capture location) that
+    every table copied there uses, and per capture location the last tick made.
+
+    Why: opened per table, the connections, the control tables' checks and a tick cost
+    about thirty statements and three connections a table, most of a small table's time
+    on a loaded server. A tick serves the next groups while it is younger than
+    ``TICK_REUSE_S``: t0 only has to come before every read of the group (rounds then
+    apply again the changes between t0 and the copy, by key, as they do within a group);
+    an older one would only make those rounds longer."""
+
+    def __init__(self, cfg: ChannelConfig, spark: Any):
+        self.cfg, self.spark = cfg, spark
+        self._steps: dict[str, GroupRound] = {}
+        self._ticks: dict[str, tuple[float, Any]] = {}
+        self._states: dict[str, dict[tuple[str, str], st.SnapshotState]] = {}
+        self._streams: dict[str, str] = {}
+        self._readers: dict[str, Any] = {}
+
+    def __enter__(self) -> Links:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def steps(self, integrate: str) -> GroupRound:
+        if integrate not in self._steps:
+            steps = GroupRound(self.cfg, integrate, "snapshot", list(self.cfg.tables), self.spark)
+            steps.after_load = []
+            self._steps[integrate] = steps  # closed with the others even if open fails
+            steps.open()
+            st.ensure(steps.target, steps.conn)
+        return self._steps[integrate]
+
+    def states(self, integrate: str) -> dict[tuple[str, str], st.SnapshotState]:
+        """The snapshot records at ``integrate`` as the run found them (read once: each
+        table's own is looked at once, before the run writes it)."""
+        if integrate not in self._states:
+            steps = self.steps(integrate)
+            self._states[integrate] = st.read(steps.target, steps.conn, self.cfg.application)
+        return self._states[integrate]
+
+    def stream_id(self, src: Source) -> str:
+        """The capture stream of ``src`` (read once a run)."""
+        if src.name not in self._streams:
+            self._streams[src.name] = src.capture.stream_id(src.conn)
+            _idle(src.conn)
+        return self._streams[src.name]
+
+    def reader(self, src: Source) -> Any:
+        """The connection the groups' shared reads of ``src`` run on, one after the other."""
+        if src.name not in self._readers:
+            self._readers[src.name] = src.capture.connect()
+        return self._readers[src.name]
+
+    def tick(self, src: Source) -> Any:
+        """A tick of ``src``'s capture: the last one while young enough, else a new one."""
+        made = self._ticks.get(src.name)
+        if made is None or time.monotonic() - made[0] > TICK_REUSE_S:
+            started = time.monotonic()
+            made = (started, src.capture.tick(src.conn))
+            _idle(src.conn)
+            self._ticks[src.name] = made
+        return made[1]
+
+    def close(self) -> None:
+        for steps in self._steps.values():
+            steps.close()
+        self._steps.clear()
+        for conn in self._readers.values():
+            close(conn)
+        self._readers.clear()
 
 
 def hand_over(copies: list[tuple[TableCopy, st.SnapshotState]]) -> None:

@@ -20,7 +20,7 @@ from syncpoint.config import ChannelConfig
 from syncpoint.core import fkorder
 from syncpoint.ops import created
 from syncpoint.ops import snapshot_state as st
-from syncpoint.ops.snapshot.copy import TableCopy, _idle, hand_over
+from syncpoint.ops.snapshot.copy import Links, TableCopy, _idle, hand_over
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.vendors.snapshotbase import SharedRead, shared_read
 
@@ -29,11 +29,14 @@ class GroupCopy:
     """Copies of one group's pairs, sharing its tick and source state (made on first use:
     a group whose tables are all loaded already makes neither)."""
 
-    def __init__(self, cfg: ChannelConfig, members: list[Pair], spark: Any):
+    def __init__(
+        self, cfg: ChannelConfig, members: list[Pair], spark: Any, links: Links | None = None
+    ):
         self.copies: list[TableCopy] = []
+        self._links = links
         try:
             for pair in members:
-                copy = TableCopy(cfg, pair, spark)
+                copy = TableCopy(cfg, pair, spark, links)
                 copy.shared = self.shared
                 self.copies.append(copy)
         except BaseException:
@@ -58,13 +61,22 @@ class GroupCopy:
             shared.close()  # type: ignore[union-attr]
         for c in self.copies:
             c.close()
+        for steps in self._steps():
+            steps.after_load = []  # a group not handed over adds nothing later
+
+    def _steps(self) -> list[Any]:
+        """The copies' ``GroupRound``s, each once (a run's copies share one per location)."""
+        return list({id(c.steps): c.steps for c in self.copies}.values())
 
     def tick(self) -> Any:
         """The group's tick, made once, before any row of the group is read."""
         if self._tick is None:
             src = self.copies[0].src
-            self._tick = src.capture.tick(src.conn)
-            _idle(src.conn)
+            if self._links is not None:
+                self._tick = self._links.tick(src)
+            else:
+                self._tick = src.capture.tick(src.conn)
+                _idle(src.conn)
         return self._tick
 
     def shared(self) -> SharedRead | None:
@@ -73,7 +85,9 @@ class GroupCopy:
             self._made = True
             self.tick()
             src = self.copies[0].src
-            self._shared = shared_read(src.capture.vendor, src.capture)
+            links = self._links
+            reuse = None if links is None else (lambda: links.reader(src))
+            self._shared = shared_read(src.capture.vendor, src.capture, reuse)
         return self._shared
 
     def ordered(self) -> list[TableCopy]:
@@ -95,7 +109,7 @@ class GroupCopy:
         indexes and foreign keys of the target tables this run created (``ops/created.py``)."""
         hand_over(self._copied)
         self._copied = []
-        later = [j for c in self.copies for j in (c.steps.after_load or [])]
-        for c in self.copies:
-            c.steps.after_load = []
+        later = [j for steps in self._steps() for j in (steps.after_load or [])]
+        for steps in self._steps():
+            steps.after_load = []
         created.run(later)

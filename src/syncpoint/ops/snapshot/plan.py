@@ -5,6 +5,7 @@ columns. Produces one ``Pair`` per (integrate location, capture location, table)
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,7 +115,8 @@ def _fits(
 
 
 def catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
-    """Read-only catalog lookups for ``plan.check``: source shapes, target shapes."""
+    """Read-only catalog lookups for ``plan.check``: source shapes, target shapes (a
+    connection per lookup; ``CatalogReads`` keeps one per location)."""
 
     def describe(loc: str, ref: Any) -> Any:
         with Location.of(cfg, loc).capture() as (cap, conn):
@@ -127,6 +129,82 @@ def catalogs(cfg: ChannelConfig) -> tuple[Any, Any]:
             return tgt.describe(conn, ref), tgt.vendor
 
     return describe, target_shape
+
+
+class CatalogReads:
+    """The lookups of ``catalogs`` over one connection per location, opened on first use
+    and closed on exit: a plan of many tables pays a connection per location, not two
+    per table (each connection costs a fork and an authentication at the server)."""
+
+    def __init__(self, cfg: ChannelConfig):
+        self.cfg = cfg
+        self._stack = ExitStack()
+        self._sides: dict[tuple[str, bool], tuple[Any, Any]] = {}
+        self._sources: dict[tuple[str, str], Any] = {}  # (location, table): shape
+        self._targets: dict[tuple[str, str, str], Any] = {}  # (integrate, location, table)
+
+    def __enter__(self) -> CatalogReads:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def _side(self, loc: str, capture: bool) -> tuple[Any, Any]:
+        if (loc, capture) not in self._sides:
+            place = Location.of(self.cfg, loc)
+            side = self._stack.enter_context(place.capture() if capture else place.integrate())
+            self._sides[(loc, capture)] = side
+        return self._sides[(loc, capture)]
+
+    def prefetch(self, pairs: list[tuple[str, TableConfig]]) -> None:
+        """The shapes ``check`` will ask for, read in one query per location where its
+        vendor can (a read that fails here is made again alone, which names its table)."""
+        by_loc: dict[str, list[TableConfig]] = {}
+        for loc, t in pairs:
+            by_loc.setdefault(loc, []).append(t)
+        for loc, ts in by_loc.items():
+            try:
+                cap, conn = self._side(loc, True)
+                shapes = cap.describe_many(conn, [t.ref for t in ts])
+                self._sources.update({(loc, str(t.ref)): shapes[str(t.ref)] for t in ts})
+            except SyncpointError:
+                self._rollback(loc, True)
+            for integ in self.cfg.integrate_locations():
+                if integ != loc:
+                    self._prefetch_targets(integ, loc, ts)
+
+    def _prefetch_targets(self, integ: str, loc: str, ts: list[TableConfig]) -> None:
+        try:
+            tgt, conn = self._side(integ, False)
+            refs = {str(t.ref): self._target_ref(tgt, loc, t) for t in ts}
+            shapes = tgt.describe_many(conn, list(refs.values()))
+            for table, ref in refs.items():
+                self._targets[(integ, loc, table)] = shapes[str(ref)]
+        except SyncpointError:
+            self._rollback(integ, False)
+
+    def _rollback(self, loc: str, capture: bool) -> None:
+        if (loc, capture) in self._sides:
+            try:
+                self._sides[(loc, capture)][1].rollback()
+            except Exception:  # noqa: BLE001 - a broken connection fails the next read
+                pass
+
+    def _target_ref(self, tgt: Any, loc: str, t: TableConfig) -> Any:
+        name, explicit = target_name(t, loc)
+        return tgt.resolve(name, explicit, self.cfg.locations[loc].vendor)
+
+    def describe(self, loc: str, ref: Any) -> Any:
+        if (loc, str(ref)) in self._sources:
+            return self._sources[(loc, str(ref))]
+        cap, conn = self._side(loc, True)
+        return cap.describe(conn, ref)
+
+    def target_shape(self, integ: str, loc: str, t: TableConfig) -> tuple[Any, str]:
+        tgt, conn = self._side(integ, False)
+        if (integ, loc, str(t.ref)) in self._targets:
+            return self._targets[(integ, loc, str(t.ref))], tgt.vendor
+        return tgt.describe(conn, self._target_ref(tgt, loc, t)), tgt.vendor
 
 
 def by_group(cfg: ChannelConfig, pairs: list[Pair]) -> list[list[Pair]]:

@@ -60,6 +60,10 @@ class PostgresCapture(Capture):
             found = catalog.describe(conn, self.objects, table)
         return None if found is None else found[1]
 
+    def describe_many(self, conn: Any, tables: list[TableName]) -> dict[str, TableShape | None]:
+        with self._translated(None, conn):
+            return catalog.describe_many(conn, self.objects, tables)
+
     def own_types(self, conn: Any, table: TableName) -> list[Any]:
         from syncpoint.vendors.postgres import owntypes
         from syncpoint.vendors.postgres.snapshot import qualified

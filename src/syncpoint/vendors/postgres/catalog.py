@@ -61,6 +61,28 @@ def describe(conn: Any, objs: Names, table: TableName) -> tuple[str, TableShape]
     return rows[0][0], TableShape(TableName(schema=schema_of(table), name=table.name), cols)
 
 
+def describe_many(
+    conn: Any, objs: Names, tables: list[TableName]
+) -> dict[str, TableShape | None]:
+    """``describe``'s shapes of many relations in one query (keyed by ``str(table)``)."""
+    refs = {(schema_of(t), t.name): t for t in tables}
+    params = {"schemas": [s for s, _ in refs], "tables": [n for _, n in refs]}
+    found: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for r in conn.execute(objs.one("queries/describe_many.sql"), params).fetchall():
+        row = tuple(_text(v) for v in r)
+        found.setdefault((str(row[0]), str(row[1])), []).append(row[2:])
+    out: dict[str, TableShape | None] = {}
+    for (schema, name), t in refs.items():
+        rows = found.get((schema, name))
+        cols = tuple(
+            Column(name=r[1], type=r[2], nullable=bool(r[3]), pk=r[4])
+            for r in rows or ()
+            if r[1] is not None
+        )
+        out[str(t)] = TableShape(TableName(schema=schema, name=name), cols) if rows else None
+    return out
+
+
 def check_location(conn: Any, objs: Names, location: str) -> list[str]:
     problems: list[str] = []
     row = conn.execute(objs.one("queries/session.sql")).fetchone()

@@ -101,6 +101,22 @@ class PostgresIntegrate(Integrate):
         self.end_read(conn)
         return table
 
+    def describe_many(self, conn: Any, targets: list[TableName]) -> dict[str, TableShape | None]:
+        """``describe`` of many targets in two queries (columns, unique indexes)."""
+        names = {self._regclass_text(t): t for t in targets}
+        cols: dict[str, list[Column]] = {}
+        for w, n, t, nl, pk in self.run(conn, "columns_many", (list(names),)).fetchall():
+            cols.setdefault(str(w), []).append(Column(n, t, bool(nl), int(pk) if pk else None))
+        uniques: dict[str, list[tuple[Any, Any]]] = {}
+        for w, name, col in self.run(conn, "unique_indexes_many", (list(names),)).fetchall():
+            uniques.setdefault(str(w), []).append((name, col))
+        self.end_read(conn)
+        out: dict[str, TableShape | None] = {}
+        for text, t in names.items():
+            shape = TableShape(t, tuple(cols[text])) if text in cols else None
+            out[str(t)] = None if shape is None else self.uniques_of(shape, uniques.get(text, []))
+        return out
+
     def ensure_types(self, conn: Any, types: list[Any], add_labels: bool) -> list[str]:
         from syncpoint.vendors.postgres import owntypes
 

@@ -9,6 +9,7 @@ DateStyle, bytea_output), set for Spark's reading sessions by ``SESSION_INIT``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from syncpoint.config import TableName
@@ -65,14 +66,17 @@ def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     return row_source(conn, table, prefix)
 
 
-def shared_read(capture: Any) -> SharedRead:
+def shared_read(capture: Any, reuse: Callable[[], Any] | None = None) -> SharedRead:
     """One exported snapshot for a sync group's copy: a REPEATABLE READ transaction that
     stays open (reading nothing writers wait for) until ``close``; Spark's reading sessions
     and the direct path's tasks import it, so every table of the group is read as of the
-    same moment. Started after the group's tick, so that moment is at or after t0."""
+    same moment. Started after the group's tick, so that moment is at or after t0.
+    ``reuse``: gives the connection to run it on (kept open by its owner, ``close`` only
+    ends the transaction), so a run of many groups connects once, not once a group."""
     import psycopg
 
-    conn = capture.connect()
+    conn = reuse() if reuse is not None else capture.connect()
+    conn.rollback()  # the isolation level is set between transactions
     conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
     conn.read_only = True
     files = SqlFiles("postgres", "snapshot", comments=False)
@@ -83,6 +87,7 @@ def shared_read(capture: Any) -> SharedRead:
         try:
             conn.rollback()
         finally:
-            conn.close()
+            if reuse is None:
+                conn.close()
 
     return SharedRead(conn, close, session_init=imported + "; ", snapshot=imported)

@@ -54,11 +54,12 @@ def verify_source(conn: Any, table: TableName, prefix: str) -> RowSource:
     )
 
 
-def shared_read(capture: Any) -> SharedRead:
+def shared_read(capture: Any, reuse: Any = None) -> SharedRead:
     """One read transaction for a sync group's copy: the database is copied page by page
     in a single step of SQLite's backup (one read transaction: writers go on in WAL mode)
     into a file beside it, and every read of the group's snapshot reads that copy, so all
-    its tables are read as of one moment (after the group's tick). ``close`` deletes it."""
+    its tables are read as of one moment (after the group's tick). ``close`` deletes it.
+    (``reuse``, a connection to run on, has no use here: the copy has its own.)"""
     path = dialect.path_of(capture.url)
     folder, name = os.path.split(os.path.abspath(path))
     copy = os.path.join(folder, f".{name}.sp-snapshot-{uuid.uuid4().hex[:12]}")

@@ -1,4 +1,3 @@
 -- Text timestamps without an offset are UTC; deferrable constraints wait for COMMIT.
-SET LOCAL TIME ZONE 'UTC'
----
-SET CONSTRAINTS ALL DEFERRED
+-- One round trip: both settings sent as one simple query (no parameters).
+SET LOCAL TIME ZONE 'UTC'; SET CONSTRAINTS ALL DEFERRED
