@@ -69,7 +69,10 @@ def note(conn: Any) -> str:
     cur.execute("SELECT CURRENT_USER()")
     user = str(cur.fetchone()[0])
     cur.execute("SHOW GRANTS")
-    grants = "\n".join(str(r[0]) for r in cur.fetchall()).upper()
+    # the global grants only: ALL PRIVILEGES on a database gives neither
+    grants = "\n".join(
+        str(r[0]) for r in cur.fetchall() if " ON *.* " in str(r[0]).upper()
+    ).upper()
     conn.rollback()
     if off:
         why = next((p for p in PRIVILEGES if p in grants), "a role's privilege")
