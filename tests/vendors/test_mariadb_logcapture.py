@@ -361,6 +361,21 @@ def test_status_shows_retained_binlog(log: Log) -> None:
     assert not held.get("lost")
 
 
+def test_an_idle_source_caught_up_does_not_age_and_one_change_behind_does(log: Log) -> None:
+    log.db.execute("INSERT INTO t VALUES (1, 'x')")
+    log.tick()
+    admin = _admin(log.db)
+    cur = admin.cursor()
+    cur.execute("SET SESSION sql_log_bin = 0")  # as the ticks: nothing after the position
+    cur.execute(f"UPDATE `{log.db.name}`.repl_log_state SET event_at = event_at - "
+                "INTERVAL 1 HOUR, drained_at = drained_at - INTERVAL 1 HOUR")  # fmt: skip
+    admin.close()
+    # an hour without a change, every tick logging nothing: nothing waits
+    assert (log.cap.status(log.conn).log or {})["age_seconds"] == 0.0
+    log.db.execute("INSERT INTO t VALUES (2, 'y')")  # not drained yet: the position ages
+    assert (log.cap.status(log.conn).log or {})["age_seconds"] >= 3600
+
+
 def test_purged_binlog_stops_the_tables_with_snapshot_as_the_way_back(log: Log) -> None:
     log.db.execute("INSERT INTO t VALUES (1, 'x')")
     assert len(log.window()) == 1  # the stored position is the INSERT's
