@@ -88,6 +88,15 @@ def test_own_writes_stay_out_of_the_binary_log_with_binlog_admin_rounds_converge
         )
         runner = Db("mariadb", src.url.replace("root@", f"{user}:pw@"), src.name)
         cfg = log_config(tmp_path / "sp.yaml", runner, dst)
+    said = (
+        "src: queue writes kept out of the binary log: yes (ALL PRIVILEGES)"
+        if binlog_admin
+        else f"src: queue writes kept out of the binary log: no: grant BINLOG ADMIN to '{user}'@'%'"
+    )
+    checked = rk.syncpoint(cfg, "validate")
+    assert checked.returncode == 0 and said in checked.stdout, checked.stdout + checked.stderr
+    planned = rk.syncpoint(cfg, "plan")
+    assert said.replace("src: ", "-- ") in planned.stdout, planned.stdout + planned.stderr
     port = int(src.url.rsplit(":", 1)[1].split("/")[0])
     admin = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
     try:
