@@ -39,7 +39,10 @@ import pymysql
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.private_mariadb import private_mariadb  # noqa: E402
 
-MODES = ("none", "trigger", "log")
+# "log": the follower's user has BINLOG ADMIN (root), so its ticks and purges write nothing
+# to the binary log; "log-logged": a user without it, the queue's writes in the binary log
+MODES = ("none", "trigger", "log", "log-logged")
+PLAIN_USER = "sb_plain"  # the user of "log-logged": no BINLOG ADMIN
 TABLES = 4
 
 
@@ -101,7 +104,11 @@ def binlog_bytes(cur: Any) -> int:
 
 
 def run_modes(
-    pairs: int, seconds: int, rows: int = 100_000, threads: int = 4
+    pairs: int,
+    seconds: int,
+    rows: int = 100_000,
+    threads: int = 4,
+    modes: tuple[str, ...] = MODES,
 ) -> dict[str, tuple[float, float]]:
     """Mode -> (median transactions/s, median p95 ms) over ``pairs`` interleaved runs."""
     from syncpoint.config import TableConfig
@@ -113,31 +120,40 @@ def run_modes(
         root = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
         tables = [TableConfig(name=f"sbtest{i}") for i in range(1, TABLES + 1)]
         caps: dict[str, Any] = {}
-        for mode in MODES:
-            db = f"sb_{mode}"
+        for mode in modes:
+            db = f"sb_{mode.replace('-', '_')}"
             root.cursor().execute(f"CREATE DATABASE {db}")
             sysbench(port, db, "prepare", f"--table-size={rows}")
             url = f"{admin}{db}"
             if mode == "trigger":
                 caps[mode] = MariadbCapture("bench", url, "repl_")
-            elif mode == "log":
+            elif mode.startswith("log"):
                 caps[mode] = MariadbLogCapture("bench", url, "repl_")
             if mode in caps:
                 conn = caps[mode].connect()
-                caps[mode].install(conn, tables)
+                caps[mode].install(conn, tables)  # by root: its stored function needs SUPER
                 conn.close()
-        results: dict[str, list[tuple[float, float]]] = {m: [] for m in MODES}
+            if mode == "log-logged":
+                root.cursor().execute(f"CREATE USER {PLAIN_USER}@'%' IDENTIFIED BY 'pw'")
+                root.cursor().execute(f"GRANT ALL ON {db}.* TO {PLAIN_USER}@'%'")
+                root.cursor().execute(
+                    f"GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO {PLAIN_USER}@'%'"
+                )
+                plain = url.replace("root@", f"{PLAIN_USER}:pw@", 1)
+                caps[mode] = MariadbLogCapture("bench", plain, "repl_")
+        results: dict[str, list[tuple[float, float]]] = {m: [] for m in modes}
         cur = root.cursor()
         try:
             for pair in range(pairs):
-                for mode in MODES:
-                    follower = Follower(caps["log"]) if mode == "log" else None
+                for mode in modes:
+                    follower = Follower(caps[mode]) if mode.startswith("log") else None
                     if follower:
                         follower.start()
                         follower.ready.wait(600)
                     before = binlog_bytes(cur)
                     out = sysbench(
-                        port, f"sb_{mode}", "run", f"--threads={threads}", f"--time={seconds}",
+                        port, f"sb_{mode.replace('-', '_')}", "run",
+                        f"--threads={threads}", f"--time={seconds}",
                         "--report-interval=0",
                     )  # fmt: skip
                     if follower:
@@ -169,17 +185,22 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--modes", default=",".join(MODES), help="of " + ", ".join(MODES))
     args = ap.parse_args()
+    modes = tuple(m for m in args.modes.split(",") if m)
+    if "none" not in modes or set(modes) - set(MODES):
+        sys.exit(f"--modes: some of {', '.join(MODES)}, none among them")
     if shutil.which("sysbench") is None:
         sys.exit("sysbench is not installed (apt-get install sysbench)")
-    res = run_modes(args.pairs, args.seconds, args.rows, args.threads)
+    load = os.getloadavg()[0]
+    res = run_modes(args.pairs, args.seconds, args.rows, args.threads, modes)
     base_tps, base_p95 = res["none"]
     print(f"sysbench oltp_read_write, {TABLES} tables x {args.rows} rows, {args.threads} "
           f"threads, {args.pairs} interleaved runs of {args.seconds} s per mode; load average "
-          f"{os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")  # fmt: skip
     print("| capture | tps (median) | throughput vs none | p95 ms (median) | p95 vs none |")
     print("|---|---|---|---|---|")
-    for mode in MODES:
+    for mode in modes:
         tps, p95 = res[mode]
         print(f"| {mode} | {tps:.1f} | {tps / base_tps:.2f} | {p95:.1f} | "
               f"{p95 / base_p95:.2f}x |")  # fmt: skip

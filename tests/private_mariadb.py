@@ -182,3 +182,33 @@ def make_log_maria_db(admin_url: str) -> Iterator[object]:
 def log_maria_db(log_maria: str) -> Iterator[object]:
     """A database with a unique name on the private server (a ``tests.conftest.Db``)."""
     yield from make_log_maria_db(log_maria)
+
+
+def binlog_head(admin: object) -> tuple[str, int]:
+    """The binary log's current file and offset (``SHOW MASTER STATUS``), on a pymysql
+    connection of a user with BINLOG MONITOR."""
+    cur = admin.cursor()  # type: ignore[attr-defined]
+    cur.execute("SHOW MASTER STATUS")
+    file, pos = cur.fetchone()[:2]
+    return str(file), int(pos)
+
+
+def tables_logged(admin: object, schema: str, since: tuple[str, int]) -> dict[str, int]:
+    """The tables of ``schema`` whose rows the binary log holds events of from ``since`` (a
+    ``binlog_head``) on, read back by the server (``SHOW BINLOG EVENTS``): table -> number
+    of table maps (one per table and transaction)."""
+    cur = admin.cursor()  # type: ignore[attr-defined]
+    cur.execute("SHOW BINARY LOGS")
+    files = [str(r[0]) for r in cur.fetchall()]
+    found: dict[str, int] = {}
+    for f in files[files.index(since[0]) :]:
+        if f == since[0]:
+            cur.execute(f"SHOW BINLOG EVENTS IN '{f}' FROM {since[1]}")
+        else:
+            cur.execute(f"SHOW BINLOG EVENTS IN '{f}'")
+        for _log, _pos, kind, _sid, _end, info in cur.fetchall():
+            # Info of a table map: "table_id: 41 (db.table)"
+            if kind == "Table_map" and f"({schema}." in str(info):
+                table = str(info).split(f"({schema}.", 1)[1].rstrip(")")
+                found[table] = found.get(table, 0) + 1
+    return found

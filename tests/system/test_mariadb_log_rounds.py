@@ -11,11 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pymysql
 import pytest
 import yaml
 
 from syncpoint.errors import StreamIdentityError, TableStopped
 from syncpoint.ops.channel import Channel
+from tests.conftest import Db
+from tests.private_mariadb import binlog_head, tables_logged
 from tests.system import roundkit as rk
 
 pytestmark = [pytest.mark.spark]
@@ -65,6 +68,60 @@ def test_writers_a_killed_drain_and_the_cut_into_postgres(
     held = doc["capture"]["src"]["log"]  # the binary log kept for capture, measured
     assert held["retained_bytes"] >= 0 and not held["lost"]
     assert not [w for w in doc["warnings"] if w["kind"].startswith("log_")]
+
+
+@pytest.mark.parametrize("binlog_admin", [True, False], ids=["binlog_admin", "without"])
+def test_own_writes_stay_out_of_the_binary_log_with_binlog_admin_rounds_converge_either_way(
+    binlog_admin: bool, log_maria_db: Any, pg_db: Any, tmp_path: Path, spark: Any
+) -> None:
+    src, dst = log_maria_db, pg_db
+    rk.setup_source(src)
+    rk.setup_target(dst)
+    cfg = log_config(tmp_path / "sp.yaml", src, dst)
+    Channel.from_file(cfg).install()  # by root: its stored function needs SUPER here
+    user = f"u{src.name[-8:]}"
+    if not binlog_admin:  # runs as a user that may not set sql_log_bin
+        src.execute(
+            f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'",
+            f"GRANT ALL ON `{src.name}`.* TO '{user}'@'%'",
+            f"GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '{user}'@'%'",
+        )
+        runner = Db("mariadb", src.url.replace("root@", f"{user}:pw@"), src.name)
+        cfg = log_config(tmp_path / "sp.yaml", runner, dst)
+    said = (
+        "src: queue writes kept out of the binary log: yes (ALL PRIVILEGES)"
+        if binlog_admin
+        else f"src: queue writes kept out of the binary log: no: grant BINLOG ADMIN to '{user}'@'%'"
+    )
+    checked = rk.syncpoint(cfg, "validate")
+    assert checked.returncode == 0 and said in checked.stdout, checked.stdout + checked.stderr
+    planned = rk.syncpoint(cfg, "plan")
+    assert said.replace("src: ", "-- ") in planned.stdout, planned.stdout + planned.stderr
+    port = int(src.url.rsplit(":", 1)[1].split("/")[0])
+    admin = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+    try:
+        since = binlog_head(admin)
+        ch = Channel.from_file(cfg)
+        writers = rk.run_writers("mariadb", src.url, 2, 3)
+        while any(w.is_alive() for w in writers):
+            ch.run(once=True, spark=spark)
+        for w in writers:
+            w.join()
+        ch.run(once=True, spark=spark)
+        ok, why = rk.same(src, dst)
+        assert ok, why
+        assert ch.purge()["src"]["purged"] > 0
+        logged = tables_logged(admin, src.name, since)
+        assert logged.get("parent", 0) > 5  # the writers' transactions, read back
+        ours = sorted(t for t in logged if t.startswith("repl_"))
+        if binlog_admin:
+            assert ours == []  # no drain, tick or purge of syncpoint's in the binary log
+        else:
+            assert "repl_items" in ours  # as before: queued and purged rows are logged
+    finally:
+        admin.close()
+        if not binlog_admin:
+            src.execute(f"DROP USER '{user}'@'%'")
 
 
 HOSTILE = 'Ord`er ☃ "x"'

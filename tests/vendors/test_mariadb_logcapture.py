@@ -22,6 +22,7 @@ from syncpoint.errors import LocationError, TableStopped
 from syncpoint.vendors.mariadb import drain
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+from tests.private_mariadb import binlog_head, tables_logged
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
 
@@ -171,6 +172,74 @@ def test_origin_marks_tag_the_transaction_and_own_tables_are_not_captured(log: L
     assert tables == {"t"}
 
 
+def _admin(db: Any) -> Any:
+    return pymysql.connect(host="127.0.0.1", port=int(db.url.split(":")[-1].split("/")[0]),
+                           user="root", autocommit=True)  # fmt: skip
+
+
+def test_ticks_and_purges_write_nothing_of_syncpoint_to_the_binary_log(log: Log) -> None:
+    admin = _admin(log.db)
+    since = binlog_head(admin)
+    log.db.execute("INSERT INTO t VALUES (1, 'x'), (2, 'y')", "UPDATE t SET name = 'z'")
+    assert [(a, new["id"]) for a, new, _ in rows(log.window())] == [
+        ("INSERT", 1), ("INSERT", 2), ("UPDATE", 1), ("UPDATE", 2),
+    ]  # fmt: skip
+    assert log.cap.purge(log.conn, log.last) >= 4
+    assert log.db.query("SELECT COUNT(*) FROM repl_items WHERE tablename = 't'") == [(0,)]
+    # the application's two transactions are in the log; the drain, ticks and purge are not
+    assert tables_logged(admin, log.db.name, since) == {"t": 2}
+    # the capture's session writes to the log again: an origin mark on it still tags
+    cur = log.conn.cursor()
+    log.cap.set_origin(log.conn, "far")
+    cur.execute("INSERT INTO t VALUES (3, 'applied')")
+    log.cap.set_origin(log.conn, None)
+    log.conn.commit()
+    assert [(r.row["id"], r.dbid) for r in log.window()] == [(3, "far")]
+    said = "queue writes kept out of the binary log: yes (ALL PRIVILEGES)"
+    assert log.cap.notes(log.conn) == [said]
+    assert log.cap.plan(log.conn, log.tables)[0] == f"-- {said}"
+    admin.close()
+
+
+def test_without_binlog_admin_the_writes_stay_in_the_log_and_capture_works(
+    log_maria_db: Any,
+) -> None:
+    db = log_maria_db
+    db.execute(T)
+    user = f"u{db.name[-8:]}"
+    db.execute(
+        f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'",
+        f"GRANT ALL ON `{db.name}`.* TO '{user}'@'%'",
+        f"GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '{user}'@'%'",
+    )
+    admin = _admin(db)
+    try:
+        log = Log(db, "t")  # installed by root: its stored function needs SUPER here
+        log.close()
+        # ticks and purges as the user without BINLOG ADMIN
+        log.cap = MariadbLogCapture("m1", db.url.replace("root@", f"{user}:pw@"), "repl_")
+        log.conn = log.cap.connect()
+        assert log.cap.check(log.conn, log.tables) == []
+        said = log.cap.notes(log.conn)
+        assert said == [
+            f"queue writes kept out of the binary log: no: grant BINLOG ADMIN to '{user}'@'%' "
+            f"(GRANT BINLOG ADMIN ON *.* TO '{user}'@'%'), else each captured row is written "
+            "to the binary log twice more, queued and purged"
+        ]
+        since = binlog_head(admin)
+        db.execute("INSERT INTO t VALUES (1, 'x'), (2, 'y')", "DELETE FROM t WHERE id = 1")
+        got = [(a, (new or old)["id"]) for a, new, old in rows(log.window())]
+        assert got == [("INSERT", 1), ("INSERT", 2), ("DELETE", 1)]
+        assert log.cap.purge(log.conn, log.last) >= 3
+        assert log.window() == []
+        logged = tables_logged(admin, db.name, since)
+        assert logged["t"] == 2 and logged["repl_items"] >= 2  # queued, purged: as before
+        log.close()
+    finally:
+        db.execute(f"DROP USER '{user}'@'%'")
+        admin.close()
+
+
 def test_ddl_and_truncate_records_in_log_order(log: Log) -> None:
     log.db.execute(
         "INSERT INTO t VALUES (1, 'before')",
@@ -290,6 +359,21 @@ def test_status_shows_retained_binlog(log: Log) -> None:
     held = st.log or {}
     assert held["retained_bytes"] > 0 and held["retained_files"] >= 1
     assert not held.get("lost")
+
+
+def test_an_idle_source_caught_up_does_not_age_and_one_change_behind_does(log: Log) -> None:
+    log.db.execute("INSERT INTO t VALUES (1, 'x')")
+    log.tick()
+    admin = _admin(log.db)
+    cur = admin.cursor()
+    cur.execute("SET SESSION sql_log_bin = 0")  # as the ticks: nothing after the position
+    cur.execute(f"UPDATE `{log.db.name}`.repl_log_state SET event_at = event_at - "
+                "INTERVAL 1 HOUR, drained_at = drained_at - INTERVAL 1 HOUR")  # fmt: skip
+    admin.close()
+    # an hour without a change, every tick logging nothing: nothing waits
+    assert (log.cap.status(log.conn).log or {})["age_seconds"] == 0.0
+    log.db.execute("INSERT INTO t VALUES (2, 'y')")  # not drained yet: the position ages
+    assert (log.cap.status(log.conn).log or {})["age_seconds"] >= 3600
 
 
 def test_purged_binlog_stops_the_tables_with_snapshot_as_the_way_back(log: Log) -> None:

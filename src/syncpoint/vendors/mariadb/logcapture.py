@@ -24,6 +24,7 @@ from syncpoint.vendors.mariadb import binlog, catalog, dialect, drain, objects, 
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 from syncpoint.vendors.mariadb.names import Names, render, statements
 from syncpoint.vendors.mariadb.state import Site, run, watched
+from syncpoint.vendors.mariadb.unlogged import note, unlogged
 from syncpoint.vendors.mariadb.watch import save_snapshot
 
 LOG_OBJECTS = ("log/010_log_state.sql", "log/020_origin_marks.sql")
@@ -49,7 +50,12 @@ class MariadbLogCapture(MariadbCapture):
             for rel in LOG_OBJECTS:
                 out += statements(rel, site.names)
             out += statements("log/state_start.sql", site.names)
-            return out
+            return [f"-- {note(conn)}", *out]
+
+    def notes(self, conn: Any) -> list[str]:
+        """Whether ticks and purges write to the binary log here (``unlogged.py``)."""
+        with dialect.translated(self.location):
+            return [note(conn)]
 
     def install(self, conn: Any, tables: list[TableConfig]) -> None:
         problems = self.check(conn, tables)
@@ -95,7 +101,14 @@ class MariadbLogCapture(MariadbCapture):
         gtid, log_file, log_pos, event_at, drained_at, lost = row
         out: dict[str, Any] = {"gtid": gtid, "log_file": log_file, "lost": lost}
         at = event_at or drained_at
-        if at is not None:
+        cur.execute(render("log/sample.sql", site.names))
+        head = str(cur.fetchone()[1] or "")
+        if _covers(str(gtid), head):
+            # nothing written to the binary log after the position: nothing waits, however
+            # long ago the last change came (ticks that keep their own writes out of the
+            # log leave no transaction of theirs to drain)
+            out["age_seconds"] = 0.0
+        elif at is not None:
             age = datetime.now(UTC) - at.replace(tzinfo=UTC)
             out["age_seconds"] = max(0.0, round(age.total_seconds(), 3))
         try:
@@ -124,9 +137,16 @@ class MariadbLogCapture(MariadbCapture):
     def tick(self, conn: Any) -> Tick:
         with dialect.translated(self.location):
             site = self._site(conn)
-            sampled = drain.drain(conn, site, self.url)
-            t = stream.tick(conn, site, guaranteed_at=sampled, written_in=True)
+            # the drain's records, its position and the tick's stamps: out of the binary log
+            # where the user may (unlogged.py); nothing reads them there
+            with unlogged(conn):
+                sampled = drain.drain(conn, site, self.url)
+                t = stream.tick(conn, site, guaranteed_at=sampled, written_in=True)
             return Tick(context=t.context, guaranteed=t.guaranteed, sampled_at=sampled)
+
+    def purge(self, conn: Any, upto: int) -> int:
+        with dialect.translated(self.location), unlogged(conn):
+            return stream.purge(conn, self._site(conn), upto)
 
     def poll_ddl(self, conn: Any) -> int:
         return 0  # DDL records are written by the drain, in binary log order
@@ -184,6 +204,12 @@ def _install(
     if found:
         run(cur, "log/state_file.sql", names, {"log_file": found[0], "log_pos": int(found[1])})
     conn.commit()
+
+
+def _covers(position: str, head: str) -> bool:
+    """Whether the GTID position ``position`` is at or past ``head`` in every domain."""
+    ours = binlog.parse_gtids(position)
+    return all(ours.get(d, (0, 0))[1] >= n for d, (_, n) in binlog.parse_gtids(head).items())
 
 
 def _purged_past(cur: Any, oldest: str, gtid: str) -> bool:
