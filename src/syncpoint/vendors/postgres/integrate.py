@@ -30,6 +30,15 @@ class PostgresIntegrate(Integrate):
     def begin(self, conn: Any) -> None:
         self.run(conn, "begin")
 
+    def ensure(self, conn: Any) -> None:
+        super().ensure(conn)
+        row = self.run(conn, "staging_logged", (self.q(self.idents["staging"]),)).fetchone()
+        self.end_read(conn)
+        if row and row[0]:
+            self.begin(conn)
+            self.run(conn, "staging_unlogged")
+            self.commit(conn)
+
     def stage_rows(
         self,
         conn: Any,

@@ -39,7 +39,9 @@ CREATE TABLE IF NOT EXISTS ${stops} (
 )
 ---
 -- Net rows of a round, written by Spark, applied and deleted by the round's transaction.
-CREATE TABLE IF NOT EXISTS ${staging} (
+-- Unlogged: its rows are written, applied and deleted within a round (a server crash empties
+-- it, and the round's count check refuses what is missing); no WAL for them.
+CREATE UNLOGGED TABLE IF NOT EXISTS ${staging} (
     application_name  text NOT NULL,
     sync_name         text NOT NULL,
     round_id          text NOT NULL,
