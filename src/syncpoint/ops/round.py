@@ -290,7 +290,7 @@ class GroupRound:
         costs milliseconds, not a job's scheduling), or, where the vendors have a direct
         path (``vendors/roundpath.py``) and the round is larger, ``DirectRound``: the
         records copied by Spark tasks from database to database and netted at the target,
-        in ``stage`` (its counts are filled in there)."""
+        in ``stage`` (its counts are filled in there). ``window_bounds`` sizes every window."""
         from syncpoint.ops import cdr as cdr_ops
 
         resolved = cdr_ops.settings(self.target, self.conn)
@@ -299,7 +299,7 @@ class GroupRound:
             src = self.sources[w.location]
             key = self._key(src, w)
             query = src.capture.changes_query(w.source, w.after, w.upto)
-            lo, hi, n, _ = src.capture.window_stats(src.conn, query)
+            lo, hi, n = src.capture.window_bounds(src.conn, query)
             counts[w.tbl] = 0
             if not n:
                 continue

@@ -185,6 +185,13 @@ class Capture(ABC):
         lo, hi, n, oldest = row
         return (int(lo or 0), int(hi or 0), int(n or 0), oldest)
 
+    def window_bounds(self, conn: Any, query: str) -> tuple[int, int, int]:
+        """(lowest repl_key, highest, count) of a window (a round's read)."""
+        row = self._read(conn, "bounds", query=query).fetchone()
+        _idle(conn)
+        lo, hi, n = row
+        return (int(lo or 0), int(hi or 0), int(n or 0))
+
     def window_count(self, conn: Any, query: str) -> int:
         """How many rows a SELECT (``read_query``) returns."""
         row = self._read(conn, "count", query=query).fetchone()
