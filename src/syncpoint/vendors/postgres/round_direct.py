@@ -97,7 +97,6 @@ def net(
                 "them up, or a task's copy was partial or repeated; this round applied nothing",
                 location=target.location,
             )
-        target.run(conn, "ops_work_mem")
         target.run(conn, "ops_net", (round_id,))
         staged = {
             int(t): int(n) for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
