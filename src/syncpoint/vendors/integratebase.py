@@ -81,7 +81,6 @@ class Integrate:
             "stops": f"{prefix}table_stops",
             "staging": f"{prefix}staging",
             "staging_idx": f"{prefix}staging_round",
-            "ops": f"{prefix}staging_ops",
             "tmp": f"{prefix}apply_keys",
             "snapshots": f"{prefix}snapshots",
         }
@@ -508,7 +507,6 @@ class Integrate:
         have = {str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()}
         self.end_read(conn)
         names = [self.idents["stops"], self.idents["staging"], f"{self.prefix}load_state"]
-        names.append(self.idents["ops"])  # a round's direct path (where the vendor has one)
         # snapshot states (a kept position says a table was loaded), and the typed stagings
         # of snapshots that did not finish (a finished one drops its own)
         names.append(self.idents["snapshots"])

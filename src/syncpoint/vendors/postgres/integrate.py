@@ -31,7 +31,14 @@ class PostgresIntegrate(Integrate):
         self.run(conn, "begin")
 
     def ensure(self, conn: Any) -> None:
+        """The control tables; a staging table made by an earlier version gets the direct
+        path's columns and becomes unlogged (each once)."""
         super().ensure(conn)
+        staging = self.describe(conn, TableName(name=self.idents["staging"]))
+        if staging is not None and staging.column("sub") is None:
+            self.begin(conn)
+            self.run(conn, "staging_ops_columns")
+            self.commit(conn)
         row = self.run(conn, "staging_logged", (self.q(self.idents["staging"]),)).fetchone()
         self.end_read(conn)
         if row and row[0]:

@@ -2,14 +2,14 @@
 the capture location's queue to the target by ``COPY`` and are netted there, by SQL.
 
 Each task (a Spark task, ``copy_ops``) streams one ``repl_key`` range of one window as
-``COPY (SELECT ...) TO STDOUT (FORMAT binary)`` at the source into ``COPY {p}staging_ops
+``COPY (SELECT ...) TO STDOUT (FORMAT binary)`` at the source into ``COPY {p}staging
 FROM STDIN`` at the target and commits: the records already split into the operations
 they mean and keyed by the source (``window/ops_out.sql``), nothing sorted at the source,
 no row through Python or the JVM. Then ``net``, at the target in one transaction, checks
-that the operations staged are exactly those the tasks wrote, nets them into
-``{p}staging`` (the rows the apply transaction reads, as every other path leaves them)
-and removes them. A repeated or partial task, or a second consumer cleaning up, makes the
-counts differ and the round apply nothing.
+that the operations staged are exactly those the tasks wrote and deletes every operation
+that a later one of its key supersedes: what is left are the round's net rows, where the
+apply transaction reads them on every path. A repeated or partial task, or a second
+consumer cleaning up, makes the counts differ and the round apply nothing.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def net(
     target: Integrate, conn: Any, application: str, group: str, round_id: str,
     written: dict[int, int],
 ) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
-    """Net the round's staged operations into ``{p}staging``, committed: (change records,
+    """Net the round's staged operations in ``{p}staging``, committed: (change records,
     net rows) per window. ``written``: the operations the tasks wrote, per window."""
     target.begin(conn)
     try:
@@ -101,7 +101,6 @@ def net(
         staged = {
             int(t): int(n) for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
         }
-        target.run(conn, "ops_done", (application, group))
         target.commit(conn)
     except BaseException:
         target.rollback(conn)

@@ -49,23 +49,11 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${staging} (
     action            text NOT NULL,
     content           text,
     repl_key          bigint NOT NULL,
-    origin            text  -- where the change was first made (several in a ring's window)
+    origin            text, -- where the change was first made (several in a ring's window)
+    -- a round's direct path: the operation's key as the source wrote it, and its place
+    -- among the operations of its record (-1, 0, 1); the net rows are the rows left
+    key               text,
+    sub               smallint
 )
 ---
 CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action)
----
--- The operations a round's direct path streams in (its change records, split and keyed at
--- the source), netted into the staging by the round: unlogged (never applied as such; a
--- server crash empties it, and the round's count check then refuses what is missing).
-CREATE UNLOGGED TABLE IF NOT EXISTS ${ops} (
-    application_name  text NOT NULL,
-    sync_name         text NOT NULL,
-    round_id          text NOT NULL,
-    tbl               integer NOT NULL,
-    action            text NOT NULL,
-    content           text,
-    repl_key          bigint NOT NULL,
-    origin            text,
-    key               text,
-    sub               smallint NOT NULL
-)

@@ -1,12 +1,12 @@
 -- One repl_key range of a window's row records, as the operations they mean (a round's
--- direct path, streamed by COPY into the target's ``{p}staging_ops``): INSERT and UPDATE
--- upsert the key of content (sub 1), DELETE deletes the key of oldcontent (sub 0), and an
--- UPDATE that moved its key also deletes the old key just before (sub -1). The target nets
--- them (the last by repl_key, sub per key wins, as core/netting.py says). No ORDER BY: the
+-- direct path, streamed by COPY into the target's ``{p}staging``): INSERT and UPDATE upsert
+-- the key of content (sub 1), DELETE deletes the key of oldcontent (sub 0), and an UPDATE
+-- that moved its key also deletes the old key just before (sub -1). The target nets them
+-- (the last by repl_key, sub per key wins, as core/netting.py says). No ORDER BY: the
 -- target sorts. Every column is cast to the staging's type (the stream is binary). OFFSET 0
 -- keeps the range's read a subquery of its own (its filter still reaches the queue's
--- index): pulled up, each use of sp_key and sp_old_key below
--- would extract the key from the JSON again.
+-- index): pulled up, each use of sp_key and sp_old_key below would extract the key from
+-- the JSON again.
 COPY (
 SELECT $lit{application}::text, $lit{group}::text, $lit{round}::text, $raw{tbl}::integer,
        o.action::text, o.content::text, r.repl_key::bigint, r.dbid::text, o.key::text,
