@@ -30,12 +30,10 @@ class PostgresIntegrate(Integrate):
     def begin(self, conn: Any) -> None:
         self.run(conn, "begin")
 
-    def ensure(self, conn: Any) -> None:
-        """The control tables; a staging table made by an earlier version gets the direct
-        path's columns and becomes unlogged (each once)."""
-        super().ensure(conn)
-        staging = self.describe(conn, TableName(name=self.idents["staging"]))
-        if staging is not None and staging.column("sub") is None:
+    def upgrade_staging(self, conn: Any, staging: TableShape) -> None:
+        """Also the direct path's columns, and unlogged (each once)."""
+        super().upgrade_staging(conn, staging)
+        if staging.column("sub") is None:
             self.begin(conn)
             self.run(conn, "staging_ops_columns")
             self.commit(conn)
