@@ -8,7 +8,12 @@ Each mode has its own database of 4 tables of 100,000 rows (``sysbench ... prepa
 runs are interleaved (none, trigger, log; again for each pair) and each mode's throughput
 (transactions/s) and p95 latency are the median over its runs; ratios are taken against
 "none" of the same run. The follower of the log mode is a thread of this process that ticks
-(drains) every second, as ``run --follow --interval 1`` would, and purges the queue.
+(drains) every second, as ``run --follow --interval 1`` would, and purges the queue; it runs
+during the log mode's runs only (the other modes run with no capture process at all: the
+follower first drains past what they wrote, before the run starts), and after each of them
+one more tick drains what is left (timed: the follower's lag at the
+end). Also printed per mode: the binary log written per transaction, and for the log mode
+the follower's CPU (seconds of its thread per second of run).
 
     .venv/bin/python bench/sysbench_maria.py [--pairs 5] [--seconds 30] [--rows 100000]
 
@@ -18,12 +23,14 @@ Needs ``sysbench`` (Debian's package; ``make bench`` installs it).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,22 +61,43 @@ def measure(text: str) -> tuple[float, float]:
 
 
 class Follower(threading.Thread):
-    """Drains the binary log every second (a tick), and purges what was drained."""
+    """Drains the binary log every second (a tick), and purges what was drained; when
+    stopped, one more tick drains what is left (``catch_up``: its seconds)."""
 
     def __init__(self, cap: Any):
         super().__init__(daemon=True)
         self.cap, self.stop, self.ticks, self.errors = cap, threading.Event(), 0, 0
+        self.cpu = 0.0  # seconds of this thread's CPU
+        self.catch_up = 0.0
+        self.ready = threading.Event()
 
     def run(self) -> None:
         conn = self.cap.connect()
+        # first past what the other modes wrote to the binary log meanwhile (skipped, as
+        # another database's), before the run starts
+        self.cap.tick(conn)
+        self.ready.set()
+        started = time.thread_time()
         while not self.stop.wait(1.0):
-            try:
-                t = self.cap.tick(conn)
-                self.cap.purge(conn, t.context)
-                self.ticks += 1
-            except Exception:  # noqa: BLE001 - counted and shown: a bench must not hang
-                self.errors += 1
+            self._tick(conn)
+        t = time.perf_counter()
+        self._tick(conn)
+        self.catch_up = time.perf_counter() - t
         conn.close()
+        self.cpu = time.thread_time() - started
+
+    def _tick(self, conn: Any) -> None:
+        try:
+            t = self.cap.tick(conn)
+            self.cap.purge(conn, t.context)
+            self.ticks += 1
+        except Exception:  # noqa: BLE001 - counted and shown: a bench must not hang
+            self.errors += 1
+
+
+def binlog_bytes(cur: Any) -> int:
+    cur.execute("SHOW BINARY LOGS")
+    return sum(int(r[1]) for r in cur.fetchall())
 
 
 def run_modes(
@@ -99,23 +127,36 @@ def run_modes(
                 caps[mode].install(conn, tables)
                 conn.close()
         results: dict[str, list[tuple[float, float]]] = {m: [] for m in MODES}
-        follower = Follower(caps["log"])
-        follower.start()
+        cur = root.cursor()
         try:
             for pair in range(pairs):
                 for mode in MODES:
+                    follower = Follower(caps["log"]) if mode == "log" else None
+                    if follower:
+                        follower.start()
+                        follower.ready.wait(600)
+                    before = binlog_bytes(cur)
                     out = sysbench(
                         port, f"sb_{mode}", "run", f"--threads={threads}", f"--time={seconds}",
                         "--report-interval=0",
                     )  # fmt: skip
+                    if follower:
+                        follower.stop.set()
+                        follower.join()
                     results[mode].append(measure(out))
-                    print(f"  sysbench pair {pair + 1} {mode}: {results[mode][-1]}",
+                    tps = results[mode][-1][0]
+                    per_txn = (binlog_bytes(cur) - before) / max(tps * seconds, 1)
+                    extra = (
+                        f"; follower {follower.ticks} drains, {follower.errors} errors, CPU "
+                        f"{follower.cpu / seconds:.2f} s/s, last drain {follower.catch_up:.1f} s"
+                        if follower
+                        else ""
+                    )
+                    print(f"  sysbench pair {pair + 1} {mode}: {results[mode][-1]}, binary log "
+                          f"{per_txn:,.0f} bytes a transaction{extra}",
                           file=sys.stderr, flush=True)  # fmt: skip
         finally:
-            follower.stop.set()
-            follower.join()
             root.close()
-        print(f"  log follower: {follower.ticks} drains, {follower.errors} errors", file=sys.stderr)
         return {
             m: (statistics.median(t for t, _ in r), statistics.median(p for _, p in r))
             for m, r in results.items()
@@ -134,7 +175,8 @@ def main() -> None:
     res = run_modes(args.pairs, args.seconds, args.rows, args.threads)
     base_tps, base_p95 = res["none"]
     print(f"sysbench oltp_read_write, {TABLES} tables x {args.rows} rows, {args.threads} "
-          f"threads, {args.pairs} interleaved runs of {args.seconds} s per mode")  # fmt: skip
+          f"threads, {args.pairs} interleaved runs of {args.seconds} s per mode; load average "
+          f"{os.getloadavg()[0]:.1f}")  # fmt: skip
     print("| capture | tps (median) | throughput vs none | p95 ms (median) | p95 vs none |")
     print("|---|---|---|---|---|")
     for mode in MODES:

@@ -12,6 +12,11 @@ apply W1 on the same server; the table says where each row ran.
   the direct path and, in the same run, on Spark's JDBC read (``SYNCPOINT_ROUND_PATH=spark``);
 - apply W1, one ``syncpoint run --once`` command from a cold start (JVM start included);
 - a raw ``COPY TO | COPY FROM`` pipe of the rows the warm W1 left, between the same databases;
+- log capture beside trigger capture (``log_pg.py``, on a private instance of its own):
+  ``pgbench``, W1 capture overhead and the drain, apply W1 from the log and from the
+  trigger queue, lag p50/p99;
+- apply W1 MariaDB to PostgreSQL and PostgreSQL to MariaDB, warm and cold, each beside a
+  raw pipe by the client between the same two servers (``apply_cross.py``);
 - capture overhead on W1 and W2: no capture, syncpoint's triggers, PgQ's C trigger
   (``capture_insert_pg.py``'s interleaved runs);
 - ``pgbench`` TPC-B-like, scale 5, 4 clients: one database copied (``CREATE DATABASE ...
@@ -55,6 +60,7 @@ from typing import Any
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).parent))
+import apply_cross  # noqa: E402
 import capture_insert_pg as cap  # noqa: E402
 import capture_vendor  # noqa: E402
 import memory_10m  # noqa: E402
@@ -69,7 +75,14 @@ ROWS: list[tuple[str, str, str, str, str]] = []  # what, measured, goal, peers /
 SHARED = "shared"
 PRIVATE = "private"
 # the table's labels, set in main (MariaDB's server and SQLite's files are the only ones)
-WHERE = {SHARED: "shared", PRIVATE: "private", "mariadb": "MariaDB", "sqlite": "SQLite file"}
+WHERE = {
+    SHARED: "shared",
+    PRIVATE: "private",
+    "mariadb": "MariaDB",
+    "sqlite": "SQLite file",
+    "cross": "shared and MariaDB",
+    "log": "private (wal_level logical), its own",
+}
 
 
 def row(what: str, measured: str, goal: str, note: str = "", where: str = SHARED) -> None:
@@ -378,24 +391,7 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
     extra = {"driver_round_max": 0} if spark_only else {}
     cfg = channel_file(dbs.url(src), dbs.url(dst), master, conf=SHUFFLE, **extra)
     assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
-    log = open(cfg.parent / "follow.log", "w")  # noqa: SIM115 - closed below
-    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
-    try:
-        write(s, 1, 1)  # the target table is made by the first round
-        until_seen(dbs.url(dst), 1, 120)
-        # the target is watched while the writer writes (a thread: visibility times are
-        # taken as they happen)
-        seen: dict[int, float] = {}
-        last: dict[str, int] = {}  # the last id written, once the writer is done
-        watcher = threading.Thread(target=watch, args=(dbs.url(dst), last, seen, seconds + 60))
-        watcher.start()
-        committed = write_at_rate(s, 2, seconds, 1000)
-        last["id"] = max(committed)
-        watcher.join()
-    finally:
-        follow.terminate()
-        follow.wait(30)
-    lags = sorted(seen[i] - committed[i] for i in committed if i in seen)
+    lags, committed = follow_lag(cfg, s, dbs.url(dst), seconds)
     p50, p99 = lags[len(lags) // 2], lags[int(len(lags) * 0.99)]
     row(
         f"lag, run --follow --interval 0.2, 1,000 changes/s for {seconds:.0f} s{how}",
@@ -407,6 +403,7 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
     start = max(committed) + 1
     backlog = write_at_rate(s, start, 10, 1000)
     t = time.perf_counter()
+    log = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
     follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
     try:
         ok = until_seen(dbs.url(dst), max(backlog), 300)
@@ -421,6 +418,33 @@ def lag_rows(dbs: Dbs, master: str, seconds: float, spark_only: bool) -> None:
         "<= 12 s",
     )
     s.close()
+
+
+def follow_lag(
+    cfg: Path, src: Any, dst_url: str, seconds: float
+) -> tuple[list[float], dict[int, float]]:
+    """``run --follow --interval 0.2`` of ``cfg`` while ``src`` gets single-row
+    transactions at 1,000/s for ``seconds``: each change's lag from its commit to its
+    visibility at the target (sorted), and the commit times (id -> time)."""
+    log = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
+    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=log, stderr=log)
+    try:
+        write(src, 1, 1)  # the target table is made by the first round
+        until_seen(dst_url, 1, 180)
+        # the target is watched while the writer writes (a thread: visibility times are
+        # taken as they happen)
+        seen: dict[int, float] = {}
+        last: dict[str, int] = {}  # the last id written, once the writer is done
+        watcher = threading.Thread(target=watch, args=(dst_url, last, seen, seconds + 60))
+        watcher.start()
+        committed = write_at_rate(src, 2, seconds, 1000)
+        last["id"] = max(committed)
+        watcher.join()
+    finally:
+        follow.terminate()
+        follow.wait(30)
+        log.close()
+    return sorted(seen[i] - committed[i] for i in committed if i in seen), committed
 
 
 def write(conn: Any, i: int, n: int) -> None:
@@ -481,7 +505,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller workloads, one run each")
     ap.add_argument(
         "--only",
-        default="capture,vendors,pgbench,apply,lag,peers,memory,small",
+        default="capture,vendors,pgbench,apply,cross,lag,log,peers,memory,small",
         help="rows to measure",
     )
     ap.add_argument("--no-peers", action="store_true", help="skip the peers' apply rows")
@@ -554,9 +578,21 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
             warm_rate = apply_rows(
                 dbs if on_shared else pdbs, w1, args.master, SHARED if on_shared else PRIVATE
             )
+        if "cross" in only:  # MariaDB to PostgreSQL and back, each beside a raw pipe
+            for what, measured, goal, note in apply_cross.cross_rows(
+                w1, args.master, ["my-pg", "pg-my"]
+            ):
+                row(what, measured, goal, note, where="cross")
         if "lag" in only:
             for spark_only in (False, True):
                 lag_rows(dbs, args.master, 5 if args.quick else 15, spark_only)
+        if "log" in only:  # capture: log beside triggers, on its own private instance
+            import log_pg  # it imports this module's helpers: loaded once they exist
+
+            for what, measured, goal in log_pg.log_rows(
+                {"pgbench", "w1", "apply", "lag"}, args.quick, runs, args.master
+            ):
+                row(f"log capture: {what}", measured, goal, where="log")
         if "peers" in only:
             peer_rows(pdbs, w1, warm_rate if not args.apply_on_shared else None)
         if "memory" in only:

@@ -12,7 +12,7 @@ and removed when the ``with`` block ends. Everything it needs comes with the
         ...
 
 ``log_maria`` is the session fixture (one server per test process); ``log_maria_db`` a
-database with a unique name on it per test.
+database with a unique name on it per test (``make_log_maria_db`` for more than one).
 """
 
 from __future__ import annotations
@@ -150,14 +150,15 @@ def log_maria() -> Iterator[str]:
         pytest.skip(str(exc))
 
 
-@pytest.fixture
-def log_maria_db(log_maria: str) -> Iterator[object]:
-    """A database with a unique name on the private server (a ``tests.conftest.Db``)."""
+def make_log_maria_db(admin_url: str) -> Iterator[object]:
+    """A database with a unique name on the private server at ``admin_url`` (a
+    ``tests.conftest.Db``), dropped when the generator is resumed; for a test that needs
+    more than one (``log_maria_db`` is the fixture for one)."""
     import pymysql
 
     from tests.conftest import Db
 
-    port = int(log_maria.rsplit(":", 1)[1].strip("/"))
+    port = int(admin_url.rsplit(":", 1)[1].strip("/"))
     name = f"sp_{uuid.uuid4().hex[:12]}"
 
     def admin() -> pymysql.Connection:  # type: ignore[type-arg]
@@ -168,10 +169,16 @@ def log_maria_db(log_maria: str) -> Iterator[object]:
         cur.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
     conn.close()
     try:
-        yield Db("mariadb", log_maria + name, name)
+        yield Db("mariadb", admin_url + name, name)
     finally:
         conn = admin()
         with conn.cursor() as cur:
             cur.execute("SET SESSION lock_wait_timeout = 60")
             cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
         conn.close()
+
+
+@pytest.fixture
+def log_maria_db(log_maria: str) -> Iterator[object]:
+    """A database with a unique name on the private server (a ``tests.conftest.Db``)."""
+    yield from make_log_maria_db(log_maria)

@@ -376,6 +376,44 @@ class ChannelConfig(_Model):
                 out[origin] = last[integrate]
         return out
 
+    def cycle(self, table: TableConfig) -> list[str] | None:
+        """Sites of ``table`` (those that capture and integrate it, so pass changes on)
+        joined in a loop by who reads whom, each once, in order: a ring, or three sites of
+        a mesh. None where the sites form a tree (one pair, a chain, a star), the only
+        topologies in which every change reaches every site by one way, in the order it
+        was made in. (A pair reading each other is one link, not a loop.)"""
+        sites = sorted(
+            n
+            for n, loc in self.locations.items()
+            if loc.capture and loc.integrate and (table.locations is None or n in table.locations)
+        )
+        links: dict[str, set[str]] = {n: set() for n in sites}
+        for n in sites:
+            for s in self.sources_of(n):
+                if s in links and s != n:
+                    links[n].add(s)
+                    links[s].add(n)
+        # sites with one link or none are on no loop: take them away until none is left
+        ends = [n for n in sites if len(links[n]) <= 1]
+        while ends:
+            n = ends.pop()
+            for m in links.pop(n, set()):
+                links[m].discard(n)
+                if len(links[m]) == 1:
+                    ends.append(m)
+        if not links:
+            return None
+        # every site left has two links or more among those left: walking on without going
+        # back comes to a site it passed
+        path, came = [min(links)], ""
+        while True:
+            here = path[-1]
+            nxt = min(m for m in links[here] if m != came)
+            if nxt in path:
+                return path[path.index(nxt) :]
+            came = here
+            path.append(nxt)
+
     def tables_at(self, location: str) -> list[TableConfig]:
         """The tables captured at ``location``."""
         return [t for t in self.tables if t.locations is None or location in t.locations]
@@ -456,9 +494,24 @@ def cross_problems(cfg: ChannelConfig) -> list[str]:
                 )
         groups = cdr.check_groups(tname, cc.column_groups, None, found.key)
         problems += [f"conflicts: {p}" for p in groups]
+        if cc.resolution == "earliest":
+            loop = cfg.cycle(found)
+            if loop:
+                problems.append(f"conflicts: {tname}: {earliest_in_a_loop(loop)}")
     if cfg.transport and cfg.transport.location not in cfg.locations:
         problems.append(f"transport: location {cfg.transport.location!r} is not defined")
     return problems
+
+
+def earliest_in_a_loop(loop: list[str]) -> str:
+    """Why ``earliest`` is refused where the sites of a table form a loop (``cycle``)."""
+    names = ", ".join(loop[:-1]) + " and " + loop[-1]
+    return (
+        f"resolution earliest needs sites joined without a loop (a pair, a chain, a star), "
+        f"but {names} form one (their from: lists): a change can then reach a site before "
+        "the change it was made from, which earliest would keep there, and the sites would "
+        "differ. Use latest"
+    )
 
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -270,6 +270,33 @@ def test_purge_keeps_tombstones_until_every_site_is_past_them(sites: Any, spark:
     assert rows(a) == rows(b) == [(2, "two", 2, "2.00", "EUR")]
 
 
+def test_a_delete_that_loses_leaves_its_tombstone_at_both_sites_for_purge(
+    sites: Any, spark: Any
+) -> None:
+    """a deletes key 1, b renames it later: the rename wins at both sites. a's delete
+    trigger wrote a tombstone; b, where the delete lost, keeps one too, so both hold it and
+    purge takes it away (a tombstone only one site holds is never purged)."""
+    ch, a, b = sites
+    setup.add(ch.cfg, "item", "latest", None)
+    a.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, 'EUR')")
+    exchange(ch, spark)
+    a.execute("DELETE FROM item WHERE id = 1")
+    time.sleep(0.002)
+    b.execute("UPDATE item SET name = 'b1' WHERE id = 1")
+    for _ in range(2):
+        exchange(ch, spark)
+    assert rows(a) == rows(b) == [(1, "b1", 1, "1.00", "EUR")]
+    tombs = "SELECT key, kv FROM repl_tombstones"
+    assert a.query(tombs) == b.query(tombs) == [("[1]", 1)]
+    for _ in range(3):
+        exchange(ch, spark)
+    done = ch.purge()
+    assert a.query(tombs) == b.query(tombs) == []
+    assert done["a"]["tombstones"] == done["b"]["tombstones"] == 1
+    assert rows(a) == rows(b) == [(1, "b1", 1, "1.00", "EUR")]
+    assert ch.run(once=True, spark=spark).changes == 0
+
+
 def test_mesh_delete_behind_a_newer_incarnation_leaves_its_tombstone(
     tmp_path: Path, spark: Any
 ) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from syncpoint.errors import ConfigError
 from syncpoint.ops.cdr import setup
 from syncpoint.ops.channel import Channel
 from syncpoint.ops.run import RunReport, run_group
@@ -101,6 +102,12 @@ def test_ring_forwards_each_change_once_and_never_back(ring: Any, spark: Any) ->
             "GROUP BY dbid ORDER BY dbid"
         )
         assert notes == [("a", 1), ("b", 1), ("c", 1)], n
+    # earliest is refused in a ring (a change can come round before the one it was made
+    # from), and the table stays under latest at every site
+    with pytest.raises(ConfigError, match="resolution earliest needs sites joined without a loop"):
+        setup.alter(ch.cfg, "item", "earliest", None)
+    for n, db in sites.items():
+        assert db.query("SELECT resolution FROM repl_cdr") == [("latest",)], n
 
 
 TOMBS = "SELECT kv FROM repl_tombstones"
@@ -258,3 +265,77 @@ def test_ring_passes_on_rows_of_several_origins_and_what_deletes_made(
         assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "a1", 1, "2.5", "EUR")), n
         assert rows(db, "item", 2) == tuple(norm(v) for v in (2, "b2", 1, "5.25", "EUR")), n
         assert rows(db, "item", 3) is None, n
+
+
+READS = {reader: source for reader, source in RING.items()}
+READ_BY = {source: reader for reader, source in RING.items()}
+
+
+def tomb_versions(db: Any) -> list[tuple[int, str]]:
+    found = db.query("SELECT kv, version FROM repl_tombstones")
+    return sorted((int(kv), str(v)) for kv, v in found)
+
+
+@pytest.mark.parametrize("x", ["a", "b", "c"], ids=["via-mariadb", "via-sqlite", "via-postgres"])
+def test_ring_passes_on_a_delete_applied_where_the_row_is_gone(
+    ring: Any, spark: Any, x: str
+) -> None:
+    """X deletes, M (reading X) is the site in between, L reads M; each vendor is M once.
+
+    Key 1: L inserts it, then X inserts and deletes it (later), all before any round. M
+    gets X's insert and delete netted into one delete, with no row of that incarnation to
+    delete: capture records nothing of a delete of no row, so the apply records it. L,
+    which still holds its own row of key version 1, then gets the delete from M, and it
+    wins there (it is later); X keeps its delete against L's earlier insert.
+
+    Key 2, held everywhere: M deletes it, then X (later). L applies M's delete first; then
+    M gets X's delete where the row is gone already, and passes it on: L's tombstone takes
+    the later delete's version, as X's and M's did.
+
+    Key 3, held everywhere: M deletes it, X reprices and deletes it, L renames it (later
+    than both). M's delete loses at L; so does X's, which comes through M, where the row is
+    gone: what M passes on must still say that X's window made the price, which L's row
+    takes from the delete it wins against, as X's row, made again by L's rename, keeps it.
+
+    Every site ends with the same rows and tombstones, which ``purge`` takes away."""
+    ch, sites = ring
+    m, last = READ_BY[x], READ_BY[READ_BY[x]]
+    assert READS[m] == x and READS[last] == m and READS[x] == last
+    sites[x].execute(ins("item", 2, "two"), ins("item", 3, "three"))
+    quiet(ch, spark)
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    sites[last].execute(ins("item", 1, "mine"))
+    sites[m].execute("DELETE FROM item WHERE id = 2", "DELETE FROM item WHERE id = 3")
+    time.sleep(0.002)
+    sites[x].execute(ins("item", 1, "gone"), "DELETE FROM item WHERE id = 1")
+    sites[x].execute("DELETE FROM item WHERE id = 2")
+    sites[x].execute(upd("item", 3, "price = 3.25"), "DELETE FROM item WHERE id = 3")
+    time.sleep(0.002)
+    sites[last].execute(upd("item", 3, "name = 'l3'"))
+    run_at(ch, last, spark)  # M's delete of key 2 reaches L
+    run_at(ch, m, spark)  # X's deletes reach M, which holds no row of either key
+    run_at(ch, last, spark)  # ... and L from M
+    assert rows(sites[last], "item", 1) is None
+    # M passed the three deletes on, as made at X (so they never go back there)
+    forwarded = sites[m].query(
+        "SELECT count(*) FROM repl_items WHERE tablename = 'item' AND db_action = 'DELETE' "
+        f"AND dbid = '{x}'"
+    )
+    assert forwarded == [(3,)], forwarded
+    quiet(ch, spark)
+    want = tomb_versions(sites[x])
+    assert [kv for kv, _ in want] == [1, 1, 1], want
+    three = tuple(norm(v) for v in (3, "l3", 1, "3.25", "EUR"))
+    for n, db in sites.items():
+        assert rows(db, "item", 1) is None and rows(db, "item", 2) is None, n
+        assert rows(db, "item", 3) == three, n
+        assert tomb_versions(db) == want, n
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    done = ch.purge()
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [], n
+        assert done[n]["tombstones"] == 3, n
+        assert rows(db, "item", 3) == three, n
+    assert ch.run(once=True, spark=spark).changes == 0

@@ -3,7 +3,8 @@ application write fails because capture is installed, and the target follows und
 ``ddl_policy`` (apply: the same columns and rows; stop: the table stops with the reason and
 goes on once the user allows; ignore: rows keep flowing into the old columns).
 
-ADD COLUMN, RENAME COLUMN, a type widening and DROP COLUMN on each vendor. SQLite has no
+ADD COLUMN, RENAME COLUMN, a type widening and DROP COLUMN on each vendor (and on PostgreSQL
+and MariaDB with `capture: log`, the DDL read from the log in commit order). SQLite has no
 ALTER COLUMN TYPE, and refuses DROP COLUMN of a column a trigger names (its own check, before
 anything runs): the test shows that refusal and runs the drop with ``syncpoint migrate``.
 """
@@ -24,6 +25,8 @@ from syncpoint.errors import TableStopped
 from syncpoint.ops.channel import Channel
 from syncpoint.vendors.sqlite import dialect as sqlite_dialect
 from tests.conftest import make_mariadb, make_pg, make_sqlite
+from tests.logpg import make_log_db
+from tests.private_mariadb import make_log_maria_db
 from tests.system import roundkit as rk
 
 pytestmark = pytest.mark.spark
@@ -37,6 +40,12 @@ RENAME = "ALTER TABLE t RENAME COLUMN note TO remark"
 WIDEN = {
     "postgres": "ALTER TABLE t ALTER COLUMN k TYPE bigint",
     "mariadb": "ALTER TABLE t MODIFY k bigint",
+}
+
+
+TRIGGERS = {
+    "postgres": "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal",
+    "mariadb": "SELECT count(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()",
 }
 
 
@@ -135,14 +144,20 @@ def _migrate(db: Any, ch: Channel, pause: float, run: Any) -> list[str]:
     return stops
 
 
-def _source(vendor: str, tmp: Path) -> Any:
-    return {"postgres": make_pg, "mariadb": make_mariadb}.get(vendor, lambda: make_sqlite(tmp))()
+def _source(request: pytest.FixtureRequest, tmp: Path) -> Any:
+    kind = request.param
+    if kind == "postgres-log":  # capture: log, from a private server with wal_level logical
+        return make_log_db(request.getfixturevalue("log_pg"))
+    if kind == "mariadb-log":  # capture: log, from a private server with the binary log on
+        return make_log_maria_db(request.getfixturevalue("log_maria"))
+    return {"postgres": make_pg, "mariadb": make_mariadb}.get(kind, lambda: make_sqlite(tmp))()
 
 
 @pytest.fixture
 def dbs(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    gens = [_source(request.param, tmp_path), make_pg()]
+    gens = [_source(request, tmp_path), make_pg()]
     src, dst = next(gens[0]), next(gens[1])
+    src.capture = "log" if request.param.endswith("-log") else True
     yield src, dst
     for g in gens:
         next(g, None)
@@ -162,6 +177,9 @@ def _channel(tmp: Path, src: Any, dst: Any, policy: str) -> tuple[Path, Channel]
             ]
         },
     )
+    data = yaml.safe_load(path.read_text())
+    data["locations"]["src"]["capture"] = src.capture
+    path.write_text(yaml.safe_dump(data))
     ch = Channel.from_file(path)
     ch.install()
     # the table starts empty (snapshot: none): its first rows are written under capture
@@ -170,12 +188,16 @@ def _channel(tmp: Path, src: Any, dst: Any, policy: str) -> tuple[Path, Channel]
     return path, ch
 
 
-@pytest.mark.parametrize("dbs", ["postgres", "mariadb", "sqlite"], indirect=True)
+@pytest.mark.parametrize(
+    "dbs", ["postgres", "mariadb", "sqlite", "postgres-log", "mariadb-log"], indirect=True
+)
 def test_migrations_under_writers_apply_policy_target_follows(
     dbs: Any, tmp_path: Path, spark: Any
 ) -> None:
     src, dst = dbs
     _, ch = _channel(tmp_path, src, dst, "apply")
+    if src.capture == "log":  # read from the log: no trigger on the application's table
+        assert src.query(TRIGGERS[src.vendor]) == [(0,)]
     ch.run(once=True, spark=spark)
     with Writers(src) as w:
         stops = _migrate(src, ch, 0.25, lambda: ch.run(once=True, spark=spark))
@@ -189,7 +211,7 @@ def test_migrations_under_writers_apply_policy_target_follows(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("dbs", ["mariadb", "sqlite"], indirect=True)
+@pytest.mark.parametrize("dbs", ["mariadb", "sqlite", "mariadb-log"], indirect=True)
 def test_migrations_under_writers_stop_policy_stops_then_goes_on(
     dbs: Any, tmp_path: Path, spark: Any
 ) -> None:

@@ -58,7 +58,7 @@ def test_writers_while_run_follow_applies_from_the_log(pair: Any, tmp_path: Path
         cfg, "run", "--follow", "--interval", "0.5", log=tmp_path / "follow.log"
     )
     try:
-        for w in rk.run_writers(src.vendor, src.url, 6, 6):
+        for w in rk.run_writers(src.vendor, src.url, 8, 5):
             w.join()
         rk.wait_until(lambda: rk.same(src, dst)[0], 120, step=2)
         ok, why = rk.same(src, dst)

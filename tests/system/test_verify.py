@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from syncpoint.errors import TableStopped
 from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system import roundkit as rk
@@ -101,5 +102,34 @@ def test_verify_reports_nothing_on_an_equal_pair_while_writers_are_busy(
         ch.run(once=True, spark=spark)
         ok, detail = sk.same(pg_db, dst)
         assert ok, detail
+    finally:
+        next(gen, None)
+
+
+def test_verify_does_not_take_a_stopped_tables_changes_for_changes_on_their_way(
+    pg_db: Any, tmp_path: Path, spark: Any
+) -> None:
+    """A table whose rounds stopped (a DDL event under ``ddl_policy: stop``) keeps its
+    position, so every later source change is after it: none of them is in flight, and
+    ``verify`` reports them as differences with the stop's reason (exit 1), never equal."""
+    (tmp_path / "t").mkdir()
+    gen = make_pg()
+    dst = next(gen)
+    try:
+        ch, path = loaded(pg_db, dst, tmp_path, spark, 200)
+        pg_db.execute(
+            "ALTER TABLE items DROP COLUMN updated_at",
+            "UPDATE items SET amount = amount + 1 WHERE id <= 3",
+        )
+        with pytest.raises(TableStopped, match="DROP COLUMN"):
+            ch.run(once=True, spark=spark)
+        report = ch.verify(spark=spark)
+        table = report.tables[0]
+        assert {d["kind"] for d in table["differences"]} == {"different"}
+        assert sorted(d["key"][0] for d in table["differences"]) == ["1", "2", "3"]
+        assert table["stopped"] and table["stopped"][0]["location"] == "src"
+        r = rk.syncpoint(path, "verify")
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "rounds from src are stopped" in r.stdout
     finally:
         next(gen, None)

@@ -194,3 +194,37 @@ def test_conflict_resolution_is_refused_at_a_log_captured_site() -> None:
     assert "location a captures from the log" in p and "capture: true" in p
     data["locations"]["a"]["capture"] = True
     config.from_dict(data)
+
+
+def test_earliest_is_refused_where_the_sites_of_a_table_form_a_loop() -> None:
+    """Under ``earliest`` a change that reaches a site before the change it was made from
+    would lose to the older version there: only sites joined without a loop take it."""
+
+    def earliest(reads: dict[str, list[str] | None], **kw: object) -> dict:
+        data = _sites(reads, **kw)  # type: ignore[arg-type]
+        data["conflicts"] = {"t": {"resolution": "earliest"}}
+        return data
+
+    (p,) = problems(earliest({"a": ["c"], "b": ["a"], "c": ["b"]}))
+    assert p == (
+        "f.yaml: conflicts: t: resolution earliest needs sites joined without a loop (a pair, "
+        "a chain, a star), but a, b and c form one (their from: lists): a change can then "
+        "reach a site before the change it was made from, which earliest would keep there, "
+        "and the sites would differ. Use latest"
+    )
+    (p,) = problems(earliest({"a": None, "b": None, "c": None}))  # a mesh
+    assert "but a, b and c form one" in p
+    four = {"a": ["b"], "b": ["a", "c"], "c": ["b", "d"], "d": ["c", "b"]}
+    (p,) = problems(earliest(four))
+    assert "but b, c and d form one" in p
+    # a pair, a chain, a star, a site that only captures feeding two: no loop
+    for reads, only in [
+        ({"a": None, "b": None}, ()),
+        ({"a": ["b"], "b": ["a", "c"], "c": ["b"]}, ()),
+        ({"hub": ["a", "b", "c"], "a": ["hub"], "b": ["hub"], "c": ["hub"]}, ()),
+        ({"a": ["x", "b"], "b": ["x", "a"]}, ("x",)),
+    ]:
+        cfg = config.from_dict(earliest(reads, capture_only=only))
+        assert cfg.cycle(cfg.tables[0]) is None, reads
+    # latest is fine in a ring
+    config.from_dict(_sites({"a": ["c"], "b": ["a"], "c": ["b"]}))

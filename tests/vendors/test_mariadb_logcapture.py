@@ -1,8 +1,9 @@
 """MariaDB capture from the binary log (capture: log), against a private MariaDB with the
 binary log on: install/plan/uninstall, ticks that drain whole transactions in commit order,
-exactly-once across a kill before the drain commits, origins, DDL and TRUNCATE in log
-order, cascaded foreign-key changes, what validate asks of the server, a purged binary log,
-and events that must stop capture rather than be skipped."""
+exactly-once across a kill before the drain commits and between the drain and its tick,
+origins, DDL and TRUNCATE in log order, cascaded foreign-key changes, what validate asks of
+the server, a purged binary log, and events that must stop capture rather than be
+skipped."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from typing import Any
 import pymysql
 import pytest
 
-from syncpoint.config import TableConfig
+from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import ChangeRecord
 from syncpoint.errors import LocationError, TableStopped
+from syncpoint.vendors.mariadb import drain
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
 
@@ -133,6 +135,21 @@ def test_kill_before_the_drain_commits_then_rerun_captures_once(log: Log) -> Non
     got = rows(log.window())
     assert [a for a, _, _ in got] == ["INSERT", "INSERT", "UPDATE", "UPDATE"]
     assert log.window() == []  # and never again
+
+
+def test_records_drained_into_a_tick_not_yet_made_are_read_once(log: Log) -> None:
+    log.db.execute("INSERT INTO t VALUES (1, 'x')")
+    # a drain that committed, and no tick after it (as a kill between the two leaves it)
+    drain.drain(log.conn, log.cap._site(log.conn), log.cap.url)
+    log.conn.commit()
+    assert log.db.query("SELECT context FROM repl_items WHERE tablename = 't'") == [
+        (log.last + 1,)  # written in the next tick, which is not made yet
+    ]
+    assert log.cap.changes(log.conn, TableName(name="t"), 0, log.last) == []
+    log.db.execute("INSERT INTO t VALUES (2, 'y')")
+    got = rows(log.window())  # the next tick: both drains' records, once
+    assert [(a, new["id"]) for a, new, _ in got] == [("INSERT", 1), ("INSERT", 2)]
+    assert log.window() == []
 
 
 def test_origin_marks_tag_the_transaction_and_own_tables_are_not_captured(log: Log) -> None:

@@ -184,6 +184,35 @@ def test_records_stored_but_slot_not_moved_are_skipped(log_db: Any) -> None:
     assert before is not None
     assert [r.row["id"] for r in log.changes("public.t", p0, p2)] == [1, 2]
     assert p1 < p2
+    # the tick itself moved the slot to what the queue stores (status's retained log and
+    # its age are the slot's, so a run does not leave the slot behind its own records)
+    stored = log_db.query("SELECT decoded::text FROM repl_log_state")[0][0]
+    confirmed = log_db.query("SELECT confirmed_flush_lsn::text FROM pg_replication_slots")[0][0]
+    assert confirmed == stored
+
+
+def test_a_tick_hands_the_connection_back_as_it_got_it(log_db: Any) -> None:
+    # the tick runs its own transactions in autocommit mode: the caller's connection comes
+    # back in its own mode and without an open transaction, after a failed tick too
+    log_db.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
+    log = LogPg(log_db)
+    log.install("public.t")
+    conn = log.cap.connect()
+    try:
+        tx(log_db, "INSERT INTO t VALUES (1, 'a')")
+        log.cap.tick(conn)
+        assert conn.autocommit is False
+        assert conn.info.transaction_status == 0  # idle
+        log_db.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots")
+        with pytest.raises(LocationError, match="dropped"):
+            log.cap.tick(conn)
+        assert conn.autocommit is False
+        assert conn.info.transaction_status == 0
+        # and the drain's lock was let go: another session takes it at once
+        key = "syncpoint:log:public.repl_"
+        assert log_db.query("SELECT pg_try_advisory_lock(hashtext(%s))", params=(key,))[0][0]
+    finally:
+        conn.close()
 
 
 def test_a_dropped_slot_stops_capture_with_the_way_back(log_db: Any) -> None:

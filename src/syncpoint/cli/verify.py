@@ -39,6 +39,10 @@ def register(app: typer.Typer) -> None:
                     + (f"{len(diffs)} difference(s)" if diffs else "equal"),
                     markup=False,
                 )
+                for s in t["stopped"]:
+                    out.print(
+                        f"  rounds from {s['location']} are stopped: {s['reason']}", markup=False
+                    )
                 for d in diffs:
                     cols = f" in {', '.join(d['columns'])}" if d["columns"] else ""
                     out.print(f"  {d['kind']}: key {d['key']}{cols}", markup=False)

@@ -38,10 +38,13 @@ conflict takes the incoming value when the change made it.
 | insert/update kv | tombstone of a newer kv | ignore (conflict) |
 | delete kv | row of kv, unchanged since | take what its window made, delete, tombstone |
 | delete kv | row of kv, changed since | conflict: rule on the delete vs the row's newest group |
-| delete kv | row of kv, changed since, row wins | per group: what the delete's window made |
-| delete kv | row of a newer kv | ignore: the delete is of an older incarnation (conflict) |
-| delete kv | row of an older kv | row takes kv, delete, tombstone (a newer incarnation's) |
+| delete kv | row of kv, changed since, row wins | per group: what its window made; tombstone |
+| delete kv | row of a newer kv | ignore: of an older incarnation (conflict); tombstone |
+| delete kv | row of an older kv | row takes kv, delete, tombstone (also the older kv's) |
 | delete kv | no row | tombstone (a later update of kv meets it) |
+
+Every delete leaves its tombstone at every site, whatever it decided there: the site that
+made it holds one, and ``purge`` takes a tombstone only once every site holds it.
 
 Two deletes of one incarnation keep the tombstone version the rule prefers, so every site
 resolves a late change of that incarnation against the same one.
@@ -50,9 +53,10 @@ In a ring a site passes on what it applied, as its own capture records it: so a 
 wins there first takes into the row the groups its window made (the row the site deletes,
 and captures, is then the one the deleting site deleted), and a delete of a newer
 incarnation first gives the older row its key version (what the site passes on is that
-incarnation's delete). A row passed on can hold groups of several sites; the site whose
-version of a group comes back to it leaves the group alone: it had it first, and what it
-holds now it has decided since.
+incarnation's delete); a delete that finds no row of its incarnation is recorded for capture
+by the apply (deleting nothing, it fires no capture trigger). A row passed on can hold
+groups of several sites; the site whose version of a group comes back to it leaves the
+group alone: it had it first, and what it holds now it has decided since.
 
 A delete that loses is no delete anywhere. The site that deleted keeps the row it deleted
 in the tombstone, and decides every change of that incarnation against it group by group,
@@ -213,7 +217,7 @@ def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
     if row is None:
         return Decision(tombstone=True)
     if row.kv > change.kv:
-        return Decision(conflicts=(("*", "local"),))
+        return Decision(tombstone=True, conflicts=(("*", "local"),))
     if row.kv < change.kv:
         return Decision(delete=True, tombstone=True)
     changed = any(v not in change.befores(g) for g, v in row.groups.items())
@@ -224,7 +228,7 @@ def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
         return Decision(delete=True, tombstone=True, conflicts=(("*", "remote"),))
     # the row stays: the groups the delete's window changed are taken as an update's
     take, conflicts = _per_group(rule, change, row.groups)
-    return Decision(take=take, conflicts=(("*", "local"), *conflicts))
+    return Decision(take=take, tombstone=True, conflicts=(("*", "local"), *conflicts))
 
 
 def check_groups(

@@ -39,7 +39,7 @@ class Vendor:
     GateStore: type[GateStore]
     Cdr: type[CdrSite]  # conflict bookkeeping and resolution at a site
     dialect: Any  # connecting, quoting, error translation, capability flags
-    types: Any  # parse/render of column types
+    types: Any  # parse/render of column types, blank_padded (trailing blanks not kept)
     snapshot: Any  # rows as capture writes them, for snapshot and verify
     transport: Any  # binding and streaming the rows of transport tables
     # capture from the database's log instead of triggers, where the vendor has one

@@ -460,6 +460,10 @@ class CdrSite:
         """SQL concatenating ``"name":value`` texts into a JSON object's text."""
         raise NotImplementedError
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        """SQL: the JSON object ``text`` with the members (name, SQL text value) set."""
+        raise NotImplementedError
+
     def kv_path(self, column: str) -> str:
         """How the read finds a bookkeeping column in a record's JSON (a literal's text)."""
         return column
@@ -525,8 +529,20 @@ class CdrSite:
         else:
             self.run(conn, "decide_delete", raw=plan.decide_delete(), table=table)
             self.run(conn, "apply_delete", params, raw=plan.apply_delete(), table=table)
+            raw, lits = self.capture_queue(t.target.ref)
+            raw["rkv"] = plan.rkv()
+            raw["made_from"] = plan.made_from()
+            self.run(conn, "forward_delete", params, raw=raw, table=table, **lits)
         self.after_write(conn, t)
         self.run(conn, "d_drop", table=table)
+
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        """``forward_delete.sql``'s names of this site's capture objects (its queue, its
+        watched tables, where the origin of the apply is set) for the table ``ref``: raw
+        tokens, and literals. A delete applied where no row of its incarnation is left
+        deletes nothing, so no capture trigger records it; the apply records it there
+        itself (conflict resolution runs with trigger capture only: ``validate``)."""
+        raise NotImplementedError
 
     def fill(self, conn: Any, plan: ApplyPlan, params: dict[str, Any]) -> None:
         """Put the window's staged rows of one action into ``{p}cdr_d``, converted."""
@@ -732,12 +748,12 @@ class ApplyPlan:
             for j in range(len(self.groups))
         )
         anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
-        # a delete skipped because the key is a newer incarnation here still leaves the old
-        # incarnation's tombstone: every site then holds it, and purge can take it away
+        # every incoming delete leaves its tombstone, also one skipped because the key is a
+        # newer incarnation here and one the row here wins against: its own site keeps one
+        # (its trigger wrote it), so every site then holds it, and purge can take it away
         return {
             "delete": f"{self._set('sp_del')} = CASE WHEN {delete} THEN 1 ELSE 0 END",
-            "tomb": f"{self._set('sp_tomb')} = CASE WHEN d.sp_hl = 0 OR d.sp_del = 1 "
-            f"OR d.sp_lkv > {rkv} THEN 1 ELSE 0 END",
+            "tomb": f"{self._set('sp_tomb')} = 1",
             "takes": takes,
             # a delete of a newer incarnation takes away a row of an older one: the row is
             # given the delete's key version first, so that its capture here says which
@@ -746,6 +762,19 @@ class ApplyPlan:
             "flags": f"{self._set('sp_upd')} = CASE WHEN {anyf} OR "
             f"(d.sp_del = 1 AND d.sp_lkv < {rkv}) THEN 1 ELSE 0 END",
         }
+
+    def made_from(self) -> str:
+        """``forward_delete.sql``'s row a delete's window changed into the row it deleted
+        (``d.sp_c``): its version of each group the window made is ``*``, the others as
+        they are, so the read of an UPDATE from it to the row says the window made those
+        groups and no others (what the deleting site's window said: ``sp_n<j>``)."""
+        site = self.site
+        members = []
+        for j, g in enumerate(self.groups):
+            r = self.rver(j)
+            made = site.in_set(f"d.sp_n{j}", r)
+            members.append((self.vs[g], f"CASE WHEN {made} THEN '*' ELSE {r} END"))
+        return site.json_with("d.sp_c", members)
 
     def restore(self) -> dict[str, str]:
         """``d_tombstone``'s: the deleted row's values and versions (``CdrSite.restore``)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from syncpoint import vendors
-from syncpoint.config import ChannelConfig, TableConfig, TableName
+from syncpoint.config import ChannelConfig, TableConfig, TableName, earliest_in_a_loop
 from syncpoint.core import cdr
 from syncpoint.errors import ConfigError
 from syncpoint.ops import cdr as ops
@@ -145,6 +145,9 @@ def _setting(
     resolution = resolution or (conf.resolution if conf else "latest")
     if resolution not in cdr.RESOLUTIONS:
         raise ConfigError(f"--resolution must be one of {', '.join(cdr.RESOLUTIONS)}")
+    loop = cfg.cycle(t) if resolution == "earliest" else None
+    if loop:
+        raise ConfigError(f"{t.ref}: {earliest_in_a_loop(loop)}")
     if groups is None:
         groups = dict(conf.column_groups) if conf else {}
     problems = [

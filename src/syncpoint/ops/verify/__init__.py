@@ -72,6 +72,9 @@ def verify(
                     "ranges": c.range_count,
                     "ranges_differing": len(c.differing_ranges),
                     "differences": [d.to_dict() for d in diffs],
+                    "stopped": [
+                        {"location": loc, "reason": why} for loc, why in c.stopped().items()
+                    ],
                 }
             )
             if repair and diffs:

@@ -109,21 +109,7 @@ class TableCheck:
         v = vendors.get(self.target.vendor)
         if self.shape is None or getattr(v.dialect, "CHAR_TRAILING_BLANKS_COUNT", True):
             return frozenset()
-        out = set()
-        # a vendor whose parsed types do not say fixed width for CHAR names it itself
-        blank_padded = getattr(v.types, "blank_padded", None)
-        for c in self.shape.columns:
-            if blank_padded is not None:
-                if blank_padded(c.type):
-                    out.add(c.name)
-                continue
-            try:
-                t = v.types.parse(c.type)
-            except ValueError:
-                continue
-            if t.kind == "text" and t.fixed:
-                out.add(c.name)
-        return frozenset(out)
+        return frozenset(c.name for c in self.shape.columns if v.types.blank_padded(c.type))
 
     def close(self) -> None:
         self.steps.close()
@@ -337,12 +323,26 @@ class TableCheck:
         }
         return {p.location: stored.get((p.location, str(p.table.ref)), 0) for p in self.pairs}
 
+    def stopped(self) -> dict[str, str]:
+        """The sources of this table whose rounds are stopped at the target, with the
+        reason: their changes are not on their way until the stop is cleared."""
+        mine = {(p.location, str(p.table.ref)) for p in self.pairs}
+        return {
+            s["location"]: s["reason"]
+            for s in self.target.stops(self.conn, self.cfg.application)
+            if (s["location"], s["table"]) in mine
+        }
+
     def in_flight(self, since: dict[str, int]) -> set[str]:
         """Keys (as ``canon`` texts) with change records after ``since`` up to a tick made
         now, after the re-check read its rows: a difference of such a key may be a change
-        still on its way, not a difference."""
+        still on its way, not a difference. A stopped source has nothing on its way: a
+        table whose rounds stopped must not look equal because its changes wait."""
         keys: set[str] = set()
+        stopped = self.stopped()
         for p in self.pairs:
+            if p.location in stopped:
+                continue
             s = self.steps.source(p.location)
             tick = s.capture.tick(s.conn)
             s.conn.rollback()

@@ -18,17 +18,85 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pymysql
 from pymysqlreplication import BinLogStreamReader, binlogstream
 from pymysqlreplication import event as ev
 from pymysqlreplication import row_event as rev
+from pymysqlreplication.constants.BINLOG import TABLE_MAP_EVENT
 from pymysqlreplication.packet import BinLogPacketWrapper
 
 from syncpoint.vendors.mariadb import binvalues
 
-binvalues.install()
+TABLE_MAPS_KEPT = 4096
+
+
+class _TableMapOnce(rev.TableMapEvent):
+    """A table map parsed once for each distinct content. Every transaction repeats the
+    table map of each table it changes, byte for byte while the table does not change, and
+    parsing one (column types, optional metadata, names, character sets) cost the drain more
+    than the rows it describes. A changed table has another content (its columns, types or
+    names differ), so it is parsed anew: never a stale shape."""
+
+    parsed: ClassVar[dict[bytes, tuple[Any, ...]]] = {}
+
+    def __init__(
+        self, from_packet: Any, event_size: int, table_map: Any, ctl_connection: Any, **kw: Any
+    ):
+        # the event's bytes, looked at in the driver's packet without being read
+        raw = from_packet.packet
+        body = bytes(raw._data[raw._position : raw._position + event_size])
+        if from_packet._BinLogPacketWrapper__data_buffer:  # never at an event's start
+            body = b""
+        known = self.parsed.get(body) if body else None
+        me: Any = self  # the library's attributes are not typed
+        if known is None:
+            super().__init__(from_packet, event_size, table_map, ctl_connection, **kw)
+            # kept once parsed whole, with its column names (else they came from the catalog)
+            if body and me._processed and me.optional_metadata.column_name_list:
+                if len(self.parsed) >= TABLE_MAPS_KEPT:
+                    self.parsed.clear()
+                self.parsed[body] = (me.table_id, me.schema, me.table, me.columns, me.table_obj)
+            return
+        ev.BinLogEvent.__init__(self, from_packet, event_size, table_map, ctl_connection, **kw)
+        from_packet.advance(event_size)
+        me.table_id, me.schema, me.table, me.columns, me.table_obj = known
+        me.column_count = len(me.columns)
+        # the reader's filters, as the library applies them (the kept parse is any reader's)
+        only, ignored = kw.get("only_schemas"), kw.get("ignored_schemas")
+        only_t, ignored_t = kw.get("only_tables"), kw.get("ignored_tables")
+        if (
+            (only is not None and me.schema not in only)
+            or (ignored is not None and me.schema in ignored)
+            or (only_t is not None and me.table not in only_t)
+            or (ignored_t is not None and me.table in ignored_t)
+        ):
+            me._processed = False
+            return
+        table_map[me.table_id] = me.table_obj
+
+
+BinLogPacketWrapper._BinLogPacketWrapper__event_map[TABLE_MAP_EVENT] = _TableMapOnce  # type: ignore[attr-defined]
+
+
+class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
+    """The reader's connections (two a drain, so two a tick). PyMySQL gives a connection
+    without TLS settings a TLS context of its own (TLS if the server offers it), and making
+    one loads the system's certificates: about half the CPU of an idle follower's ticks.
+    That default context is made once here and shared; any other TLS setting is PyMySQL's."""
+
+    preferred: ClassVar[Any] = None
+
+    def _create_ssl_ctx(self, sslp: Any) -> Any:
+        make = super()._create_ssl_ctx  # type: ignore[misc]
+        if sslp != {}:
+            return make(sslp)
+        if _Connection.preferred is None:
+            _Connection.preferred = make(sslp)
+        return _Connection.preferred
+
+
 # On a lost connection the library would connect again from the position it started at and
 # hand over the same transactions a second time: a lost connection must end the drain
 # instead (it is rolled back, and the next one starts from the stored position).
@@ -151,6 +219,7 @@ def transactions(
         # every table map read again (a frozen one would keep a table's old columns)
         freeze_schema=False,
         enable_logging=False,
+        pymysql_wrapper=_Connection,
     )
     seen = {d: n for d, (_, n) in parse_gtids(start).items()}
     txn: Transaction | None = None
@@ -253,9 +322,7 @@ def transactions(
             if isinstance(event, rev.RowsEvent):
                 schema, table = event.schema, event.table
                 if (schema, table) == origins:
-                    for row in event.rows:
-                        text = row.get("after_values", row.get("values", {})).get("origin")
-                        origin = json.loads(text) if text is not None else None
+                    origin = _origin(event)
                     continue
                 if not wanted(schema, table):
                     continue
@@ -298,36 +365,51 @@ def _names(event: Any) -> list[str]:
     return names
 
 
-def _changes(event: Any, origin: str | None) -> list[Change]:
-    names = _names(event)
-    out: list[Change] = []
+def _rows(event: Any) -> binvalues.Rows:
     try:
-        rows = event.rows
+        return binvalues.Rows(event)
     except binvalues.Unsupported as exc:
         raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
-    for row in rows:
-        if isinstance(event, rev.WriteRowsEvent):
-            new, old, action = row["values"], None, "INSERT"
-        elif isinstance(event, rev.DeleteRowsEvent):
-            new, old, action = None, row["values"], "DELETE"
-        elif isinstance(event, rev.UpdateRowsEvent):
-            new, old, action = row["after_values"], row["before_values"], "UPDATE"
-        else:
-            raise Unreadable(f"row event {type(event).__name__} is not understood")
-        out.append(
-            Change(
-                event.schema,
-                event.table,
-                action,
-                _row(names, new),
-                _row(names, old),
-                origin,
-            )
-        )
+
+
+def _origin(event: Any) -> str | None:
+    """The origin a transaction's mark names (its last row image's ``origin``)."""
+    rows = _rows(event)
+    at = rows.names.index("origin")
+    origin = None
+    try:
+        for values in rows:
+            text = values[at]
+            origin = json.loads(text) if text != "null" else None
+    except binvalues.Unsupported as exc:
+        raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
+    return origin
+
+
+def _changes(event: Any, origin: str | None) -> list[Change]:
+    _names(event)  # refused without column names
+    rows = _rows(event)
+    schema, table, text = event.schema, event.table, rows.text
+    if isinstance(event, rev.WriteRowsEvent):
+        action = "INSERT"
+    elif isinstance(event, rev.DeleteRowsEvent):
+        action = "DELETE"
+    elif isinstance(event, rev.UpdateRowsEvent):
+        action = "UPDATE"
+    else:
+        raise Unreadable(f"row event {type(event).__name__} is not understood")
+    out: list[Change] = []
+    try:
+        images = iter(rows)
+        for values in images:
+            if action == "INSERT":
+                new, old = text(values), None
+            elif action == "DELETE":
+                new, old = None, text(values)
+            else:  # the row before, then after
+                old, new = text(values), text(next(images))
+            out.append(Change(schema, table, action, new, old, origin))
+    except (binvalues.Unsupported, StopIteration) as exc:
+        why = str(exc) or "an UPDATE without its row after"
+        raise Unreadable(f"table {schema}.{table}: {why}") from exc
     return out
-
-
-def _row(names: list[str], values: dict[str, Any] | None) -> str | None:
-    if values is None:
-        return None
-    return binvalues.row_text(names, {k: "null" if v is None else v for k, v in values.items()})

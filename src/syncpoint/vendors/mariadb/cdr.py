@@ -68,12 +68,23 @@ class MariadbCdr(CdrSite):
     def kv_path(self, column: str) -> str:
         return json_path(column)
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        pairs = ", ".join(f"{self.lit(json_path(n))}, {v}" for n, v in members)
+        return f"JSON_SET({text}, {pairs})"
+
     def in_set(self, befores: str, version: str) -> str:
         return f"JSON_CONTAINS({befores}, JSON_QUOTE({version}))"
 
     def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:
         super().fill(conn, plan, params)
         self.integ._warnings(conn, plan.t.target.ref)  # type: ignore[attr-defined]  # noqa: SLF001
+
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        n = self.names
+        raw = {k: self.q(n.obj(k)) for k in ("items", "tables", "trans_key")}
+        raw["origin"] = n.origin_var
+        raw["schema"] = self.lit(ref.schema_) if ref.schema_ else "DATABASE()"
+        return raw, {"location": self.integ.location, "tablename": ref.name}
 
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:

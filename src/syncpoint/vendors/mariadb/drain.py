@@ -7,6 +7,13 @@ A kill before that commit rolls both back and the next drain reads the same tran
 again from the stored position (the binary log is read from a position, exclusive; nothing
 at or below it comes again). Drains of one prefix are serialised by a named lock.
 
+The records are written already in the next tick: the transaction locks the service row
+(as a tick does) before its first insert and writes ``context`` = the last tick + 1, so no
+tick can commit between that read and this commit, and the tick that commits that number
+comes after every record written in it. The tick then stamps nothing of the drain's (only
+the DDL records, written unstamped by ``logddl``): the queue is not updated once per record
+again, nor is that update written to the binary log with both row images.
+
 The guarantee (``Tick.guaranteed``) is the server's clock read in the statement that samples
 the position: a transaction not yet in the binary log then is drained later, and its
 records' ``captured_at`` (the binary log's commit time, whole seconds) is never set below
@@ -26,6 +33,7 @@ from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
 
 BATCH = 5000  # records per drain transaction (whole source transactions: may be more)
+STATEMENT_BYTES = 1_000_000  # the queue rows' VALUES lists of one INSERT, at most about
 LOCK_WAIT_S = 60
 ACTIONS = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
 
@@ -65,13 +73,18 @@ class _Drain:
     def __init__(self, conn: Any, site: Site, url: str, floor: datetime | None):
         self.conn, self.site, self.url, self.floor = conn, site, url, floor
         self.cur = conn.cursor()
-        self.rows: list[tuple[Any, ...]] = []
+        # the records of the drain transaction: VALUES lists, their count and size; one
+        # multi-row INSERT for many records, each value escaped by the driver's rules once
+        # (what is the same for a transaction's records of one table, once for them all)
+        self.rows: list[str] = []
+        self.count = 0
+        self.size = 0
+        self.context: int | None = None  # the tick the transaction's records are written in
+        self.literal = conn.escape
         self.tables: dict[str, Watched] = {}
         self.last: binlog.Transaction | None = None
         self.pos: dict[int, tuple[int, int]] = {}
-        # no comment and only placeholders in VALUES (the guid is made here): PyMySQL's
-        # executemany then sends a batch as multi-row INSERTs, not one statement a record
-        self.insert = render("log/item_insert.sql", site.names)
+        self.head = render("log/item_insert.sql", site.names).strip() + " "
 
     def _watch(self) -> None:
         self.tables = {
@@ -99,7 +112,7 @@ class _Drain:
                 site.db,
             ):
                 self._add(txn)
-                if len(self.rows) >= BATCH:
+                if self.count >= BATCH:
                     self._commit()
             self._commit()
         except binlog.Gone as exc:
@@ -115,43 +128,57 @@ class _Drain:
 
     def _add(self, txn: binlog.Transaction) -> None:
         at = txn.at if self.floor is None else max(txn.at, self.floor)
+        literal = self.literal
+        # per origin and table: the values before the guid, and after the row images
+        ends: dict[tuple[str, str], tuple[str, str]] = {}
         for ch in txn.changes:
             if isinstance(ch, binlog.Statement):
                 self._flush()
                 if logddl.statement(self.cur, self.site, ch.text, ch.schema):
                     self._watch()
+                ends.clear()  # a table's version may have changed
                 continue
             w = self.tables.get(ch.table)
             if w is None or ACTIONS[ch.action] not in (w.actions or "IUD"):
                 continue
-            self.rows.append(
-                (
-                    txn.gtid,
-                    ch.origin or self.site.location,
-                    w.table,
-                    w.schema,
-                    w.schema,
-                    str(uuid.uuid4()),
-                    ch.action,
-                    ch.content,
-                    ch.oldcontent,
-                    w.version,
-                    at,
+            origin = ch.origin or self.site.location
+            end = ends.get((origin, w.table))
+            if end is None:
+                schema = literal(w.schema)
+                end = ends[(origin, w.table)] = (
+                    f"{literal(txn.gtid)},{literal(origin)},{literal(w.table)},{schema},{schema},'",
+                    f",{int(w.version)},{literal(at)})",
                 )
+            row = (
+                f"{end[0]}{uuid.uuid4()}','{ch.action}',{literal(ch.content)},"
+                f"{literal(ch.oldcontent)}{end[1]}"
             )
+            self.rows.append(row)
+            self.count += 1
+            self.size += len(row) + 1
+            if self.size >= STATEMENT_BYTES:
+                self._flush()
         self.last = txn
         self.pos[txn.domain] = (int(txn.gtid.split("-")[1]), txn.seq)
 
     def _flush(self) -> None:
-        if self.rows:
-            self.cur.executemany(self.insert, self.rows)
-            self.rows = []
+        if not self.rows:
+            return
+        if self.context is None:
+            # the service row locked until this transaction commits: no tick can commit
+            # meanwhile, so the next one (context + 1) is the one these records belong to
+            run(self.cur, "queries/tick_lock.sql", self.site.names)
+            self.context = int(self.cur.fetchone()[0]) + 1
+        ctx = f"({self.context},"
+        self.cur.execute(self.head + ctx + f",{ctx}".join(self.rows))
+        self.rows, self.size = [], 0
 
     def _commit(self) -> None:
         """Store the records and the position after them in one transaction."""
         self._flush()
         if self.last is None:
             self.conn.rollback()
+            self.context = None
             return
         t = self.last
         run(
@@ -163,6 +190,7 @@ class _Drain:
         )  # fmt: skip
         failpoints.hit("log_before_commit")
         self.conn.commit()
+        self.count, self.context = 0, None
         self.conn.begin()
 
     def _lost(self, start: str, why: str) -> None:

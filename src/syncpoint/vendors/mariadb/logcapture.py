@@ -125,7 +125,7 @@ class MariadbLogCapture(MariadbCapture):
         with dialect.translated(self.location):
             site = self._site(conn)
             sampled = drain.drain(conn, site, self.url)
-            t = stream.tick(conn, site, guaranteed_at=sampled)
+            t = stream.tick(conn, site, guaranteed_at=sampled, written_in=True)
             return Tick(context=t.context, guaranteed=t.guaranteed, sampled_at=sampled)
 
     def poll_ddl(self, conn: Any) -> int:

@@ -37,9 +37,13 @@ def _utc(dt: datetime | None) -> datetime | None:
     return dt.replace(tzinfo=UTC) if dt is not None else None
 
 
-def tick(conn: Any, site: Site, guaranteed_at: datetime | None = None) -> Tick:
+def tick(
+    conn: Any, site: Site, guaranteed_at: datetime | None = None, written_in: bool = False
+) -> Tick:
     """``guaranteed_at``: the guarantee is known already (log capture: the time its drain
-    covered), so the open transactions are not read."""
+    covered), so the open transactions are not read. ``written_in``: records may have been
+    written in the new tick already (log capture's drain), so they are counted, not only the
+    ones stamped."""
     names = site.names
     cur = conn.cursor()
     conn.commit()  # a tick is a transaction of its own
@@ -94,6 +98,9 @@ def tick(conn: Any, site: Site, guaranteed_at: datetime | None = None) -> Tick:
             guaranteed = max(guaranteed, previous)
         new = context + 1
         stamped, top = _stamp(cur, site, new)
+        if written_in:
+            cur.execute(render("queries/tick_count.sql", names), (new,))
+            stamped, top = (int(v) for v in cur.fetchone())
         _check_counter(cur, site, max(max_key, top))
         run(
             cur,

@@ -86,27 +86,46 @@ class PostgresCapture(Capture):
             (o.one("queries/lock_timeout.sql"), None),
             (o.one("queries/lock.sql"), {"key": f"syncpoint:{o.schema}.{self.prefix}"}),
         ]
-        event_triggers = catalog.superuser(conn)
-        for rel in o.sql.listing("install"):
-            # only a superuser may create event triggers; without them DDL is polled
-            # (ddlpoll.py), so a table owner without superuser installs all the rest
-            if rel.endswith("_event_triggers.sql") and not event_triggers:
-                continue
-            steps += [(s, None) for s in o.render(rel)]
+        steps += [(s, None) for s in self._objects(conn)]
         steps.append(
             (
                 o.one("queries/service_upsert.sql"),
                 {"stream_id": stream_id, "location": self.location},
             )
         )
+        steps += self._stream_steps(conn)
         steps.append((o.one("queries/tick0.sql"), None))
-        steps += [(s, kept) for s in o.render("queries/unwatch_stale.sql")]
+        steps += [(s, kept) for s in o.render(self._UNWATCH)]
         for t in tables:
             ref = {"schema": schema_of(t.ref), "table": t.ref.name}
             row = {**ref, "actions": t.actions, "debug": int(t.debug), "key": t.key}
             steps.append((o.one("queries/table_upsert.sql"), row))
-            steps.append((o.one("queries/watch.sql"), ref))
-        return steps
+            steps += [(s, ref) for s in o.render(self._WATCH)]
+        return steps + self._publish_steps(conn, refs)
+
+    # what a capture kind installs besides the queue's rows (the log capture's differ)
+    _UNWATCH = "queries/unwatch_stale.sql"
+    _WATCH = "queries/watch.sql"
+
+    def _objects(self, conn: Any) -> list[str]:
+        """The statements making this capture's objects."""
+        out: list[str] = []
+        event_triggers = catalog.superuser(conn)
+        for rel in self.objects.sql.listing("install"):
+            # only a superuser may create event triggers; without them DDL is polled
+            # (ddlpoll.py), so a table owner without superuser installs all the rest
+            if rel.endswith("_event_triggers.sql") and not event_triggers:
+                continue
+            out += self.objects.render(rel)
+        return out
+
+    def _stream_steps(self, conn: Any) -> list[tuple[str, dict[str, Any] | None]]:
+        return []  # the log capture's read position
+
+    def _publish_steps(
+        self, conn: Any, refs: list[TableName]
+    ) -> list[tuple[str, dict[str, Any] | None]]:
+        return []  # the log capture's publication
 
     def _existing_stream(self, conn: Any) -> str | None:
         if not catalog.installed(conn, self.objects):

@@ -45,8 +45,23 @@ class PostgresCdr(CdrSite):
     def json_object(self, members: list[str]) -> str:
         return "'{' || " + " || ',' || ".join(members) + " || '}'"
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        pairs = ", ".join(f"{self.lit(n)}, {v}" for n, v in members)
+        return f"(({text})::jsonb || jsonb_build_object({pairs}))::text"
+
     def in_set(self, befores: str, version: str) -> str:
         return f"({befores})::jsonb ? {version}"
+
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        o = self.objects
+        raw = {k: o.qualified(k) for k in ("items", "service", "tables")}
+        lits = {
+            "origin_guc": self.origin_setting,
+            "seq": o.qualified("seq"),
+            "schema": ref.schema_ or dialect.DEFAULT_SCHEMA,
+            "tablename": ref.name,
+        }
+        return raw, lits
 
     # -- add / remove -------------------------------------------------------------------------
     def _names(self, t: TableName) -> dict[str, str]:

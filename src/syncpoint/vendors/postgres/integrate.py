@@ -62,6 +62,16 @@ class PostgresIntegrate(Integrate):
         self.commit(conn)
         return "bulk"
 
+    def stage_upserts(
+        self, conn: Any, application: str, sync_name: str, round_id: str, contents: list[str]
+    ) -> None:
+        """A small snapshot chunk's rows in one COPY stream, inside the caller's
+        transaction (a pipelined INSERT per row cost most of a small table's snapshot)."""
+        with self.dialect.translated(self.location):
+            with conn.cursor().copy(self.one("staging_copy")) as cp:
+                for c in contents:
+                    cp.write_row((application, sync_name, round_id, 0, "U", c, 0, None))
+
     # CSV as COPY reads it: quotes doubled, NULL an empty unquoted field, an empty string
     # "" (Spark's defaults for both), and no whitespace trimmed (Spark trims by default)
     staging_csv = {

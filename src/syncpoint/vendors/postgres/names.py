@@ -42,6 +42,7 @@ _SUFFIX = {
     "fn_make": "make_capture",
     "fn_drop": "drop_capture",
     "fn_on_ddl": "on_ddl",
+    "fn_ddl_tables": "ddl_tables",
     "fn_on_drop": "on_drop",
     "fn_tick": "tick",
     "fn_poll": "poll_ddl",

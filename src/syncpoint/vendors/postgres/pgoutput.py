@@ -114,17 +114,23 @@ def _tuple(b: _Buf) -> list[Any]:
     return out
 
 
-def parse(messages: Iterable[bytes], relations: dict[int, Relation]) -> list[Transaction]:
-    """The whole transactions of a batch of messages, in commit order; ``relations`` is
-    filled from the R messages (it lives as long as the decoding session)."""
+def parse(
+    messages: Iterable[bytes], relations: dict[int, Relation], after: int = 0
+) -> list[Transaction]:
+    """The whole transactions of a batch of messages, in commit order, but those whose
+    commit record starts before ``after`` (an end LSN already stored: they end at or before
+    it), which are passed over unread; ``relations`` is filled from the R messages of all
+    (it lives as long as the decoding session, which sends a relation once)."""
     txns: list[Transaction] = []
     cur: Transaction | None = None
+    passing = False  # in a transaction passed over
     for data in messages:
         b = _Buf(bytes(data))
         tag = b.raw(1)
         if tag == b"B":
             lsn, ts, xid = b.take("!Q"), b.take("!q"), b.take("!I")
             cur = Transaction(xid, lsn, _EPOCH + timedelta(microseconds=ts))
+            passing = lsn < after
         elif tag == b"C":
             b.take("!b")
             b.take("!Q")
@@ -132,8 +138,11 @@ def parse(messages: Iterable[bytes], relations: dict[int, Relation]) -> list[Tra
             if cur is None:
                 raise ValueError("pgoutput: Commit without Begin")
             cur.end_lsn = end
-            txns.append(cur)
-            cur = None
+            if not passing:
+                txns.append(cur)
+            cur, passing = None, False
+        elif passing and tag != b"R":
+            continue
         elif tag == b"R":
             relid, schema, name = b.take("!I"), b.string(), b.string()
             ident = chr(b.take("!B"))

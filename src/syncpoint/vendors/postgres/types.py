@@ -63,6 +63,16 @@ def parse(declared: str) -> NType:
     return mk("other")
 
 
+def blank_padded(declared: str) -> bool:
+    """A ``character(n)`` column: PostgreSQL pads its values with blanks and ignores them
+    when it compares, so ``verify`` compares values stored here without them."""
+    try:
+        t = parse(declared)
+    except ValueError:
+        return False
+    return t.kind == "text" and bool(t.fixed)
+
+
 def render(t: NType, *, key: bool = False) -> str:
     """The type of a target column created here for a source column of type ``t`` (a
     PostgreSQL source keeps its declared type)."""

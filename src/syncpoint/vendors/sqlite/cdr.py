@@ -76,6 +76,10 @@ class SqliteCdr(CdrSite):
     def kv_path(self, column: str) -> str:
         return '$."' + column + '"'
 
+    def json_with(self, text: str, members: list[tuple[str, str]]) -> str:
+        pairs = ", ".join(f"{self.lit(self.kv_path(n))}, {v}" for n, v in members)
+        return f"json_set({text}, {pairs})"
+
     def in_set(self, befores: str, version: str) -> str:
         # both are column references of the apply's own temporary table
         return f"EXISTS (SELECT 1 FROM json_each({befores}) AS e WHERE e.value IS {version})"  # noqa: S608
@@ -84,6 +88,11 @@ class SqliteCdr(CdrSite):
         conn.execute("BEGIN IMMEDIATE")
         super().purge_tombstones(conn, keys)
         conn.execute("COMMIT")
+
+    def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
+        queue = ("items", "service_context", "tables", "origin")
+        raw = {k: self.q(self.names.of(k)) for k in queue}
+        return raw, {"tablename": ref.name}
 
     # -- apply ----------------------------------------------------------------------------------
     def fill(self, conn: Any, plan: Any, params: dict[str, Any]) -> None:

@@ -77,3 +77,8 @@ def render(t: NType, *, key: bool = False) -> str:
     if k == "binary":
         return "BLOB"
     return "TEXT"
+
+
+def blank_padded(declared: str) -> bool:
+    """SQLite keeps trailing blanks as part of every text value: none is padded."""
+    return False

@@ -14,8 +14,6 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     r       record;
     t       record;
-    v_nsp   text;
-    v_name  text;
     v_shape jsonb;
     v_loc   text;
     v_sid   text;
@@ -25,13 +23,7 @@ BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
         RETURN;  -- a partly removed install: let the DDL through
     END IF;
-    FOR r IN SELECT DISTINCT d.objid
-               FROM pg_event_trigger_ddl_commands() d
-              WHERE d.object_type IN ('table', 'table column') LOOP
-        SELECT n.nspname, c.relname INTO v_nsp, v_name
-          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE c.oid = r.objid;
-        CONTINUE WHEN NOT FOUND;
+    FOR r IN SELECT * FROM ${schema}.${fn_ddl_tables}() LOOP
         SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
         IF FOUND THEN
             v_shape := ${schema}.${fn_shape}(r.objid);
@@ -57,7 +49,7 @@ BEGIN
             VALUES (v_k, pg_current_xact_id(), 'ALTER', t.schemaname, t.tablename,
                     t.version + 1, v_at);
             UPDATE ${schema}.${tables}
-               SET version = version + 1, schemaname = v_nsp, tablename = v_name,
+               SET version = version + 1, schemaname = r.schema_name, tablename = r.table_name,
                    shape = v_shape
              WHERE id = t.id;
             IF t.status = 'OK' THEN
@@ -81,7 +73,8 @@ BEGIN
                 PERFORM ${schema}.${fn_make}(t.id);
             END LOOP;
             SELECT * INTO t FROM ${schema}.${tables}
-             WHERE relid IS NULL AND schemaname = v_nsp AND tablename = v_name FOR UPDATE;
+             WHERE relid IS NULL AND schemaname = r.schema_name AND tablename = r.table_name
+               FOR UPDATE;
             CONTINUE WHEN NOT FOUND;
             v_shape := ${schema}.${fn_shape}(r.objid);
             SELECT location, stream_id INTO v_loc, v_sid FROM ${schema}.${service};

@@ -33,5 +33,6 @@ DROP SEQUENCE IF EXISTS ${schema}.${seq}
 ---
 DROP FUNCTION IF EXISTS ${schema}.${fn_make}(integer), ${schema}.${fn_drop}(integer),
     ${schema}.${fn_shape}(oid), ${schema}.${fn_on_ddl}(), ${schema}.${fn_on_drop}(),
+    ${schema}.${fn_ddl_tables}(),
     ${schema}.${fn_tick}(), ${schema}.${fn_snap}(bigint), ${schema}.${fn_tables_changed}(),
     ${schema}.${fn_poll}()

@@ -16,7 +16,9 @@ $raw{group_conflicts}
 --    with the delete, as this one did; and kept in the tombstone's deleted row).
 UPDATE $raw{target} AS t SET $raw{sets} FROM ${d} AS d WHERE $raw{match} AND d.sp_upd = 1
 ---
--- 3. Tombstones; two deletes of one incarnation keep the version the rule prefers, so
+-- 3. Tombstones, one of every incoming delete, also of one the row here wins against or
+--    of an incarnation older than the row here: every site then holds it, and purge can
+--    take it away. Two deletes of one incarnation keep the version the rule prefers, so
 --    every site ends with the same one (a tombstone whose delete was not seen here, '',
 --    takes the delete's). The row deleted here, when it is of the delete's incarnation.
 INSERT INTO ${tombstones} AS tb (table_name, key, kv, version, deleted_row)
@@ -33,3 +35,10 @@ ON CONFLICT (table_name, key, kv) DO UPDATE
 -- 4. The deletes that take effect.
 DELETE FROM $raw{target} AS t
  WHERE EXISTS (SELECT 1 FROM ${d} AS d WHERE d.sp_del = 1 AND $raw{match})
+---
+-- 5. A delete of a newer incarnation took away a row of an older one here: the delete that
+--    ended the older one did not come here (see apply_upsert.sql, 5). Its tombstone, with
+--    the delete's version unknown here (''), so that this site holds it like every other.
+INSERT INTO ${tombstones} (table_name, key, kv, version)
+SELECT :table, d.sp_k, d.sp_lkv, '' FROM ${d} AS d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
+ON CONFLICT (table_name, key, kv) DO NOTHING

@@ -15,21 +15,13 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     r       record;
     t       record;
-    v_nsp   text;
-    v_name  text;
     v_shape jsonb;
     v_why   text;
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL THEN
         RETURN;
     END IF;
-    FOR r IN SELECT DISTINCT d.objid
-               FROM pg_event_trigger_ddl_commands() d
-              WHERE d.object_type IN ('table', 'table column') LOOP
-        SELECT n.nspname, c.relname INTO v_nsp, v_name
-          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE c.oid = r.objid;
-        CONTINUE WHEN NOT FOUND;
+    FOR r IN SELECT * FROM ${schema}.${fn_ddl_tables}() LOOP
         SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
         IF FOUND THEN
             v_shape := ${schema}.${fn_shape}(r.objid);
@@ -37,11 +29,11 @@ BEGIN
                 PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
                     'action', 'ALTER', 'id', t.id, 'relid', r.objid,
                     'schema', t.schemaname, 'table', t.tablename,
-                    'new_schema', v_nsp, 'new_table', v_name,
+                    'new_schema', r.schema_name, 'new_table', r.table_name,
                     'content', v_shape::text, 'oldcontent', t.shape::text,
                     'version', t.version + 1)::text);
                 UPDATE ${schema}.${tables}
-                   SET version = version + 1, schemaname = v_nsp, tablename = v_name,
+                   SET version = version + 1, schemaname = r.schema_name, tablename = r.table_name,
                        shape = v_shape
                  WHERE id = t.id;
             END IF;
@@ -60,13 +52,14 @@ BEGIN
             END IF;
         ELSE
             SELECT * INTO t FROM ${schema}.${tables}
-             WHERE relid IS NULL AND schemaname = v_nsp AND tablename = v_name FOR UPDATE;
+             WHERE relid IS NULL AND schemaname = r.schema_name AND tablename = r.table_name
+               FOR UPDATE;
             IF FOUND THEN
                 v_shape := ${schema}.${fn_shape}(r.objid);
                 PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
                     'action', 'CREATE', 'id', t.id, 'relid', r.objid,
                     'schema', t.schemaname, 'table', t.tablename,
-                    'new_schema', v_nsp, 'new_table', v_name,
+                    'new_schema', r.schema_name, 'new_table', r.table_name,
                     'content', v_shape::text, 'oldcontent', NULL,
                     'version', t.version + 1)::text);
                 v_why := ${schema}.${fn_identity}(r.objid, t.key_columns);

@@ -1,0 +1,109 @@
+"""The rate of log capture's drain on MariaDB: rows decoded from the binary log and written
+into the queue per second, by one tick, on a private MariaDB with the binary log on
+(``tests/private_mariadb.py``).
+
+A table like sysbench's (``id`` INT key, ``k`` INT, ``c`` CHAR(120), ``pad`` CHAR(60)) gets
+``--txns`` transactions of ``--rows`` rows each (inserts, then as many updates of them, then
+deletes, a third each) while capture is installed; then one ``tick`` drains all of them,
+timed. ``--others`` adds as many rows written to a database that is not captured (the
+binary log is one per server: the drain reads past them). ``--profile`` prints the drain's
+heaviest functions (cProfile; the rate under it is lower).
+
+    .venv/bin/python bench/drain_maria.py [--txns 2000] [--rows 10] [--others 0] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+import pymysql
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.private_mariadb import private_mariadb  # noqa: E402
+
+DDL = (
+    "CREATE TABLE {t} (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(120) NOT NULL, "
+    "pad CHAR(60) NOT NULL) ENGINE=InnoDB"
+)
+
+
+def write(cur: pymysql.cursors.Cursor, table: str, txns: int, rows: int) -> int:
+    """``txns`` transactions of ``rows`` rows: a third inserts, a third updates, a third
+    deletes; returns the rows changed."""
+    changed = 0
+    third = max(txns // 3, 1)
+    for t in range(txns):
+        base = (t % third) * rows
+        cur.execute("BEGIN")
+        if t < third:
+            cur.executemany(
+                f"INSERT INTO {table} VALUES (%s, %s, %s, %s)",
+                [(base + i, i, f"{base + i:0>119}-", f"{i:0>59}-") for i in range(rows)],
+            )
+        elif t < 2 * third:
+            cur.execute(
+                f"UPDATE {table} SET k = k + 1, c = REVERSE(c) WHERE id >= %s AND id < %s",
+                (base, base + rows),
+            )
+        else:
+            cur.execute(f"DELETE FROM {table} WHERE id >= %s AND id < %s", (base, base + rows))
+        changed += cur.rowcount if cur.rowcount > 0 else 0
+        cur.execute("COMMIT")
+    return changed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--txns", type=int, default=2000)
+    ap.add_argument("--rows", type=int, default=10)
+    ap.add_argument("--others", type=int, default=0, help="rows written to another database")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+
+    from syncpoint.config import TableConfig
+    from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+
+    with private_mariadb() as admin:
+        port = int(admin.rsplit(":", 1)[1].strip("/"))
+        root = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+        cur = root.cursor()
+        for db in ("src", "other"):
+            cur.execute(f"CREATE DATABASE {db}")
+            cur.execute(DDL.format(t=f"{db}.t"))
+        cap = MariadbLogCapture("bench", f"{admin}src", "repl_")
+        conn = cap.connect()
+        cap.install(conn, [TableConfig(name="t")])
+        changed = write(cur, "src.t", args.txns, args.rows)
+        if args.others:
+            write(cur, "other.t", max(args.others // args.rows, 1), args.rows)
+        prof = cProfile.Profile() if args.profile else None
+        cpu, t = time.process_time(), time.perf_counter()
+        if prof:
+            prof.enable()
+        cap.tick(conn)
+        if prof:
+            prof.disable()
+        wall, cpu = time.perf_counter() - t, time.process_time() - cpu
+        cur.execute("SELECT count(*) FROM src.repl_items")
+        queued = int(cur.fetchone()[0])
+        conn.close()
+        root.close()
+    load = os.getloadavg()[0]
+    print(
+        f"drain of {args.txns} transactions ({changed} rows changed, {queued} queued; "
+        f"{args.others} rows of another database): {wall:.2f} s wall, {cpu:.2f} s CPU of "
+        f"this process, {queued / wall:,.0f} rows/s; load average {load:.1f}"
+    )
+    if prof:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The drain of PostgreSQL log capture: the slot decoded into the queue ``{p}items`` up to
+the WAL position sampled at the tick's start, exactly once.
+
+A batch is one transaction that peeks whole source transactions from the slot, writes the
+records of those whose commit end LSN is above ``{p}log_state.decoded`` and stores the last
+end LSN there. The slot is advanced to ``decoded`` only by a later transaction, which reads
+it committed (the next batch before its peek, or the tick after the drain). A kill before
+the commit stores nothing and leaves the slot where it was; a kill after it (before the
+advance) makes the next peek return transactions already stored, which ``decoded`` skips.
+How and why: docs/internals.md, "Log capture", PostgreSQL.
+
+Round trips are what a follower's tick pays at every interval: the connection is put in
+autocommit mode with explicit transactions, and the whole tick is one psycopg pipeline, so
+that a round trip is made only where a result is needed: the lock, the horizon, the
+batch's reads, the advance past the previous batch and the peek (one); the queue's keys
+(one); the inserts, the commit, the tick and the unlock (one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from syncpoint import failpoints
+from syncpoint.errors import LocationError, UsageError
+from syncpoint.vendors.postgres import dialect, logqueue, pgoutput
+from syncpoint.vendors.postgres.lognames import LogNames
+from syncpoint.vendors.postgres.logqueue import Types
+from syncpoint.vendors.postgres.logrecords import Records, watched
+
+# messages a batch asks for (whole transactions: may be more). Each peek decodes again from
+# the slot's restart position, which the server moves only now and then: fewer, larger
+# batches decode less twice.
+BATCH = 50_000
+
+
+class Lost(Exception):
+    """The slot is gone or cannot be read any more (the message says why and what to do)."""
+
+
+def lost_text(slot: str, why: str) -> str:
+    return (
+        f"the replication slot {slot} {why}: the changes it held are lost, so capture "
+        "stopped; run syncpoint install (a new slot and stream), then syncpoint snapshot "
+        "of the tables"
+    )
+
+
+class Drain:
+    def __init__(self, o: LogNames, types: Types, location: str, prefix: str, slot: str):
+        self.o, self.types, self.location, self.slot = o, types, location, slot
+        self.key = {"key": f"syncpoint:log:{o.schema}.{prefix}"}
+
+    def run(self, conn: Any, tick: Callable[[Any, datetime], Any]) -> Any:
+        """Decode the slot into the queue up to the position sampled now, then
+        ``tick(conn, guaranteed)``, which queues the tick's statements and returns what to
+        fetch once they ran. ``guaranteed``: the clock, or the oldest transaction's start
+        if earlier, sampled before that position. ``conn`` is in autocommit mode and every
+        transaction explicit, so that a quiet tick is two round trips: psycopg sends a
+        pipeline's statements without waiting, up to the first result it needs."""
+        o = self.o
+        self.reading = False
+        locked = False
+        try:
+            try:
+                with conn.pipeline():
+                    conn.execute(o.one("log/lock.sql"), self.key)
+                    locked = True
+                    conn.execute("BEGIN")
+                    # a synchronous commit, whatever the server's default: it flushes the
+                    # WAL up to the horizon, which decoding reads only once flushed (the
+                    # function's own SET ends when it returns, before the commit)
+                    conn.execute("SET LOCAL synchronous_commit = on")
+                    horizon = conn.execute(o.one("log/horizon.sql"))
+                    conn.execute("COMMIT")
+                    while self._batch(conn):
+                        pass
+                    clock, oldest, _upto = horizon.fetchone()
+                    out = tick(conn, min(x for x in (clock, oldest) if x is not None))
+                    conn.execute(o.one("log/unlock.sql"), self.key)
+                    locked = False
+                return out
+            except psycopg.Error as exc:
+                if self.reading and not conn.broken:
+                    _rollback(conn)
+                    self._unreadable(conn, exc)
+                raise
+        except Lost as lost:
+            _rollback(conn)
+            with conn.transaction():  # every table stops with the reason, then it is raised
+                for stmt in o.render("log/state_lost.sql"):
+                    conn.execute(stmt, {"reason": str(lost)})
+            raise LocationError(str(lost), location=self.location) from None
+        finally:
+            if locked and not conn.broken:
+                _rollback(conn)
+                conn.execute(o.one("log/unlock.sql"), self.key)
+
+    def _batch(self, conn: Any) -> bool:
+        """One drain transaction, up to the horizon the tick stored; True when there may
+        be more up to it."""
+        o = self.o
+        conn.execute("BEGIN")
+        conn.execute(o.one("log/settings.sql"))
+        state_q = conn.execute(o.one("log/state_read.sql"))
+        # the last batch's commit is behind us: the slot may now pass its records
+        conn.execute(o.one("log/advance.sql"), {"slot": self.slot})
+        service_q = conn.execute(o.one("queries/service_read.sql"))
+        triggers_q = conn.execute(o.one("log/event_triggers.sql"), {"name": o.name("et_ddl")})
+        tables_q = conn.execute(o.one("log/log_tables.sql"))
+        peek = {"slot": self.slot, "n": BATCH, "pub": dialect.quote(o.name("pub"))}
+        # binary: the messages come as they are, not as hex text to decode
+        self.reading = True
+        peek_q = conn.cursor(binary=True).execute(o.one("log/peek.sql"), peek)
+        state = state_q.fetchone()
+        data = [r[0] for r in peek_q.fetchall()]
+        self.reading = False
+        if state is None:
+            raise UsageError("log capture is not installed (run syncpoint install)")
+        if state[5]:
+            raise LocationError(state[5], location=self.location)
+        decoded = pgoutput.lsn_int(str(state[1]))
+        relations: dict[int, pgoutput.Relation] = {}
+        txns = pgoutput.parse(data, relations, after=decoded)
+        fresh = [t for t in txns if t.end_lsn > decoded]
+        if fresh:
+            sid, loc, *_ = service_q.fetchone()
+            records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
+                              not triggers_q.fetchone()[0])  # fmt: skip
+            for t in fresh:
+                records.add(t, relations)
+            logqueue.write(conn, o, self.types, sid, records.out)
+            decoded = fresh[-1].end_lsn
+            conn.execute(o.one("log/state_decoded.sql"), {"lsn": pgoutput.lsn_text(decoded)})
+        failpoints.hit("log_before_commit")
+        conn.execute("COMMIT")
+        return len(data) >= BATCH
+
+    def _unreadable(self, conn: Any, exc: psycopg.Error) -> None:
+        """Why a batch could not read the slot: capture stopped earlier, the slot dropped
+        or invalidated (``Lost``), or else ``exc`` itself (raised by the caller)."""
+        o = self.o
+        with conn.transaction():
+            state = conn.execute(o.one("log/state_peek.sql")).fetchone()
+            info = conn.execute(o.one("log/slot.sql"), {"slot": self.slot}).fetchone()
+        if state is not None and state[5]:
+            raise LocationError(state[5], location=self.location) from None
+        if info is None:
+            raise Lost(lost_text(self.slot, "was dropped")) from None
+        if info[5] == "lost":
+            raise Lost(lost_text(self.slot, "was invalidated")) from None
+        if isinstance(exc, psycopg.errors.ObjectNotInPrerequisiteState):
+            raise Lost(lost_text(self.slot, f"cannot be read ({exc})")) from exc
+
+
+def _rollback(conn: Any) -> None:
+    """Out of a transaction an error left open (the connection is in autocommit mode)."""
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.execute("ROLLBACK")

@@ -1,0 +1,1 @@
+UPDATE ${schema}.${service} SET guaranteed = least(guaranteed, %(g)s)

@@ -1,1 +1,0 @@
-UPDATE ${schema}.${log_state} SET advanced_at = clock_timestamp()
