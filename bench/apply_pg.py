@@ -18,6 +18,7 @@ import argparse
 import atexit
 import io
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -93,7 +94,14 @@ def main() -> None:
         choices=["auto", "always", "never"],
         help="spark.stage_copy: Spark's staging by each partition's COPY, or JDBC batches",
     )
+    ap.add_argument(
+        "--paths",
+        default="direct",
+        help="round paths taking turns, round by round: direct (PostgreSQL's COPY from "
+        "database to database, netted at the target) and spark (Spark's JDBC read)",
+    )
     args = ap.parse_args()
+    paths = args.paths.split(",")
     n_ins = args.changes * 5 // 8
     n_upd = args.changes * 5 // 16
     n_del = args.changes - n_ins - n_upd
@@ -124,15 +132,18 @@ def main() -> None:
         for r in range(args.rounds):
             base = r * n_ins
             made = make_changes(src, base, n_ins, n_upd, n_del)
+            path = paths[r % len(paths)]
+            os.environ["SYNCPOINT_ROUND_PATH"] = "" if path == "direct" else "spark"
             t = time.perf_counter()
             report = ch.run(once=True, spark=spark)
             took = time.perf_counter() - t
             rows = int(src.execute("SELECT count(*) FROM orders").fetchone()[0])
             equal = checksum(src) == checksum(dst)
             print(
-                f"round {r + 1} ({'cold' if r == 0 else 'warm'} JVM)    {took:>10.2f} s for "
+                f"round {r + 1} ({'cold' if r == 0 else 'warm'} JVM, {path:6s}) {took:>7.2f} s for "
                 f"{report.changes:,} changes -> {report.changes / took:,.0f} changes/s "
-                f"(changes made in {made:.1f} s); target equals source: {equal}"
+                f"(changes made in {made:.1f} s); target equals source: {equal}; load average "
+                f"{os.getloadavg()[0]:.1f}"
             )
 
         raw = psycopg.connect(raw_url, autocommit=True)

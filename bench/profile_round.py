@@ -144,6 +144,19 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--log", default=PG_LOG, help="the server log (readable here)")
     ap.add_argument("--pyspy-summary", help="only summarize this py-spy raw file")
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="no warm-up round: the Spark session starts just before the round (timed apart), "
+        "its JIT and Python workers cold",
+    )
+    ap.add_argument(
+        "--path",
+        default="direct",
+        choices=["direct", "spark"],
+        help="the round's path: direct (COPY database to database, netted at the target) or "
+        "spark (Spark's JDBC read and netting)",
+    )
     args = ap.parse_args()
     if args.pyspy_summary:
         pyspy_summary(args.pyspy_summary)
@@ -168,8 +181,11 @@ def main() -> None:
         src_url, dst_url = (f"{args.pg}/{n}" for n in names.values())
         src = psycopg.connect(src_url, autocommit=True)
         src.execute(ORDERS)
-        ch = Channel.from_file(channel_file(src_url, dst_url, args.master))
+        # every round, the warm-up's too, on the path measured (none netted by the driver)
+        ch = Channel.from_file(channel_file(src_url, dst_url, args.master, driver_round_max=0))
         ch.install()
+        os.environ["SYNCPOINT_ROUND_PATH"] = "spark" if args.path == "spark" else ""
+        t = time.perf_counter()
         spark = get_session(
             SparkConfig(
                 master=args.master,
@@ -182,9 +198,11 @@ def main() -> None:
             )
         )
         spark.range(1).count()
-        # a first small round: the target table, control tables and JIT warm-up
-        make_changes(src, 10_000_000, 100, 50, 10)
-        ch.run(once=True, spark=spark)
+        started = time.perf_counter() - t
+        if not args.cold:
+            # a first small round: the target table, control tables, Python workers, JIT
+            make_changes(src, 10_000_000, 100, 50, 10)
+            ch.run(once=True, spark=spark)
         made = make_changes(src, 0, n_ins, n_upd, n_del)
 
         steps: dict[str, list[float]] = collections.defaultdict(list)
@@ -214,6 +232,10 @@ def main() -> None:
         Integrate.run = orig_run  # type: ignore[method-assign]
         spark.stop()  # closes (flushes) the event log
 
+        print(
+            f"{'cold' if args.cold else 'warm'} round on the {args.path} path; Spark session "
+            f"start {started:.1f} s (not in the round)"
+        )
         print(
             f"round: {report.changes:,} changes in {took:.2f} s -> "
             f"{report.changes / took:,.0f} changes/s (changes made in {made:.1f} s); "

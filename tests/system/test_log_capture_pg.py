@@ -4,7 +4,7 @@ and long transactions, related tables, foreign keys at the target) equal the sou
 follower SIGKILLed again and again then rerun converges with no row version applied twice;
 a snapshot hands over to the log; hostile names; three sites (two capturing from their
 log, one by triggers) never echo; a partitioned table written through the parent and
-straight into partitions."""
+straight into partitions. The last two also with every round on the direct path."""
 
 from __future__ import annotations
 
@@ -125,7 +125,15 @@ def test_snapshot_hands_over_to_the_log(pair: Any, tmp_path: Path, spark: Any) -
     assert sk.keys_unique(dst)
 
 
-def test_hostile_names_and_a_partitioned_table(pair: Any, tmp_path: Path, spark: Any) -> None:
+# rounds netted by the driver (the default for rounds this small), or every round on the
+# direct path (records copied from the queue the log is decoded into, netted at the target)
+ROUND_MAX = {"driver": 20_000, "direct": 0}
+
+
+@pytest.mark.parametrize("path", list(ROUND_MAX))
+def test_hostile_names_and_a_partitioned_table(
+    pair: Any, tmp_path: Path, spark: Any, path: str
+) -> None:
     src, dst = pair
     ddl = [
         'CREATE SCHEMA "Odd ""s"""',
@@ -150,7 +158,11 @@ def test_hostile_names_and_a_partitioned_table(pair: Any, tmp_path: Path, spark:
             {"name": hostile, "snapshot": "none"},
             {"name": "public.ev", "snapshot": "none"},
         ],
-        "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
+        "spark": {
+            "master": "local[2]",
+            "conf": {"spark.sql.shuffle.partitions": "2"},
+            "driver_round_max": ROUND_MAX[path],
+        },
     }
     cfg = tmp_path / "sp.yaml"
     cfg.write_text(yaml.safe_dump(data))
@@ -164,7 +176,8 @@ def test_hostile_names_and_a_partitioned_table(pair: Any, tmp_path: Path, spark:
         "UPDATE ev SET day = '2024-10-01' WHERE id = 1",  # moves to another partition
         "UPDATE ev_b SET v = 'changed' WHERE id = 2",
     )
-    ch.run(once=True, spark=spark)
+    report = ch.run(once=True, spark=spark)
+    assert {r["engine"] for r in report.rounds} == {"spark" if path == "direct" else "driver"}
     want = [
         (1, "2024-10-01", "parent"),
         (2, "2024-08-01", "changed"),
@@ -193,7 +206,10 @@ def test_hostile_names_and_a_partitioned_table(pair: Any, tmp_path: Path, spark:
     assert got == [(5, "2025-02-01", "new")]
 
 
-def test_three_sites_two_from_their_log_never_echo(log_pg: str, tmp_path: Path, spark: Any) -> None:
+@pytest.mark.parametrize("path", list(ROUND_MAX))
+def test_three_sites_two_from_their_log_never_echo(
+    log_pg: str, tmp_path: Path, spark: Any, path: str
+) -> None:
     gens = [make_log_db(log_pg), make_log_db(log_pg), make_pg()]
     x, y, z = (next(g) for g in gens)
     try:
@@ -208,7 +224,11 @@ def test_three_sites_two_from_their_log_never_echo(log_pg: str, tmp_path: Path, 
                 for n, db in (("x", x), ("y", y), ("z", z))
             },
             "tables": [{"name": "parent", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
+            "spark": {
+                "master": "local[2]",
+                "conf": {"spark.sql.shuffle.partitions": "2"},
+                "driver_round_max": ROUND_MAX[path],
+            },
         }
         (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
         ch = Channel.from_file(tmp_path / "mesh.yaml")

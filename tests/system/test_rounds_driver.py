@@ -1,7 +1,9 @@
 """Small rounds netted by the driver (``spark.driver_round_max``) and the same rounds through
 Spark give identical targets, for every vendor pair: typed values, hostile table and column
 names, updates, a key move and deletes, over two rounds. At a PostgreSQL target, Spark's
-staging is written both ways too: by each partition's COPY and by JDBC batches."""
+staging is written both ways too: by each partition's COPY and by JDBC batches; PostgreSQL
+to PostgreSQL, the direct path (records copied database to database, netted at the
+target) besides the Spark job's JDBC read (``SYNCPOINT_ROUND_PATH=spark``)."""
 
 from __future__ import annotations
 
@@ -23,13 +25,18 @@ PAIRS = vals.PAIRS
 # engine -> (driver_round_max, stage_copy, what the round reports as engine and staging)
 ENGINES = {
     "driver": (1_000_000, "auto", "driver"),
+    "direct": (0, "auto", "spark"),
     "spark": (0, "always", "spark"),
     "jdbc": (0, "never", "spark"),
 }
 
 
-def engines(dst: str) -> list[str]:
-    return ["driver", "spark", "jdbc"] if dst == "postgres" else ["driver", "spark"]
+def engines(src: str, dst: str) -> list[str]:
+    if dst != "postgres":
+        return ["driver", "spark"]
+    return (
+        ["driver", "direct", "spark", "jdbc"] if src == "postgres" else ["driver", "spark", "jdbc"]
+    )
 
 
 @pytest.fixture
@@ -37,7 +44,7 @@ def trio(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """A source and a target of the pair's vendors for each engine."""
     mk = {"postgres": make_pg, "mariadb": make_mariadb}
     src, dst = request.param
-    vs = [src] + [dst] * len(engines(dst))
+    vs = [src] + [dst] * len(engines(src, dst))
     gens = [mk[v]() if v in mk else make_sqlite(tmp_path) for v in vs]
     dbs = [next(g) for g in gens]
     yield dbs
@@ -71,17 +78,17 @@ def table(db: Any, name: str) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("trio", PAIRS, indirect=True, ids=[f"{a}-{b}" for a, b in PAIRS])
 def test_driver_and_spark_rounds_give_identical_targets(
-    trio: Any, tmp_path: Path, spark: Any
+    trio: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     src, *targets = trio
     v = src.vendor
     src.execute(vals.TABLE[v])
     names.create(src)
-    pairs = zip(engines(targets[0].vendor), targets, strict=True)
+    pairs = zip(engines(v, targets[0].vendor), targets, strict=True)
     channels = {e: (channel(src, t, tmp_path, e), t) for e, t in pairs}
     bulk = targets[0].vendor == "postgres"
     staging = {"driver": "bulk" if bulk else "batched", "spark": "bulk" if bulk else "batched"}
-    staging["jdbc"] = "batched"
+    staging["jdbc"], staging["direct"] = "batched", "bulk"
     for ch, _ in channels.values():
         ch.install()
     hostile = names.q(v, names.TABLE)
@@ -107,6 +114,8 @@ def test_driver_and_spark_rounds_give_identical_targets(
     for batch in batches:
         names.write(src, batch)
         for engine, (ch, _) in channels.items():
+            # PostgreSQL to PostgreSQL: "spark" and "jdbc" leave the direct path aside
+            monkeypatch.setenv("SYNCPOINT_ROUND_PATH", "" if engine == "direct" else "spark")
             report = ch.run(once=True, spark=spark)
             assert {r["engine"] for r in report.rounds} == {ENGINES[engine][2]}
             assert {r["staging"] for r in report.rounds} == {staging[engine]}

@@ -57,6 +57,16 @@ class Source:
     shapes: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class DirectRound:
+    """A round on the vendors' direct path, read but not yet copied: the direct path's
+    module, the windows' reads, and the round's read counts (filled in by ``stage``)."""
+
+    module: Any
+    reads: list[tuple[Any, ...]]
+    counts: dict[int, int]
+
+
 class GroupRound:
     """``RoundSteps`` for one sync group at one integrate location."""
 
@@ -295,7 +305,10 @@ class GroupRound:
         """The round's net rows: a lazy Spark DataFrame (read, netted and staged by one
         job in ``stage``), or, when the round has at most ``spark.driver_round_max`` change
         records, ``NetRows`` netted here by the same rule (no Spark job, so a small round
-        costs milliseconds, not a job's scheduling)."""
+        costs milliseconds, not a job's scheduling), or, where the vendors have a direct
+        path (``vendors/roundpath.py``) and the round is larger, ``DirectRound``: the
+        records copied by Spark tasks from database to database and netted at the target,
+        in ``stage`` (its counts are filled in there). ``window_bounds`` sizes every window."""
         from syncpoint.ops import cdr as cdr_ops
 
         resolved = cdr_ops.settings(self.target, self.conn)
@@ -309,7 +322,7 @@ class GroupRound:
             if w.stats is not None:
                 lo, hi, n = w.stats.lo, w.stats.hi, w.stats.records
             else:
-                lo, hi, n, _ = src.capture.window_stats(src.conn, query)
+                lo, hi, n = src.capture.window_bounds(src.conn, query)
             if not n:
                 continue
             key = self._key(src, w)
@@ -320,9 +333,8 @@ class GroupRound:
                 from syncpoint.ops.session import prestart
 
                 prestart(self.cfg.spark)
-            read_sql = src.capture.read_query(query, key, w.rows_after, w.origins or (w.location,))
-            # changes are the row records read: not DDL, not records of changes made elsewhere
-            counts[w.tbl] = src.capture.window_count(src.conn, read_sql)
+            plain = src.capture.read_query(query, key, w.rows_after, w.origins or (w.location,))
+            read_sql = plain
             if w.table in resolved:
                 # the conflict bookkeeping of the capture location is its site's
                 site = Location.of(self.cfg, src.name).integrate_side
@@ -330,16 +342,23 @@ class GroupRound:
                 read_sql = cdr_ops.read_query(
                     site, read_sql, resolved[w.table], w.location, origins
                 )
-            reads.append((w, src, read_sql, lo, hi, n))
+            reads.append((w, src, read_sql, lo, hi, n, plain))
         if not reads:
             return None, counts
+        direct = self._direct(reads) if records > self.cfg.spark.driver_round_max else None
+        if direct is not None:
+            # the count of each window comes with its copy (no pass of its own)
+            return DirectRound(direct, reads, counts), counts
+        for w, src, *_, plain in reads:
+            # changes are the row records read: not DDL, not records of changes made elsewhere
+            counts[w.tbl] = src.capture.window_count(src.conn, plain)
         if sum(counts.values()) <= self.cfg.spark.driver_round_max:
             return self._net_here(reads), counts
         from syncpoint.spark.read import read_window
         from syncpoint.spark.transforms import net_changes
 
         frames = []
-        for w, src, read_sql, lo, hi, n in reads:
+        for w, src, read_sql, lo, hi, n, _ in reads:
             url, props = src.capture.jdbc()
             frames.append(
                 read_window(
@@ -373,6 +392,47 @@ class GroupRound:
         except ValueError as exc:
             raise WorkFailed(str(exc), location=self.integrate) from exc
 
+    def _direct(self, reads: list[tuple[Any, ...]]) -> Any:
+        """The direct path's module when every window's source has one with the target."""
+        from syncpoint.vendors.roundpath import direct_round
+
+        mods = {direct_round(r[1].capture.vendor, self.target.vendor) for r in reads}
+        return mods.pop() if len(mods) == 1 and None not in mods else None
+
+    def _stage_direct(self, plan: RoundPlan, data: DirectRound) -> dict[int, int]:
+        """Spark tasks copy each window's records, in repl_key ranges, from the capture
+        location into the target; the target nets them into the staging (committed)."""
+        from syncpoint.spark.snapshot import run_tasks, slots
+
+        spark = self.spark()
+        jobs = []
+        for w, src, read_sql, lo, hi, n, _ in data.reads:
+            jobs += data.module.copies(
+                src.capture,
+                self.target,
+                read_sql,
+                tbl=w.tbl,
+                application=plan.application,
+                group=plan.group,
+                round_id=plan.round_id,
+                lo=lo,
+                hi=hi,
+                count=n,
+                slots=slots(spark),
+            )
+        written: dict[int, int] = {}
+        for tbl, n in run_tasks(spark, jobs, data.module.copy_ops):
+            written[tbl] = written.get(tbl, 0) + n
+        try:
+            records, staged = data.module.net(
+                self.target, self.conn, plan.application, plan.group, plan.round_id, written
+            )
+        except WorkFailed as exc:
+            raise WorkFailed(exc.message, location=self.integrate) from exc
+        data.counts.update(records)
+        plan.staging = "bulk"
+        return staged
+
     def _key(self, src: Source, w: TableWindow) -> tuple[str, ...]:
         if w.key:
             return w.key
@@ -393,6 +453,8 @@ class GroupRound:
         return src.shapes[str(ref)]
 
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
+        if isinstance(data, DirectRound):
+            return self._stage_direct(plan, data)
         if isinstance(data, NetRows):
             plan.staging = self.target.stage_rows(
                 self.conn, plan.application, plan.group, plan.round_id, data.rows

@@ -258,6 +258,12 @@ class Capture(ABC):
             for key in wanted.get((str(schema), str(name)), []):
                 out[key] = WindowStats(int(lo), int(hi), int(n), oldest, int(ddl or 0))
         return out
+    def window_bounds(self, conn: Any, query: str) -> tuple[int, int, int]:
+        """(lowest repl_key, highest, count) of a window (a round's read)."""
+        row = self._read(conn, "bounds", query=query).fetchone()
+        _idle(conn)
+        lo, hi, n = row
+        return (int(lo or 0), int(hi or 0), int(n or 0))
 
     def window_count(self, conn: Any, query: str) -> int:
         """How many rows a SELECT (``read_query``) returns."""

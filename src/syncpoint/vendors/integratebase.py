@@ -152,7 +152,12 @@ class Integrate:
         self.run(conn, "create")
         self.commit(conn)
         staging = self.describe(conn, TableName(name=self.idents["staging"]))
-        if staging is not None and staging.column("origin") is None:
+        if staging is not None:
+            self.upgrade_staging(conn, staging)
+
+    def upgrade_staging(self, conn: Any, staging: TableShape) -> None:
+        """A staging table made by an earlier version gets what rounds now write there."""
+        if staging.column("origin") is None:
             # made before rows carried their origin (a ring forwards several in one window)
             self.begin(conn)
             self.run(conn, "staging_origin")

@@ -30,6 +30,20 @@ class PostgresIntegrate(Integrate):
     def begin(self, conn: Any) -> None:
         self.run(conn, "begin")
 
+    def upgrade_staging(self, conn: Any, staging: TableShape) -> None:
+        """Also the direct path's columns, and unlogged (each once)."""
+        super().upgrade_staging(conn, staging)
+        if staging.column("sub") is None:
+            self.begin(conn)
+            self.run(conn, "staging_ops_columns")
+            self.commit(conn)
+        row = self.run(conn, "staging_logged", (self.q(self.idents["staging"]),)).fetchone()
+        self.end_read(conn)
+        if row and row[0]:
+            self.begin(conn)
+            self.run(conn, "staging_unlogged")
+            self.commit(conn)
+
     def stage_rows(
         self,
         conn: Any,

@@ -39,7 +39,9 @@ CREATE TABLE IF NOT EXISTS ${stops} (
 )
 ---
 -- Net rows of a round, written by Spark, applied and deleted by the round's transaction.
-CREATE TABLE IF NOT EXISTS ${staging} (
+-- Unlogged: its rows are written, applied and deleted within a round (a server crash empties
+-- it, and the round's count check refuses what is missing); no WAL for them.
+CREATE UNLOGGED TABLE IF NOT EXISTS ${staging} (
     application_name  text NOT NULL,
     sync_name         text NOT NULL,
     round_id          text NOT NULL,
@@ -47,7 +49,11 @@ CREATE TABLE IF NOT EXISTS ${staging} (
     action            text NOT NULL,
     content           text,
     repl_key          bigint NOT NULL,
-    origin            text  -- where the change was first made (several in a ring's window)
+    origin            text, -- where the change was first made (several in a ring's window)
+    -- a round's direct path: the operation's key as the source wrote it, and its place
+    -- among the operations of its record (-1, 0, 1); the net rows are the rows left
+    key               text,
+    sub               smallint
 )
 ---
 CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action)
