@@ -5,6 +5,10 @@ docs/operations.md, "One follower per application", tells the user's side."""
 
 from __future__ import annotations
 
+import os
+import re
+import socket
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -47,13 +51,50 @@ def holding(cfg: ChannelConfig) -> Iterator[Callable[[], None]]:
 
     try:
         for lock in _locks(cfg):
-            if not lock.acquire():
+            if not _acquire(lock):
                 raise refuse(lock)
             taken.append(lock)
         yield keep
     finally:
         for lock in taken:
             lock.release()
+
+
+# A holder of this host whose process is gone still holds the lock until its server sees
+# the session end (MariaDB only notices after the statement it was running): waited for,
+# so a follower started right after a SIGKILLed one is not refused by a dead process.
+DEAD_HOLDER_WAIT_S = 20.0
+
+
+def _acquire(lock: FollowerLock) -> bool:
+    if lock.acquire():
+        return True
+    deadline = time.monotonic() + DEAD_HOLDER_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            who = lock.holder()
+        except WorkFailed:
+            return False
+        if who is not None and not _dead_here(who):
+            return False
+        if lock.acquire():
+            return True
+        time.sleep(0.25)
+    return False
+
+
+def _dead_here(holder: str) -> bool:
+    """Whether ``holder`` (``host pid N ...``) names a process of this host that is gone."""
+    m = re.match(r"(\S+) pid (\d+)", holder)
+    if m is None or m.group(1) != socket.gethostname():
+        return False
+    try:
+        os.kill(int(m.group(2)), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def follower_status(cfg: ChannelConfig) -> dict[str, Any]:
