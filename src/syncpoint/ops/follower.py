@@ -5,9 +5,6 @@ docs/operations.md, "One follower per application", tells the user's side."""
 
 from __future__ import annotations
 
-import os
-import re
-import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +13,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import FollowerBusy, WorkFailed
 from syncpoint.ops.location import Location
-from syncpoint.vendors.followerlock import FollowerLock, follower_lock
+from syncpoint.vendors.followerlock import FollowerLock, follower_lock, holder_gone
 
 
 def _locks(cfg: ChannelConfig) -> list[FollowerLock]:
@@ -75,25 +72,11 @@ def _acquire(lock: FollowerLock) -> bool:
             who = lock.holder()
         except WorkFailed:
             return False
-        if who is not None and not _dead_here(who):
+        if who is not None and not holder_gone(who):
             return False
         if lock.acquire():
             return True
         time.sleep(0.25)
-    return False
-
-
-def _dead_here(holder: str) -> bool:
-    """Whether ``holder`` (``host pid N ...``) names a process of this host that is gone."""
-    m = re.match(r"(\S+) pid (\d+)", holder)
-    if m is None or m.group(1) != socket.gethostname():
-        return False
-    try:
-        os.kill(int(m.group(2)), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
     return False
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 import socket
 from typing import Any
 
@@ -27,6 +28,21 @@ from syncpoint.vendors.sqlfiles import SqlFiles
 def holder_text() -> str:
     """Who this process is: ``host pid N``."""
     return f"{socket.gethostname()} pid {os.getpid()}"
+
+
+def holder_gone(holder: str) -> bool:
+    """Whether ``holder`` (a ``holder_text``, maybe followed by where it is connected from)
+    names a process of this host that has ended."""
+    m = re.match(r"(\S+) pid (\d+)", holder)
+    if m is None or m.group(1) != socket.gethostname():
+        return False
+    try:
+        os.kill(int(m.group(2)), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class FollowerLock:

@@ -47,6 +47,7 @@ def verify(
     checks = [TableCheck(cfg, ps, spark) for ps in groups.values()]
     _refuse_missing(checks)
     report = VerifyReport()
+    stops: dict[int, dict[str, str]] = {}  # read once per table, after the round
     try:
         found = {id(c): c.differences(None) for c in checks}
         if recheck and any(found.values()):
@@ -57,7 +58,8 @@ def verify(
                 if found[id(c)]:
                     since = c.positions()
                     again = c.differences(c.differing_ranges)
-                    moving = c.in_flight(since) if again else set()
+                    stops[id(c)] = c.stopped()
+                    moving = c.in_flight(since, stops[id(c)]) if again else set()
                     found[id(c)] = [
                         d for d in again if _same(d, found[id(c)]) and _text(d.key) not in moving
                     ]
@@ -73,7 +75,8 @@ def verify(
                     "ranges_differing": len(c.differing_ranges),
                     "differences": [d.to_dict() for d in diffs],
                     "stopped": [
-                        {"location": loc, "reason": why} for loc, why in c.stopped().items()
+                        {"location": loc, "reason": why}
+                        for loc, why in (stops[id(c)] if id(c) in stops else c.stopped()).items()
                     ],
                 }
             )

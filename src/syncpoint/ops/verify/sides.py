@@ -333,13 +333,12 @@ class TableCheck:
             if (s["location"], s["table"]) in mine
         }
 
-    def in_flight(self, since: dict[str, int]) -> set[str]:
+    def in_flight(self, since: dict[str, int], stopped: dict[str, str]) -> set[str]:
         """Keys (as ``canon`` texts) with change records after ``since`` up to a tick made
         now, after the re-check read its rows: a difference of such a key may be a change
         still on its way, not a difference. A stopped source has nothing on its way: a
         table whose rounds stopped must not look equal because its changes wait."""
         keys: set[str] = set()
-        stopped = self.stopped()
         for p in self.pairs:
             if p.location in stopped:
                 continue
