@@ -23,6 +23,10 @@ from typing import Any
 
 import pymysql
 
+from syncpoint.vendors.sqlfiles import SqlFiles
+
+SQL = SqlFiles("mariadb", "log")
+
 NO_PRIVILEGE = 1227  # ER_SPECIFIC_ACCESS_DENIED_ERROR: needs SUPER or BINLOG ADMIN
 PRIVILEGES = ("BINLOG ADMIN", "SUPER", "ALL PRIVILEGES")
 
@@ -51,7 +55,7 @@ def unlogged(conn: Any) -> Iterator[bool]:
 
 def _switch(cur: Any, value: int) -> bool:
     try:
-        cur.execute(f"SET SESSION sql_log_bin = {int(value)}")
+        cur.execute(SQL.one("sql_log_bin"), (int(value),))
     except pymysql.err.Error as exc:
         if exc.args and exc.args[0] == NO_PRIVILEGE:
             return False
@@ -66,9 +70,9 @@ def note(conn: Any) -> str:
     cur = conn.cursor()
     with unlogged(conn) as off:
         pass
-    cur.execute("SELECT CURRENT_USER()")
+    cur.execute(SQL.one("current_user"))
     user = str(cur.fetchone()[0])
-    cur.execute("SHOW GRANTS")
+    cur.execute(SQL.one("grants"))
     # the global grants only: ALL PRIVILEGES on a database gives neither
     grants = "\n".join(
         str(r[0]) for r in cur.fetchall() if " ON *.* " in str(r[0]).upper()

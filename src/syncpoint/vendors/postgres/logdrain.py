@@ -70,10 +70,8 @@ class Drain:
                     conn.execute(o.one("log/lock.sql"), self.key)
                     locked = True
                     conn.execute("BEGIN")
-                    # a synchronous commit, whatever the server's default: it flushes the
-                    # WAL up to the horizon, which decoding reads only once flushed (the
-                    # function's own SET ends when it returns, before the commit)
-                    conn.execute("SET LOCAL synchronous_commit = on")
+                    # the function's own SET ends when it returns, before the commit
+                    conn.execute(o.one("log/synchronous_commit.sql"))
                     horizon = conn.execute(o.one("log/horizon.sql"))
                     conn.execute("COMMIT")
                     while self._batch(conn):

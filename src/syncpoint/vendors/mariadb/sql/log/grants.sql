@@ -1,0 +1,2 @@
+-- The grants of the session's account.
+SHOW GRANTS
