@@ -201,6 +201,18 @@ class CdrSite:
             self.run(conn, "create")
             conn.commit()
 
+    def ensure_ended_here(self, conn: Any) -> None:
+        """``{p}tombstones.ended_here`` where ``cdr add`` ran before it existed (outside a
+        transaction: MariaDB commits DDL). Tombstones written before it read as passed on,
+        so purge waits for every site to hold them, as it did."""
+        (found,) = self.run(
+            conn, "has_column", {"name": self.idents["tombstones"], "column": "ended_here"}
+        ).fetchone()
+        conn.rollback()
+        if not found:
+            self.run(conn, "add_ended_here")
+            conn.commit()
+
     def has_deleted_rows(self, conn: Any) -> bool:
         """Whether ``{p}tombstones`` has the column ``deleted_row`` (``cdr add`` before it
         existed: no)."""
@@ -258,11 +270,12 @@ class CdrSite:
                 }
         return out
 
-    def tombstones(self, conn: Any) -> list[tuple[str, str, int, Any]]:
-        """Every tombstone here with the local time it was written."""
+    def tombstones(self, conn: Any) -> list[tuple[str, str, int, Any, bool]]:
+        """Every tombstone here with the local time it was written, and whether its delete
+        ended here (applied and not passed on to the sites after this one)."""
         return [
-            (t, k, int(kv), self.integ.dialect_time(at))
-            for t, k, kv, at in self.run(conn, "tombstones").fetchall()
+            (t, k, int(kv), self.integ.dialect_time(at), bool(ended))
+            for t, k, kv, at, ended in self.run(conn, "tombstones").fetchall()
         ]
 
     def tombstone_stats(self, conn: Any) -> dict[str, Any]:

@@ -58,13 +58,14 @@ def settings(integ: Any, conn: Any) -> dict[str, Any]:
 def ensure(integ: Any, helper: Any, conn: Any) -> None:
     """The bookkeeping of a site made by an older ``cdr add`` brought up to date (outside a
     transaction; MariaDB commits DDL): the tombstones' deleted rows, and the delete
-    triggers that write them."""
+    triggers that write them; where a delete ended without being passed on."""
     from syncpoint.config import parse_table_name
     from syncpoint.core.cdr import bookkeeping_prefix
 
     site = (integ.url, integ.prefix)
     if site in _CURRENT or not helper.has_tables(conn, "tombstones"):
         return
+    helper.ensure_ended_here(conn)
     if helper.has_deleted_rows(conn):
         _CURRENT.add(site)
         return

@@ -5,8 +5,9 @@ arrive there. Such a change was captured at some site X before X wrote its own t
 of that key and key version, at time T (X's clock): a local change before the delete, or
 one applied there before the delete came. It travels to S along the route the channel
 gives X's changes to S: directly, or through sites that apply and capture it again
-(a ring). So a tombstone goes only when every site holds it and, for every pair (X, S),
-S is known to hold everything X captured before T:
+(a ring). So a tombstone goes only when every site holds it, or never gets its delete (see
+below), and, for every site X that holds it and every other site S, S is known to hold
+everything X captured before T:
 
 - directly: S's receive stamp of X is later than T;
 - through X -> H1 -> ... -> S: H1 held everything X captured before T at the time H1's
@@ -16,6 +17,15 @@ S is known to hold everything X captured before T:
 
 Moves of a stamp not recorded (pruned, or made before ``cdr add``) only make these times
 later: the rule waits longer, never less. The tombstone then goes at every site.
+
+A site that applies a delete and does not pass it on (its row wins against the delete, or it
+holds a newer incarnation) marks its tombstone so (``ended_here``): the sites after it on
+the delete's way never get that delete, and hold no tombstone of it. A site that holds none
+is not waited for when the way to it from every site that holds one passes such a site:
+what it needs instead, the winning row, is what that site captured before its tombstone,
+and the rule above already waits for it to arrive. A site whose tombstone is not marked
+so is waited for by every site after it, as a delete on its way there may not have
+arrived yet; deletes passed on are the safe reading of an unmarked tombstone.
 """
 
 from __future__ import annotations
@@ -74,18 +84,23 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                 close(conn)
                 continue
             helper.ensure_hops(conn)
+            helper.ensure_ended_here(conn)
             sites[name] = (helper, conn)
         if len(sites) < 2:
             return {}
         written: dict[str, dict[Key, datetime]] = {}
+        ended: dict[Key, set[str]] = {}  # the sites where the delete ended, not passed on
         local: dict[str, dict[Key, Key]] = {}  # the key as compared -> as the site wrote it
         stamps: dict[str, dict[str, datetime | None]] = {}
         moves: dict[str, Moves] = {}
         for name, (helper, conn) in sites.items():
             found = helper.tombstones(conn)
             # vendors write a key's JSON text with their own spacing: compared in one form
-            local[name] = {(t, canonical_key(k), int(kv)): (t, k, int(kv)) for t, k, kv, _ in found}
-            written[name] = {(t, canonical_key(k), int(kv)): _utc(at) for t, k, kv, at in found}  # type: ignore[misc]
+            local[name] = {(t, canonical_key(k), kv): (t, k, kv) for t, k, kv, _a, _e in found}
+            written[name] = {(t, canonical_key(k), kv): _utc(at) for t, k, kv, at, _e in found}  # type: ignore[misc]
+            for t, k, kv, _a, end in found:
+                if end:
+                    ended.setdefault((t, canonical_key(k), kv), set()).add(name)
             store = StampStore(helper.vendor, cfg.prefix, cfg.channel, name)
             try:
                 stamps[name] = {x: _utc(t) for x, (t, _c) in store.read(conn).items()}
@@ -104,9 +119,22 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                 routes[x, s, table] = cfg.route(x, s, table)
             return routes[x, s, table]
 
+        def spared(s: str, key: Key, holders: list[str]) -> bool:
+            """Whether site ``s``, holding no tombstone of ``key``, never gets its delete:
+            the way to it from each site that holds one passes a site where it ended."""
+            stops = ended.get(key, set())
+            for x in holders:
+                path = way(x, s, key[0])
+                if path is not None and not stops.intersection(path[:-1]):
+                    return False
+            return True
+
         def goes(key: Key) -> bool:
+            holders = [x for x in sites if key in written[x]]
             for s in sites:
-                for x in sites:
+                if key not in written[s] and not spared(s, key, holders):
+                    return False
+                for x in holders:
                     path = way(x, s, key[0]) if x != s else None
                     if path is None:
                         continue  # s never takes x's changes: nothing of x can come
@@ -116,13 +144,13 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                         return False
             return True
 
-        common = set.intersection(*(set(w) for w in written.values()))
-        gone = [key for key in common if goes(key)]
+        gone = [key for key in set().union(*written.values()) if goes(key)]
         out = {}
         for name, (helper, conn) in sites.items():
-            helper.purge_tombstones(conn, [local[name][key] for key in gone])
+            mine = [local[name][key] for key in gone if key in local[name]]
+            helper.purge_tombstones(conn, mine)
             conn.commit()
-            out[name] = len(gone)
+            out[name] = len(mine)
         return out
     finally:
         for _h, conn in sites.values():

@@ -21,12 +21,21 @@ UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE d.sp_upd =
 --    take it away. Two deletes of one incarnation keep the version the rule prefers, so
 --    every site ends with the same one (a tombstone whose delete was not seen here, '',
 --    takes the delete's). The row deleted here, when it is of the delete's incarnation.
-INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at, deleted_row)
+--    ended_here: the delete's version where this site does not pass it on (the row here
+--    stays, or a newer incarnation's tombstone is here: see forward_delete.sql); once any
+--    delete of the incarnation was passed on from here, it stays NULL.
+INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at, deleted_row, ended_here)
 SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, ''), UTC_TIMESTAMP(6),
        (SELECT $raw{deleted_row} FROM $raw{target} t
-         WHERE $raw{match} AND d.sp_del = 1 AND d.sp_lkv = $raw{rkv})
+         WHERE $raw{match} AND d.sp_del = 1 AND d.sp_lkv = $raw{rkv}),
+       CASE WHEN d.sp_del = 1 THEN NULL
+            WHEN d.sp_hl = 1 OR EXISTS (SELECT 1 FROM ${tombstones} nb
+                                         WHERE nb.table_name = %(table)s AND nb.`key` = d.sp_k
+                                           AND nb.kv > $raw{rkv})
+            THEN COALESCE(d.sp_dv, '') END
   FROM ${d} d WHERE d.sp_tomb = 1
 ON DUPLICATE KEY UPDATE
+   ended_here = IF(ended_here IS NULL, NULL, VALUES(ended_here)),
    version = IF(version = '' OR VALUES(version) $raw{op} version, VALUES(version), version),
    deleted_row = COALESCE(VALUES(deleted_row), deleted_row)
 ---
@@ -36,7 +45,8 @@ DELETE t FROM $raw{target} t JOIN ${d} d ON $raw{match} WHERE d.sp_del = 1
 -- 5. A delete of a newer incarnation took away a row of an older one here: the delete that
 --    ended the older one did not come here (see apply_upsert.sql, 5). Its tombstone, with
 --    the delete's version unknown here (''), so that this site holds it like every other.
-INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at)
-SELECT %(table)s, d.sp_k, d.sp_lkv, '', UTC_TIMESTAMP(6)
+--    Not passed on from here (ended_here: what this site passes on is the newer one's).
+INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at, ended_here)
+SELECT %(table)s, d.sp_k, d.sp_lkv, '', UTC_TIMESTAMP(6), ''
   FROM ${d} d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
 ON DUPLICATE KEY UPDATE kv = kv

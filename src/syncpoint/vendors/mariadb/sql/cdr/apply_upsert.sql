@@ -39,7 +39,8 @@ SELECT $raw{d_values} FROM ${d} d WHERE d.sp_ins = 1 ORDER BY d.sp_rk
 --    is the insert). Its tombstone, with the delete's version unknown here (''), so that
 --    this site holds it like every other and purge can take it away; the delete's own
 --    version replaces '' when it comes.
-INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at)
-SELECT %(table)s, d.sp_k, d.sp_lkv, '', UTC_TIMESTAMP(6)
+--    Not passed on from here (ended_here): what this site passes on is the new incarnation.
+INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at, ended_here)
+SELECT %(table)s, d.sp_k, d.sp_lkv, '', UTC_TIMESTAMP(6), ''
   FROM ${d} d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
 ON DUPLICATE KEY UPDATE kv = kv

@@ -12,6 +12,9 @@ CREATE TABLE IF NOT EXISTS ${cdr} (
 -- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps);
 -- the row this site deleted, when it had one of that incarnation (each value in base64),
 -- made again if a change of the incarnation beats the delete.
+-- ended_here: the version of a delete this site applied and did not pass on (its row won
+-- against it, or a newer incarnation was here), while it is the tombstone's version: the
+-- sites after this one on that delete's way never get it, and purge does not wait for them.
 CREATE TABLE IF NOT EXISTS ${tombstones} (
     table_name  VARCHAR(255) NOT NULL,
     `key`       VARCHAR(400) NOT NULL,
@@ -19,6 +22,7 @@ CREATE TABLE IF NOT EXISTS ${tombstones} (
     version     VARCHAR(64) NOT NULL,
     deleted_at  DATETIME(6) NOT NULL,
     deleted_row LONGTEXT NULL,
+    ended_here  VARCHAR(64) NULL,
     PRIMARY KEY (table_name, `key`, kv)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
 ---

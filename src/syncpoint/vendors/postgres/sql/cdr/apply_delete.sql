@@ -21,16 +21,25 @@ UPDATE $raw{target} t SET $raw{sets} FROM ${d} d WHERE $raw{match} AND d.sp_upd 
 --    take it away. Two deletes of one incarnation keep the version the rule prefers, so
 --    every site ends with the same one (a tombstone whose delete was not seen here, '',
 --    takes the delete's). The row deleted here, when it is of the delete's incarnation.
-INSERT INTO ${tombstones} AS tb (table_name, key, kv, version, deleted_row)
+--    ended_here: the delete's version where this site does not pass it on (the row here
+--    stays, or a newer incarnation's tombstone is here: see forward_delete.sql); once any
+--    delete of the incarnation was passed on from here, it stays NULL.
+INSERT INTO ${tombstones} AS tb (table_name, key, kv, version, deleted_row, ended_here)
 SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, ''),
        (SELECT $raw{deleted_row} FROM $raw{target} t
-         WHERE $raw{match} AND d.sp_del = 1 AND d.sp_lkv = $raw{rkv})
+         WHERE $raw{match} AND d.sp_del = 1 AND d.sp_lkv = $raw{rkv}),
+       CASE WHEN d.sp_del = 1 THEN NULL
+            WHEN d.sp_hl = 1 OR EXISTS (SELECT 1 FROM ${tombstones} nb
+                                         WHERE nb.table_name = %(table)s AND nb.key = d.sp_k
+                                           AND nb.kv > $raw{rkv})
+            THEN COALESCE(d.sp_dv, '') END
   FROM ${d} d WHERE d.sp_tomb = 1
 ON CONFLICT (table_name, key, kv) DO UPDATE
    SET version = CASE WHEN tb.version = ''
                         OR EXCLUDED.version COLLATE "C" $raw{op} tb.version COLLATE "C"
                       THEN EXCLUDED.version ELSE tb.version END,
-       deleted_row = COALESCE(EXCLUDED.deleted_row, tb.deleted_row)
+       deleted_row = COALESCE(EXCLUDED.deleted_row, tb.deleted_row),
+       ended_here = CASE WHEN tb.ended_here IS NULL THEN NULL ELSE EXCLUDED.ended_here END
 ---
 -- 4. The deletes that take effect.
 DELETE FROM $raw{target} t USING ${d} d WHERE $raw{match} AND d.sp_del = 1
@@ -38,6 +47,7 @@ DELETE FROM $raw{target} t USING ${d} d WHERE $raw{match} AND d.sp_del = 1
 -- 5. A delete of a newer incarnation took away a row of an older one here: the delete that
 --    ended the older one did not come here (see apply_upsert.sql, 5). Its tombstone, with
 --    the delete's version unknown here (''), so that this site holds it like every other.
-INSERT INTO ${tombstones} (table_name, key, kv, version)
-SELECT %(table)s, d.sp_k, d.sp_lkv, '' FROM ${d} d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
+--    Not passed on from here (ended_here: what this site passes on is the newer one's).
+INSERT INTO ${tombstones} (table_name, key, kv, version, ended_here)
+SELECT %(table)s, d.sp_k, d.sp_lkv, '', '' FROM ${d} d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
 ON CONFLICT (table_name, key, kv) DO NOTHING

@@ -11,6 +11,9 @@ CREATE TABLE IF NOT EXISTS ${cdr} (
 -- (time|location), so a late update of that incarnation is resolved against the delete;
 -- the row this site deleted, when it had one of that incarnation (row_to_json), made again
 -- if a change of the incarnation beats the delete.
+-- ended_here: the version of a delete this site applied and did not pass on (its row won
+-- against it, or a newer incarnation was here), while it is the tombstone's version: the
+-- sites after this one on that delete's way never get it, and purge does not wait for them.
 CREATE TABLE IF NOT EXISTS ${tombstones} (
     table_name  text NOT NULL,
     key         text NOT NULL,
@@ -18,6 +21,7 @@ CREATE TABLE IF NOT EXISTS ${tombstones} (
     version     text NOT NULL,
     deleted_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
     deleted_row text,
+    ended_here  text,
     PRIMARY KEY (table_name, key, kv)
 )
 ---

@@ -38,6 +38,7 @@ SELECT $raw{d_values} FROM ${d} AS d WHERE d.sp_ins = 1 ORDER BY d.sp_rk
 --    is the insert). Its tombstone, with the delete's version unknown here (''), so that
 --    this site holds it like every other and purge can take it away; the delete's own
 --    version replaces '' when it comes.
-INSERT INTO ${tombstones} (table_name, key, kv, version)
-SELECT :table, d.sp_k, d.sp_lkv, '' FROM ${d} AS d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
+--    Not passed on from here (ended_here): what this site passes on is the new incarnation.
+INSERT INTO ${tombstones} (table_name, key, kv, version, ended_here)
+SELECT :table, d.sp_k, d.sp_lkv, '', '' FROM ${d} AS d WHERE d.sp_hl = 1 AND $raw{rkv} > d.sp_lkv
 ON CONFLICT (table_name, key, kv) DO NOTHING

@@ -12,6 +12,9 @@ CREATE TABLE IF NOT EXISTS ${cdr} (
 -- deleted_at in UTC, when this site wrote it (purge compares it with receive stamps);
 -- the row this site deleted, when it had one of that incarnation (a blob as ["x", hex], a
 -- real as ["r", text]), made again if a change of the incarnation beats the delete.
+-- ended_here: the version of a delete this site applied and did not pass on (its row won
+-- against it, or a newer incarnation was here), while it is the tombstone's version: the
+-- sites after this one on that delete's way never get it, and purge does not wait for them.
 CREATE TABLE IF NOT EXISTS ${tombstones} (
     table_name  TEXT NOT NULL,
     key         TEXT NOT NULL,
@@ -19,6 +22,7 @@ CREATE TABLE IF NOT EXISTS ${tombstones} (
     version     TEXT NOT NULL,
     deleted_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')),
     deleted_row TEXT,
+    ended_here  TEXT,
     PRIMARY KEY (table_name, key, kv)
 )
 ---
