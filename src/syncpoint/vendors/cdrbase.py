@@ -278,6 +278,37 @@ class CdrSite:
             for t, k, kv, at, ended in self.run(conn, "tombstones").fetchall()
         ]
 
+    def row_key_versions(
+        self, conn: Any, ref: TableName, key: Sequence[str], keys: Sequence[str], batch: int = 200
+    ) -> dict[str, int]:
+        """The key version of this site's row of each of ``keys`` (JSON arrays of the key's
+        values, as tombstones write them) that has a row here, by the key in one form
+        (``canonical_key``); looked up by the key's columns, so the table's key index
+        serves it."""
+        out: dict[str, int] = {}
+        alias = [f"t.{self.q(c)}" for c in key]
+        for i in range(0, len(keys), batch):
+            params: dict[str, Any] = {}
+            each = []
+            for n, text in enumerate(keys[i : i + batch]):
+                values = json.loads(text)
+                names = [f"k{n}_{j}" for j in range(len(values))]
+                params.update(zip(names, values, strict=True))
+                each.append(
+                    "(" + " AND ".join(
+                        f"{a} = {self.PARAM.format(p)}" for a, p in zip(alias, names, strict=True)
+                    ) + ")"
+                )
+            raw = {
+                "key": self.key_json(alias),
+                "kv": f"t.{self.q(column_names(self.prefix, [])[0])}",
+                "target": self.integ.qualified(ref),
+                "keys": " OR ".join(each),
+            }
+            for k, kv in self.run(conn, "row_kv", params, raw).fetchall():
+                out[canonical_key(k)] = int(kv)
+        return out
+
     def tombstone_stats(self, conn: Any) -> dict[str, Any]:
         """How many tombstones this site holds and the age of the oldest, in seconds (None
         without any): what ``purge`` has not taken away yet."""

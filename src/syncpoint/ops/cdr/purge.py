@@ -18,6 +18,10 @@ everything X captured before T:
 Moves of a stamp not recorded (pruned, or made before ``cdr add``) only make these times
 later: the rule waits longer, never less. The tombstone then goes at every site.
 
+A site that holds a newer incarnation of the key (a row or a tombstone of a greater key
+version) ignores every change of the older one, its delete too: it is not waited for
+either (an insert and a delete netted in one round there leave it no tombstone at all).
+
 A site that applies a delete and does not pass it on (its row wins against the delete, or it
 holds a newer incarnation) marks its tombstone so (``ended_here``): the sites after it on
 the delete's way never get that delete, and hold no tombstone of it. A site that holds none
@@ -33,7 +37,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from syncpoint.config import ChannelConfig
+from syncpoint.config import ChannelConfig, parse_table_name
 from syncpoint.ops import cdr
 from syncpoint.ops.location import close
 from syncpoint.vendors.cdrbase import canonical_key
@@ -74,6 +78,35 @@ def past(
     return stamp is not None and t is not None and t < stamp
 
 
+def _incarnations(
+    sites: dict[str, tuple[Any, Any]], written: dict[str, dict[Key, datetime]]
+) -> dict[str, dict[tuple[str, str], tuple[int, int]]]:
+    """Per site, for each key tombstoned anywhere: the key version of its row here (0:
+    none) and the greatest key version of its tombstones here (0: none)."""
+    tombstoned = set().union(*written.values())
+    wanted: dict[str, set[str]] = {}
+    for t, k, _kv in tombstoned:
+        wanted.setdefault(t, set()).add(k)
+    out: dict[str, dict[tuple[str, str], tuple[int, int]]] = {}
+    for name, (helper, conn) in sites.items():
+        tombs: dict[tuple[str, str], int] = {}
+        for t, k, kv in written[name]:
+            tombs[t, k] = max(kv, tombs.get((t, k), 0))
+        rows: dict[tuple[str, str], int] = {}
+        integ = helper.integ
+        settings = helper.settings(conn)
+        for table, keys in wanted.items():
+            if table in settings:
+                ref = integ.resolve(parse_table_name(table), False, integ.vendor)
+                found = helper.row_key_versions(conn, ref, settings[table].key, sorted(keys))
+                rows.update({(table, k): kv for k, kv in found.items()})
+        conn.rollback()
+        out[name] = {
+            (t, k): (rows.get((t, k), 0), tombs.get((t, k), 0)) for t, k, _kv in tombstoned
+        }
+    return out
+
+
 def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
     """Tombstones purged per site (sites without conflict bookkeeping are left out)."""
     sites: dict[str, tuple[Any, Any]] = {}
@@ -112,6 +145,18 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                 for loc, ms in helper.hops(conn).items()
             }
             conn.rollback()
+        here = _incarnations(sites, written)
+
+        def newer(s: str, key: Key) -> bool:
+            """Site ``s`` holds a newer incarnation of the key: a row or a tombstone."""
+            row, tomb = here[s][key[0], key[1]]
+            return max(row, tomb) > key[2]
+
+        def dead(s: str, key: Key) -> bool:
+            """Site ``s`` decides nothing by its tombstone of ``key`` any more: it holds a
+            row of that incarnation or of a newer one, or a newer tombstone."""
+            row, tomb = here[s][key[0], key[1]]
+            return row >= key[2] or tomb > key[2]
         routes: dict[tuple[str, str, str], list[str] | None] = {}
 
         def way(x: str, s: str, table: str) -> list[str] | None:
@@ -132,7 +177,7 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
         def goes(key: Key) -> bool:
             holders = [x for x in sites if key in written[x]]
             for s in sites:
-                if key not in written[s] and not spared(s, key, holders):
+                if key not in written[s] and not newer(s, key) and not spared(s, key, holders):
                     return False
                 for x in holders:
                     path = way(x, s, key[0]) if x != s else None
@@ -144,10 +189,12 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                         return False
             return True
 
-        gone = [key for key in set().union(*written.values()) if goes(key)]
+        gone = {key for key in set().union(*written.values()) if goes(key)}
         out = {}
         for name, (helper, conn) in sites.items():
-            mine = [local[name][key] for key in gone if key in local[name]]
+            mine = [
+                local[name][key] for key in written[name] if key in gone or dead(name, key)
+            ]
             helper.purge_tombstones(conn, mine)
             conn.commit()
             out[name] = len(mine)
