@@ -189,9 +189,11 @@ def test_a_row_made_again_from_a_window_that_changed_it_and_deleted_it(
 def test_a_site_whose_tombstones_keep_no_deleted_row_is_brought_up_to_date(
     sites: Any, spark: Any
 ) -> None:
-    """Bookkeeping made before tombstones kept the deleted row: the next run adds the
-    column and makes the delete trigger again (SQLite: here, one taken away stands for the
-    old trigger), then the window that changed and deleted the row is resolved as above."""
+    """Bookkeeping made before tombstones kept the deleted row, or where a delete ended
+    without being passed on: the next run adds the columns and makes the delete trigger
+    again (SQLite: here, one taken away stands for the old trigger), then the window that
+    changed and deleted the row is resolved as above, and the site where the delete lost
+    marks its tombstone so."""
     ch, a, b = sites
     for db in (a, b):
         if db.vendor == "sqlite":
@@ -201,6 +203,7 @@ def test_a_site_whose_tombstones_keep_no_deleted_row_is_brought_up_to_date(
             )[0]
             db.execute(f'DROP TRIGGER "{trg}"')
         db.execute("ALTER TABLE repl_tombstones DROP COLUMN deleted_row")
+        db.execute("ALTER TABLE repl_tombstones DROP COLUMN ended_here")
     b.execute(ins("item", 1, "one"))
     run_at(ch, "a", spark)
     run_at(ch, "b", spark)
@@ -213,6 +216,8 @@ def test_a_site_whose_tombstones_keep_no_deleted_row_is_brought_up_to_date(
     run_at(ch, "a", spark)
     assert row(a) == row(b)
     assert row(a)[:5] == ("1", "a1", "1", "2", "EUR")  # type: ignore[index]
+    ended = "SELECT kv FROM repl_tombstones WHERE ended_here = version"
+    assert (a.query(ended), b.query(ended)) == ([(1,)], [])
 
 
 def test_a_change_that_loses_to_the_delete_still_counts_when_a_later_one_wins(
