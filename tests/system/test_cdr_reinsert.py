@@ -244,3 +244,84 @@ def test_a_change_that_loses_to_the_delete_still_counts_when_a_later_one_wins(
     assert row(a) == row(b)
     assert row(a)[:5] == ("1", "a1", "1", "5", "EUR")  # type: ignore[index]
     assert len(pricing_conflicts(a)) == 1
+
+
+@pytest.mark.parametrize("vendor", ["postgres", "mariadb"])
+def test_purge_keeps_the_tombstone_of_a_delete_made_while_it_decides(
+    tmp_path: Path, spark: Any, vendor: str
+) -> None:
+    """Three sites that read each other (b of each vendor, a and c PostgreSQL): a deletes
+    key 1, b renames it later; the delete loses at b, and b's rename makes the row again at
+    a. Both hold the row and its tombstone, which decides nothing while the row is there,
+    so purge takes them without waiting for c (which has not run). a renames the row again
+    (on its way to b), then b deletes it, later, in a transaction still open while purge
+    decides: purge saw b's row, and must not take the tombstone that delete is writing.
+    The delete is the latest change of the key and wins everywhere; without its tombstone,
+    b passed it on without its version (so it lost at a) and made the row again from a's
+    rename: the deleted row came back at every site."""
+    gens = [make_pg(), make(vendor, tmp_path), make_pg()]
+    a, b, c = dbs = [next(g) for g in gens]
+    try:
+        for db in dbs:
+            db.execute(DDL[db.vendor].format(t="item"))
+        data = {
+            "channel": "mesh",
+            "application": "sync",
+            "locations": {
+                n: {"url": db.url, "capture": True, "integrate": True}
+                for n, db in zip("abc", dbs, strict=True)
+            },
+            "tables": [{"name": "item", "snapshot": "none"}],
+            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
+        }
+        (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
+        ch = Channel.from_file(tmp_path / "mesh.yaml")
+        ch.install()
+        setup.add(ch.cfg, "item", "latest", GROUPS)
+        a.execute(ins("item", 1, "one"))
+        ch.run(once=True, spark=spark)
+        a.execute("DELETE FROM item WHERE id = 1")
+        time.sleep(0.002)
+        b.execute("UPDATE item SET name = 'b1' WHERE id = 1")
+        run_at(ch, "b", spark)  # a's delete loses at b
+        run_at(ch, "a", spark)  # b's rename makes the row again at a
+        tombs = "SELECT kv FROM repl_tombstones"
+        for db in (a, b):
+            assert row(db)[:5] == ("1", "b1", "1", "1", "EUR")  # type: ignore[index]
+            assert db.query(tombs) == [(1,)]
+        a.execute("UPDATE item SET name = 'a2' WHERE id = 1")  # on its way to b
+        time.sleep(0.002)
+        deleting = b.connect(autocommit=False)
+        failed: list[BaseException] = []
+
+        def purge() -> None:
+            try:
+                ch.purge()
+            except BaseException as exc:  # noqa: BLE001 - reported by the test
+                failed.append(exc)
+
+        try:
+            deleting.cursor().execute("DELETE FROM item WHERE id = 1")  # later than a2
+            purging = threading.Thread(target=purge)
+            purging.start()
+            try:
+                # purge either takes the tombstone the delete is writing, and so waits for
+                # the delete, or keeps it and is done
+                def waits_or_done() -> bool:
+                    return waiting_for_a_lock(b) or not purging.is_alive()
+
+                assert wait_until(waits_or_done, 120, 0.05), "purge neither waited nor finished"
+                deleting.commit()
+            finally:
+                purging.join()
+        finally:
+            deleting.close()
+        assert not failed, failed
+        assert b.query(tombs) == [(1,)]  # the delete's, as b wrote it
+        for _ in range(2):
+            ch.run(once=True, spark=spark)
+        for name, db in zip("abc", dbs, strict=True):
+            assert row(db) is None, name
+    finally:
+        for g in gens:
+            next(g, None)

@@ -22,6 +22,9 @@ from syncpoint.errors import DuplicateKey, TransientError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.sqlfiles import SqlFiles
 
+# purge's check of the tombstones it deleted, in their transaction: the ones to keep
+Purged = Callable[[Any], set[tuple[str, str, int]]]
+
 
 @dataclass(frozen=True)
 class CdrTable:
@@ -318,7 +321,22 @@ class CdrSite:
         oldest = None if age is None else round(max(float(age), 0.0), 3)
         return {"count": int(n), "oldest_age_seconds": oldest}
 
-    def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
+    def purge_tombstones(
+        self, conn: Any, keys: list[tuple[str, str, int]], check: Purged | None = None
+    ) -> set[tuple[str, str, int]]:
+        """Delete these tombstones in one transaction. ``check`` is called after the deletes,
+        in the transaction (each delete has waited for a writer of its tombstone, so it sees
+        what such a writer did): the keys it returns must stay, and nothing is deleted then
+        (they are returned; an empty set: committed)."""
+        self.delete_tombstones(conn, keys)
+        lost = check(conn) if check is not None else set()
+        if lost:
+            conn.rollback()
+        else:
+            conn.commit()
+        return lost
+
+    def delete_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
         (stmt,) = self.sql("tombstone_purge")
         cur = conn.cursor()
         with self.dialect.translated(self.integ.location):

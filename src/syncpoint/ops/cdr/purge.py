@@ -40,7 +40,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig, parse_table_name
 from syncpoint.ops import cdr
 from syncpoint.ops.location import close
-from syncpoint.vendors.cdrbase import canonical_key
+from syncpoint.vendors.cdrbase import Purged, canonical_key
 from syncpoint.vendors.stampstore import StampStore
 
 Key = tuple[str, str, int]
@@ -78,6 +78,19 @@ def past(
     return stamp is not None and t is not None and t < stamp
 
 
+def _rows(helper: Any, conn: Any, wanted: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+    """The key version of a site's row of each of some keys (per table) that has one."""
+    rows: dict[tuple[str, str], int] = {}
+    integ = helper.integ
+    settings = helper.settings(conn)
+    for table, keys in wanted.items():
+        if table in settings:
+            ref = integ.resolve(parse_table_name(table), False, integ.vendor)
+            found = helper.row_key_versions(conn, ref, settings[table].key, sorted(keys))
+            rows.update({(table, k): kv for k, kv in found.items()})
+    return rows
+
+
 def _incarnations(
     sites: dict[str, tuple[Any, Any]], written: dict[str, dict[Key, datetime]]
 ) -> dict[str, dict[tuple[str, str], tuple[int, int]]]:
@@ -92,19 +105,39 @@ def _incarnations(
         tombs: dict[tuple[str, str], int] = {}
         for t, k, kv in written[name]:
             tombs[t, k] = max(kv, tombs.get((t, k), 0))
-        rows: dict[tuple[str, str], int] = {}
-        integ = helper.integ
-        settings = helper.settings(conn)
-        for table, keys in wanted.items():
-            if table in settings:
-                ref = integ.resolve(parse_table_name(table), False, integ.vendor)
-                found = helper.row_key_versions(conn, ref, settings[table].key, sorted(keys))
-                rows.update({(table, k): kv for k, kv in found.items()})
+        rows = _rows(helper, conn, wanted)
         conn.rollback()
         out[name] = {
             (t, k): (rows.get((t, k), 0), tombs.get((t, k), 0)) for t, k, _kv in tombstoned
         }
     return out
+
+
+def _check(
+    helper: Any,
+    name: str,
+    held: list[Key],
+    here: dict[str, dict[tuple[str, str], tuple[int, int]]],
+    local: dict[str, dict[Key, Key]],
+) -> Purged:
+    """Purge's check, after its deletes at site ``name``, of the tombstones ``held`` taken
+    for a row here: those whose key has no row of that incarnation or a newer one any more
+    (and no newer tombstone), as the site wrote them."""
+
+    def check(conn: Any) -> set[Key]:
+        if not held:
+            return set()
+        wanted: dict[str, set[str]] = {}
+        for t, k, _kv in held:
+            wanted.setdefault(t, set()).add(k)
+        rows = _rows(helper, conn, wanted)
+        return {
+            local[name][key]
+            for key in held
+            if rows.get((key[0], key[1]), 0) < key[2] and here[name][key[0], key[1]][1] <= key[2]
+        }
+
+    return check
 
 
 def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
@@ -192,11 +225,20 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
         gone = {key for key in set().union(*written.values()) if goes(key)}
         out = {}
         for name, (helper, conn) in sites.items():
-            mine = [
-                local[name][key] for key in written[name] if key in gone or dead(name, key)
-            ]
-            helper.purge_tombstones(conn, mine)
-            conn.commit()
+            mine = [key for key in written[name] if key in gone or dead(name, key)]
+            while True:
+                # A tombstone taken for a row here alone (not gone everywhere) is needed
+                # again if a delete of that row runs meanwhile: it writes the tombstone
+                # anew (the delete's version, and what a later change of the incarnation is
+                # decided by here; capture reads the delete's version from it too). The
+                # purge's delete waits for such a writer; the rows are read again after it.
+                held = [k for k in mine if k not in gone]
+                lost = helper.purge_tombstones(
+                    conn, [local[name][k] for k in mine], _check(helper, name, held, here, local)
+                )
+                if not lost:
+                    break
+                mine = [k for k in mine if local[name][k] not in lost]
             out[name] = len(mine)
         return out
     finally:

@@ -19,7 +19,7 @@ import re
 from typing import Any, ClassVar
 
 from syncpoint.config import TableName
-from syncpoint.vendors.cdrbase import MADE, CdrSite, CdrTable, column_names
+from syncpoint.vendors.cdrbase import MADE, CdrSite, CdrTable, Purged, column_names
 from syncpoint.vendors.integratebase import Params
 from syncpoint.vendors.sqlite import catalog, dialect, objects
 from syncpoint.vendors.sqlite.integrate import decode, dumps
@@ -84,10 +84,16 @@ class SqliteCdr(CdrSite):
         # both are column references of the apply's own temporary table
         return f"EXISTS (SELECT 1 FROM json_each({befores}) AS e WHERE e.value IS {version})"  # noqa: S608
 
-    def purge_tombstones(self, conn: Any, keys: list[tuple[str, str, int]]) -> None:
+    def purge_tombstones(
+        self, conn: Any, keys: list[tuple[str, str, int]], check: Purged | None = None
+    ) -> set[tuple[str, str, int]]:
+        # the write lock first: a writer's transaction is then either done, and the check
+        # sees it, or not begun
         conn.execute("BEGIN IMMEDIATE")
-        super().purge_tombstones(conn, keys)
-        conn.execute("COMMIT")
+        self.delete_tombstones(conn, keys)
+        lost = check(conn) if check is not None else set()
+        conn.execute("ROLLBACK" if lost else "COMMIT")
+        return lost
 
     def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
         queue = ("items", "service_context", "tables", "origin")
