@@ -24,6 +24,9 @@ UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE d.sp_upd =
 --    ended_here: the delete's version where this site does not pass it on (the row here
 --    stays, or a newer incarnation's tombstone is here: see forward_delete.sql); once any
 --    delete of the incarnation was passed on from here, it stays NULL.
+--    deleted_at: now, also where the tombstone was here already (a delete of a row
+--    made again after an earlier delete of the incarnation): purge bounds by it what this
+--    site captured before the delete, the changes of the row made again too.
 INSERT INTO ${tombstones} (table_name, `key`, kv, version, deleted_at, deleted_row, ended_here)
 SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, ''), UTC_TIMESTAMP(6),
        (SELECT $raw{deleted_row} FROM $raw{target} t
@@ -37,7 +40,8 @@ SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, ''), UTC_TIMESTAMP(6),
 ON DUPLICATE KEY UPDATE
    ended_here = IF(ended_here IS NULL, NULL, VALUES(ended_here)),
    version = IF(version = '' OR VALUES(version) $raw{op} version, VALUES(version), version),
-   deleted_row = COALESCE(VALUES(deleted_row), deleted_row)
+   deleted_row = COALESCE(VALUES(deleted_row), deleted_row),
+   deleted_at = VALUES(deleted_at)
 ---
 -- 4. The deletes that take effect.
 DELETE t FROM $raw{target} t JOIN ${d} d ON $raw{match} WHERE d.sp_del = 1

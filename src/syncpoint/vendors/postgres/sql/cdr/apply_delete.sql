@@ -24,6 +24,9 @@ UPDATE $raw{target} t SET $raw{sets} FROM ${d} d WHERE $raw{match} AND d.sp_upd 
 --    ended_here: the delete's version where this site does not pass it on (the row here
 --    stays, or a newer incarnation's tombstone is here: see forward_delete.sql); once any
 --    delete of the incarnation was passed on from here, it stays NULL.
+--    deleted_at: now, also where the tombstone was here already (a delete of a row
+--    made again after an earlier delete of the incarnation): purge bounds by it what this
+--    site captured before the delete, the changes of the row made again too.
 INSERT INTO ${tombstones} AS tb (table_name, key, kv, version, deleted_row, ended_here)
 SELECT %(table)s, d.sp_k, $raw{rkv}, COALESCE(d.sp_dv, ''),
        (SELECT $raw{deleted_row} FROM $raw{target} t
@@ -39,6 +42,7 @@ ON CONFLICT (table_name, key, kv) DO UPDATE
                         OR EXCLUDED.version COLLATE "C" $raw{op} tb.version COLLATE "C"
                       THEN EXCLUDED.version ELSE tb.version END,
        deleted_row = COALESCE(EXCLUDED.deleted_row, tb.deleted_row),
+       deleted_at = EXCLUDED.deleted_at,
        ended_here = CASE WHEN tb.ended_here IS NULL THEN NULL ELSE EXCLUDED.ended_here END
 ---
 -- 4. The deletes that take effect.

@@ -23,7 +23,8 @@ BEGIN
     INSERT INTO $raw{tombstones} (table_name, key, kv, version, deleted_row)
     VALUES ($lit{table}, $raw{old_key}, OLD.$raw{kv}, v, $raw{old_row})
     ON CONFLICT (table_name, key, kv) DO UPDATE
-       SET version = EXCLUDED.version, deleted_row = EXCLUDED.deleted_row;
+       SET version = EXCLUDED.version, deleted_at = EXCLUDED.deleted_at,
+           deleted_row = EXCLUDED.deleted_row;
     RETURN OLD;
 END
 $cdr$
