@@ -30,6 +30,11 @@ what it needs instead, the winning row, is what that site captured before its to
 and the rule above already waits for it to arrive. A site whose tombstone is not marked
 so is waited for by every site after it, as a delete on its way there may not have
 arrived yet; deletes passed on are the safe reading of an unmarked tombstone.
+
+A tombstone at a site that holds a row of its incarnation or a newer one goes at once: the
+site decides nothing by it. A delete of that row writes it anew (its version, the row it
+deleted, its time as ``deleted_at``: T is the last delete's), so purge reads the rows again
+after its deletes, in their transaction, and keeps a tombstone whose row went meanwhile.
 """
 
 from __future__ import annotations
