@@ -352,35 +352,3 @@ def test_mesh_delete_behind_a_newer_incarnation_leaves_its_tombstone(
     finally:
         for g in gens:
             next(g, None)
-
-
-def test_purge_bounds_a_tombstone_written_again_by_its_last_delete(
-    sites: Any, spark: Any
-) -> None:
-    """a deletes key 1, b renames it later: the delete loses, both hold the row again and
-    the tombstone. b renames it again (on its way to a); a deletes it, later: the rename
-    loses to that delete at both sites. Purge must wait for the rename to reach a: it was
-    captured at b before b's tombstone of this delete, not before the first one."""
-    from tests.system.test_cdr_ring import run_at
-
-    ch, a, b = sites
-    setup.add(ch.cfg, "item", "latest", None)
-    a.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, 'EUR')")
-    exchange(ch, spark)
-    a.execute("DELETE FROM item WHERE id = 1")
-    time.sleep(0.002)
-    b.execute("UPDATE item SET name = 'b1' WHERE id = 1")
-    for _ in range(3):  # the delete loses at both; each site's stamp of the other moves on
-        exchange(ch, spark)
-    tombs = "SELECT key, kv FROM repl_tombstones"
-    assert rows(a) == rows(b) == [(1, "b1", 1, "1.00", "EUR")]
-    assert a.query(tombs) == b.query(tombs) == [("[1]", 1)]
-    b.execute("UPDATE item SET name = 'b2' WHERE id = 1")  # on its way to a
-    time.sleep(0.002)
-    a.execute("DELETE FROM item WHERE id = 1")
-    run_at(ch, "b", spark)  # the delete wins over b2 at b
-    assert rows(b) == []
-    ch.purge()
-    for _ in range(2):
-        exchange(ch, spark)
-    assert rows(a) == rows(b) == []

@@ -246,6 +246,40 @@ def test_a_change_that_loses_to_the_delete_still_counts_when_a_later_one_wins(
     assert len(pricing_conflicts(a)) == 1
 
 
+
+def test_purge_bounds_a_tombstone_written_again_by_its_last_delete(
+    sites: Any, spark: Any
+) -> None:
+    """a deletes key 1, b renames it later: the delete loses, both hold the row again and
+    the tombstone. b renames it again (on its way to a); a deletes it, later: the rename
+    loses to that delete at both sites. Purge must wait for the rename to reach a: it was
+    captured at b before b wrote its tombstone of this delete, after the first one (b's
+    apply kept the first delete's time: purge took the tombstones, and the rename made the
+    deleted row again at a)."""
+    ch, a, b = sites
+    a.execute(ins("item", 1, "one"))
+    run_at(ch, "b", spark)
+    a.execute("DELETE FROM item WHERE id = 1")
+    time.sleep(0.002)
+    b.execute("UPDATE item SET name = 'b1' WHERE id = 1")
+    for _ in range(3):  # the delete loses at both; each site's stamp of the other moves on
+        run_at(ch, "b", spark)
+        run_at(ch, "a", spark)
+    tombs = "SELECT kv FROM repl_tombstones"
+    assert row(a) == row(b) and row(a)[:2] == ("1", "b1")  # type: ignore[index]
+    assert a.query(tombs) == b.query(tombs) == [(1,)]
+    b.execute("UPDATE item SET name = 'b2' WHERE id = 1")  # on its way to a
+    time.sleep(0.002)
+    a.execute("DELETE FROM item WHERE id = 1")
+    run_at(ch, "b", spark)  # the delete wins over b2 at b
+    assert row(b) is None
+    ch.purge()
+    for _ in range(2):
+        run_at(ch, "a", spark)
+        run_at(ch, "b", spark)
+    assert (row(a), row(b)) == (None, None)
+
+
 @pytest.mark.parametrize("vendor", ["postgres", "mariadb"])
 def test_purge_keeps_the_tombstone_of_a_delete_made_while_it_decides(
     tmp_path: Path, spark: Any, vendor: str
