@@ -371,3 +371,45 @@ def test_ring_purges_the_tombstones_of_a_delete_that_lost_on_its_way(
     quiet(ch, spark)
     for n, db in sites.items():
         assert rows(db, "item", 1) == want, n
+
+
+def test_ring_purge_after_a_delete_that_lost_waits_for_the_changes_still_on_their_way(
+    ring: Any, spark: Any
+) -> None:
+    """a deletes keys 1 and 2; b renames both later, before the deletes come: they lose at
+    b, whose tombstones purge takes at once (b holds the rows). c, after b, changes them
+    later still, before b's renames come: key 1's price, key 2 deleted. Those changes go
+    to a (where the rows are deleted) and on to b; purge meanwhile keeps a's and c's
+    tombstones: key 1 ends as the rename and the price made it, key 2 deleted, the same at
+    every site, and purge then takes every tombstone."""
+    ch, sites = ring
+    a, b, c = sites["a"], sites["b"], sites["c"]
+    a.execute(ins("item", 1, "one"), ins("item", 2, "two"))
+    quiet(ch, spark)
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    a.execute("DELETE FROM item WHERE id = 1", "DELETE FROM item WHERE id = 2")
+    time.sleep(0.002)
+    b.execute(upd("item", 1, "name = 'b1'"), upd("item", 2, "name = 'b2'"))
+    time.sleep(0.002)
+    c.execute(upd("item", 1, "price = 7.50"), "DELETE FROM item WHERE id = 2")
+    run_at(ch, "b", spark)  # a's deletes lose at b
+    ch.purge()
+    held = {n: db.query(TOMBS) for n, db in sites.items()}
+    assert held == {"a": [(1,), (1,)], "b": [], "c": [(1,)]}, held
+    run_at(ch, "c", spark)  # b's renames: key 1 takes both; key 2's loses to c's delete
+    ch.purge()
+    run_at(ch, "a", spark)  # c's price and b's rename (through c) make key 1 again at a
+    ch.purge()
+    quiet(ch, spark)
+    one = tuple(norm(v) for v in (1, "b1", 1, "7.5", "EUR"))
+    for n, db in sites.items():
+        assert rows(db, "item", 1) == one, n
+        assert rows(db, "item", 2) is None, n
+    for _ in range(2):
+        ch.run(once=True, spark=spark)
+    ch.purge()
+    for n, db in sites.items():
+        assert db.query(TOMBS) == [], n
+        assert rows(db, "item", 1) == one and rows(db, "item", 2) is None, n
+    assert ch.run(once=True, spark=spark).changes == 0

@@ -83,15 +83,31 @@ def past(
     return stamp is not None and t is not None and t < stamp
 
 
-def _rows(helper: Any, conn: Any, wanted: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+Tables = dict[str, tuple[Any, list[str]]]  # table -> (its name here, its key columns)
+
+
+def _tables(helper: Any, conn: Any) -> Tables:
+    """A site's tables under conflict resolution, read in a transaction of their own (on
+    MariaDB the catalog read ends the one it is in; and a read there would fix the snapshot
+    of the next statements)."""
+    integ = helper.integ
+    out = {
+        table: (integ.resolve(parse_table_name(table), False, integ.vendor), cdr_table.key)
+        for table, cdr_table in helper.settings(conn).items()
+    }
+    conn.rollback()
+    return out
+
+
+def _rows(
+    helper: Any, conn: Any, tables: Tables, wanted: dict[str, set[str]]
+) -> dict[tuple[str, str], int]:
     """The key version of a site's row of each of some keys (per table) that has one."""
     rows: dict[tuple[str, str], int] = {}
-    integ = helper.integ
-    settings = helper.settings(conn)
     for table, keys in wanted.items():
-        if table in settings:
-            ref = integ.resolve(parse_table_name(table), False, integ.vendor)
-            found = helper.row_key_versions(conn, ref, settings[table].key, sorted(keys))
+        if table in tables:
+            ref, key = tables[table]
+            found = helper.row_key_versions(conn, ref, key, sorted(keys))
             rows.update({(table, k): kv for k, kv in found.items()})
     return rows
 
@@ -110,7 +126,7 @@ def _incarnations(
         tombs: dict[tuple[str, str], int] = {}
         for t, k, kv in written[name]:
             tombs[t, k] = max(kv, tombs.get((t, k), 0))
-        rows = _rows(helper, conn, wanted)
+        rows = _rows(helper, conn, _tables(helper, conn), wanted)
         conn.rollback()
         out[name] = {
             (t, k): (rows.get((t, k), 0), tombs.get((t, k), 0)) for t, k, _kv in tombstoned
@@ -120,6 +136,7 @@ def _incarnations(
 
 def _check(
     helper: Any,
+    tables: Tables,
     name: str,
     held: list[Key],
     here: dict[str, dict[tuple[str, str], tuple[int, int]]],
@@ -135,7 +152,7 @@ def _check(
         wanted: dict[str, set[str]] = {}
         for t, k, _kv in held:
             wanted.setdefault(t, set()).add(k)
-        rows = _rows(helper, conn, wanted)
+        rows = _rows(helper, conn, tables, wanted)
         return {
             local[name][key]
             for key in held
@@ -238,9 +255,8 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                 # decided by here; capture reads the delete's version from it too). The
                 # purge's delete waits for such a writer; the rows are read again after it.
                 held = [k for k in mine if k not in gone]
-                lost = helper.purge_tombstones(
-                    conn, [local[name][k] for k in mine], _check(helper, name, held, here, local)
-                )
+                check = _check(helper, _tables(helper, conn), name, held, here, local)
+                lost = helper.purge_tombstones(conn, [local[name][k] for k in mine], check)
                 if not lost:
                     break
                 mine = [k for k in mine if local[name][k] not in lost]
