@@ -204,10 +204,10 @@ class CdrSite:
             self.run(conn, "create")
             conn.commit()
 
-    def ensure_ended_here(self, conn: Any) -> None:
+    def ensure_ended_here(self, conn: Any) -> bool:
         """``{p}tombstones.ended_here`` where ``cdr add`` ran before it existed (outside a
-        transaction: MariaDB commits DDL). Tombstones written before it read as passed on,
-        so purge waits for every site to hold them, as it did."""
+        transaction: MariaDB commits DDL); whether it was added. Tombstones written before
+        it read as passed on, so purge waits for every site to hold them, as it did."""
         (found,) = self.run(
             conn, "has_column", {"name": self.idents["tombstones"], "column": "ended_here"}
         ).fetchone()
@@ -215,6 +215,7 @@ class CdrSite:
         if not found:
             self.run(conn, "add_ended_here")
             conn.commit()
+        return not found
 
     def has_deleted_rows(self, conn: Any) -> bool:
         """Whether ``{p}tombstones`` has the column ``deleted_row`` (``cdr add`` before it
@@ -226,18 +227,22 @@ class CdrSite:
         return bool(found)
 
     def ensure_deleted_rows(
-        self, conn: Any, tables: dict[str, tuple[TableName, list[str]]]
+        self, conn: Any, tables: dict[str, tuple[TableName, list[str]]], renew: bool = False
     ) -> None:
         """``{p}tombstones.deleted_row`` where ``cdr add`` ran before it existed, and the
         delete triggers of the tables (by name: their reference and data columns) made
         again to write it. The column first: a failure between the two leaves the old
         triggers, which write no deleted row (a change beating their tombstone is then
-        inserted whole, as before), never a trigger naming a column that is not there."""
-        if self.has_deleted_rows(conn):
+        inserted whole, as before), never a trigger naming a column that is not there.
+        ``renew``: the triggers made again all the same (bookkeeping older than a change of
+        what they write)."""
+        has = self.has_deleted_rows(conn)
+        if has and not renew:
             return
         settings = self.settings(conn)
-        self.run(conn, "add_deleted_row")
-        conn.commit()
+        if not has:
+            self.run(conn, "add_deleted_row")
+            conn.commit()
         for table, (ref, columns) in tables.items():
             if table in settings:
                 self.renew(conn, table, ref, settings[table], columns, self.integ.location)

@@ -65,8 +65,10 @@ def ensure(integ: Any, helper: Any, conn: Any) -> None:
     site = (integ.url, integ.prefix)
     if site in _CURRENT or not helper.has_tables(conn, "tombstones"):
         return
-    helper.ensure_ended_here(conn)
-    if helper.has_deleted_rows(conn):
+    # bookkeeping older than ended_here has delete triggers older than the one that writes
+    # a tombstone's time anew when a later delete of its incarnation writes it again
+    renew = helper.ensure_ended_here(conn)
+    if not renew and helper.has_deleted_rows(conn):
         _CURRENT.add(site)
         return
     mark = bookkeeping_prefix(integ.prefix)
@@ -77,7 +79,7 @@ def ensure(integ: Any, helper: Any, conn: Any) -> None:
         if shape is not None:
             tables[table] = (ref, [c.name for c in shape.columns if not c.name.startswith(mark)])
     _idle(conn)
-    helper.ensure_deleted_rows(conn, tables)
+    helper.ensure_deleted_rows(conn, tables, renew)
     _CURRENT.add(site)
 
 

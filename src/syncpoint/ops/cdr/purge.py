@@ -172,7 +172,7 @@ def purge_tombstones(cfg: ChannelConfig) -> dict[str, int]:
                 close(conn)
                 continue
             helper.ensure_hops(conn)
-            helper.ensure_ended_here(conn)
+            cdr.ensure(integ, helper, conn)
             sites[name] = (helper, conn)
         if len(sites) < 2:
             return {}
