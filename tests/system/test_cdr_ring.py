@@ -18,7 +18,7 @@ from syncpoint.ops.channel import Channel
 from syncpoint.ops.run import RunReport, run_group
 from syncpoint.ops.stamps import record_stamps
 from tests.conftest import make_mariadb, make_pg, make_sqlite
-from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm, rows, upd
+from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm, recorded, rows, upd
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -377,3 +377,26 @@ def test_ring_delete_where_the_row_is_gone_passes_on_the_row_deleted_here(
     versions = {n: tuple(map(str, db.query(book)[0])) for n, db in sites.items()}
     assert len(set(versions.values())) == 1, versions
     assert versions[m][1].endswith(f"|{m}"), versions
+
+
+@pytest.mark.parametrize("x", ["a", "b", "c"], ids=["via-mariadb", "via-sqlite", "via-postgres"])
+def test_ring_delete_that_wins_records_the_group_it_took_from_the_row(
+    ring: Any, spark: Any, x: str
+) -> None:
+    """The other case the randomized ring test found: M reprices key 1; X reprices it too,
+    later, and deletes it. X's delete wins at M, and first takes X's price into the row it
+    deletes: M's price is lost, a conflict of the pricing group that M must record (besides
+    the delete's own), as it would for X's repricing alone."""
+    ch, sites = ring
+    m = READ_BY[x]
+    sites[x].execute(ins("item", 1, "one"))
+    quiet(ch, spark)
+    sites[m].execute(upd("item", 1, "price = 2.5"))
+    time.sleep(0.002)
+    sites[x].execute(upd("item", 1, "price = 3.25"), "DELETE FROM item WHERE id = 1")
+    run_at(ch, m, spark)
+    assert rows(sites[m], "item", 1) is None
+    assert sorted(recorded(sites[m], "item", 1)) == [("*", "remote"), ("pricing", "remote")]
+    quiet(ch, spark)
+    for n, db in sites.items():
+        assert rows(db, "item", 1) is None, n

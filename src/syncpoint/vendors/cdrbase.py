@@ -935,7 +935,9 @@ class ApplyPlan:
         raw["changed"] = self.changed()
         op = ">" if self.s.resolution == "latest" else "<"
         raw["op"] = op
-        raw["group_conflicts"] = self.group_conflicts(raw, f"{self._live()} AND d.sp_del = 0")
+        # per group, also of a delete that wins: the groups its window changed go into the
+        # row it deletes, and one the row changed too loses its version there
+        raw["group_conflicts"] = self.group_conflicts(raw, self._live())
         # two deletes of one incarnation are no conflict: a row put back records none
         raw["restored"] = self._restored()
         raw.update(self._sets())
