@@ -938,7 +938,8 @@ class ApplyPlan:
         # per group, also of a delete that wins: the groups its window changed go into the
         # row it deletes, and one the row changed too loses its version there
         raw["group_conflicts"] = self.group_conflicts(raw, self._live())
-        # two deletes of one incarnation are no conflict: a row put back records none
+        # two deletes of one row are no conflict of the row ("*"): a row put back records
+        # none (a group both changed is one, as above)
         raw["restored"] = self._restored()
         raw.update(self._sets())
         target_cols = [c.name for c in self.t.target.columns]
