@@ -3,8 +3,7 @@ writers at each site change the same 20 keys for 30 s (inserts, updates of eithe
 group, deletes, inserts again) while rounds exchange changes both ways; then the sites
 exchange until a run applies nothing. The same on three sites in a ring (PostgreSQL,
 MariaDB, SQLite; each reads the one before it) for a shorter while: with inserts and
-updates; and with deletes too, ending with ``purge`` (expected to fail now and then: see
-its mark).
+updates; and with deletes too, ending with ``purge``.
 
 The oracle works from what the sites captured. Every version a writer made (a group's
 ``time|site``) has a parent, the version its write replaced, read from the change record
@@ -328,13 +327,6 @@ def test_writers_in_a_ring_of_three_vendors_converge_with_every_conflict_recorde
             next(g, None)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="now and then (1 run in 9 here) a key that several sites deleted and inserted "
-    "again in one stretch, making incarnations of equal key versions at different sites, "
-    "ends different in a ring; a delete applied where the row is gone is passed on now "
-    "(test_cdr_ring.py::test_ring_passes_on_a_delete_applied_where_the_row_is_gone)",
-)
 def test_writers_with_deletes_in_a_ring_converge_and_purge_their_tombstones(
     tmp_path: Path, spark: Any
 ) -> None:

@@ -18,7 +18,7 @@ from syncpoint.ops.channel import Channel
 from syncpoint.ops.run import RunReport, run_group
 from syncpoint.ops.stamps import record_stamps
 from tests.conftest import make_mariadb, make_pg, make_sqlite
-from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm, rows, upd
+from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm, recorded, rows, upd
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -413,3 +413,64 @@ def test_ring_purge_after_a_delete_that_lost_waits_for_the_changes_still_on_thei
         assert db.query(TOMBS) == [], n
         assert rows(db, "item", 1) == one and rows(db, "item", 2) is None, n
     assert ch.run(once=True, spark=spark).changes == 0
+
+
+@pytest.mark.parametrize("x", ["a", "b", "c"], ids=["via-mariadb", "via-sqlite", "via-postgres"])
+def test_ring_delete_where_the_row_is_gone_passes_on_the_row_deleted_here(
+    ring: Any, spark: Any, x: str
+) -> None:
+    """X deletes, M (reading X) is the site in between, L reads M; each vendor is M once.
+    What the randomized ring test found: X renames key 1 and M and L take the name; X
+    deletes the key; M renames it again (from X's name) and deletes it, later; L reprices
+    it, later than both deletes. X's delete reaches M where M's own delete took the row
+    already, and M passes it on; L reads M's two deletes of the incarnation in one round,
+    which net into the one passed on last, X's. L's repricing beats both deletes, so the
+    row is made again everywhere, and it must be M's name everywhere: M's rename was made
+    from X's, later. The delete passed on must carry the row M deleted (with what X's
+    delete's window made merged into it), not X's row, which lacks M's rename."""
+    ch, sites = ring
+    m, last = READ_BY[x], READ_BY[READ_BY[x]]
+    sites[x].execute(ins("item", 1, "one"))
+    quiet(ch, spark)
+    sites[x].execute(upd("item", 1, "name = 'x1'"))
+    run_at(ch, m, spark)
+    run_at(ch, last, spark)
+    time.sleep(0.002)
+    sites[x].execute("DELETE FROM item WHERE id = 1")
+    time.sleep(0.002)
+    sites[m].execute(upd("item", 1, "name = 'm1'"), "DELETE FROM item WHERE id = 1")
+    time.sleep(0.002)
+    sites[last].execute(upd("item", 1, "price = 4.25"))
+    run_at(ch, m, spark)  # X's delete reaches M, whose own delete took the row
+    run_at(ch, last, spark)  # L reads M's delete and X's, passed on, in one round
+    quiet(ch, spark)
+    want = tuple(norm(v) for v in (1, "m1", 1, "4.25", "EUR"))
+    for n, db in sites.items():
+        assert rows(db, "item", 1) == want, n
+    book = "SELECT repl_cdr_kv, repl_cdr_v, repl_cdr_v_pricing FROM item WHERE id = 1"
+    versions = {n: tuple(map(str, db.query(book)[0])) for n, db in sites.items()}
+    assert len(set(versions.values())) == 1, versions
+    assert versions[m][1].endswith(f"|{m}"), versions
+
+
+@pytest.mark.parametrize("x", ["a", "b", "c"], ids=["via-mariadb", "via-sqlite", "via-postgres"])
+def test_ring_delete_that_wins_records_the_group_it_took_from_the_row(
+    ring: Any, spark: Any, x: str
+) -> None:
+    """The other case the randomized ring test found: M reprices key 1; X reprices it too,
+    later, and deletes it. X's delete wins at M, and first takes X's price into the row it
+    deletes: M's price is lost, a conflict of the pricing group that M must record (besides
+    the delete's own), as it would for X's repricing alone."""
+    ch, sites = ring
+    m = READ_BY[x]
+    sites[x].execute(ins("item", 1, "one"))
+    quiet(ch, spark)
+    sites[m].execute(upd("item", 1, "price = 2.5"))
+    time.sleep(0.002)
+    sites[x].execute(upd("item", 1, "price = 3.25"), "DELETE FROM item WHERE id = 1")
+    run_at(ch, m, spark)
+    assert rows(sites[m], "item", 1) is None
+    assert sorted(recorded(sites[m], "item", 1)) == [("*", "remote"), ("pricing", "remote")]
+    quiet(ch, spark)
+    for n, db in sites.items():
+        assert rows(db, "item", 1) is None, n

@@ -175,7 +175,7 @@ def _apply(rule: str, state: dict, change: Change, values: dict) -> None:
         state["row"], state["values"] = None, {}
     if d.tombstone:
         state["tomb"] = Tombstone(change.kv, change.newest())
-    if d.take:
+    if d.take and not d.delete:  # a delete's groups go into the row it deletes
         groups = {} if d.insert or row is None or change.kv > row.kv else dict(row.groups)
         vals = {} if not groups else dict(state["values"])
         for g in d.take:
@@ -384,3 +384,29 @@ def test_a_row_made_again_is_decided_against_the_deleted_row_group_by_group() ->
     # a tombstone without its row (written where the row was not here): the change whole
     d = decide("latest", change, None, Tombstone(1, A1))
     assert (d.insert, set(d.take)) == (True, {D, "p"})
+
+
+def test_a_delete_where_this_site_deleted_the_row_already_takes_its_groups_into_that_row() -> None:
+    """b renamed the row (B2, from A1) and deleted it; a's delete of the same incarnation
+    comes after, its window having repriced (A_TIE, from V0). b puts its deleted row back
+    and deletes it again: the rename stays (the delete's name is the one b's was made
+    from), the price is the delete's; no conflict. Where the tombstone kept no row, or is
+    of another incarnation, the delete only leaves its tombstone."""
+    p = "pricing"
+    tomb = Tombstone(1, B_TIE, {D: B2, p: V0})
+    delete = Change(1, {D: A1, p: A_TIE}, {D: A1, p: V0}, delete=True, version=A_TIE)
+    d = decide("latest", delete, None, tomb)
+    assert (set(d.take), d.delete, d.tombstone, d.conflicts) == ({p}, True, True, ())
+    for other in (Tombstone(1, B_TIE), Tombstone(2, B_TIE, {D: B2, p: V0})):
+        d = decide("latest", delete, None, other)
+        assert (set(d.take), d.delete, d.tombstone) == (set(), False, True)
+
+
+def test_a_delete_that_wins_records_the_groups_its_window_took_from_the_row() -> None:
+    """a reprices (A_TIE, from V0) and deletes later; b repriced too (B2, from
+    V0): the delete wins at b and takes a's price into the row it deletes, so b's price is
+    lost there: a conflict of the group, besides the delete's."""
+    p = "pricing"
+    delete = Change(1, {D: V0, p: A_TIE}, {D: V0, p: V0}, delete=True, version=A_TIE)
+    d = decide("latest", delete, Row(1, {D: V0, p: B2}), None)
+    assert (set(d.take), d.delete, d.conflicts) == ({p}, True, (("*", "remote"), (p, "remote")))

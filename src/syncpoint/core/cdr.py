@@ -38,9 +38,11 @@ conflict takes the incoming value when the change made it.
 | insert/update kv | tombstone of a newer kv | ignore (conflict) |
 | delete kv | row of kv, unchanged since | take what its window made, delete, tombstone |
 | delete kv | row of kv, changed since | conflict: rule on the delete vs the row's newest group |
+| delete kv | row of kv, changed since, delete wins | per group: what its window made; delete |
 | delete kv | row of kv, changed since, row wins | per group: what its window made; tombstone |
 | delete kv | row of a newer kv | ignore: of an older incarnation (conflict); tombstone |
 | delete kv | row of an older kv | row takes kv, delete, tombstone (also the older kv's) |
+| delete kv | no row, tombstone of kv with its row | put back, take what its window made, delete |
 | delete kv | no row | tombstone (a later update of kv meets it) |
 
 Every delete leaves its tombstone at every site, whatever it decided there: the site that
@@ -54,7 +56,11 @@ wins there first takes into the row the groups its window made (the row the site
 and captures, is then the one the deleting site deleted), and a delete of a newer
 incarnation first gives the older row its key version (what the site passes on is that
 incarnation's delete); a delete that finds no row of its incarnation is recorded for capture
-by the apply (deleting nothing, it fires no capture trigger). A row passed on can hold
+by the apply (deleting nothing, it fires no capture trigger), unless the site deleted that
+row itself: then the tombstone's row is put back and the delete takes it away as a row,
+with the groups its window made, so what the site passes on is its own deleted row with
+those (a reader that gets the site's delete and this one in one round nets them into the
+later one, which must not lose the site's groups). A row passed on can hold
 groups of several sites; the site whose version of a group comes back to it leaves the
 group alone: it had it first, and what it holds now it has decided since.
 
@@ -138,8 +144,9 @@ class Change:
 
 @dataclass(frozen=True)
 class Decision:
-    """What the site does: the groups to take from the change (all: the row is (re)created),
-    delete the row, record a tombstone, and the conflicts to record (group, winner)."""
+    """What the site does: the groups to take from the change (all: the row is (re)created;
+    with ``delete``, into the row deleted, which its tombstone keeps), delete the row,
+    record a tombstone, and the conflicts to record (group, winner)."""
 
     take: frozenset[str] = frozenset()
     insert: bool = False
@@ -162,7 +169,7 @@ def _winner(remote_wins: bool) -> str:
 def decide(rule: str, change: Change, row: Row | None, tomb: Tombstone | None) -> Decision:
     """The decision for one incoming change (see the table in the module docstring)."""
     if change.delete:
-        return _decide_delete(rule, change, row)
+        return _decide_delete(rule, change, row, tomb)
     everything = frozenset(change.after)
     if row is None:
         if tomb is None or tomb.kv < change.kv:
@@ -213,22 +220,34 @@ def _per_group(
     return frozenset(take), tuple(conflicts)
 
 
-def _decide_delete(rule: str, change: Change, row: Row | None) -> Decision:
+def _decide_delete(rule: str, change: Change, row: Row | None, tomb: Tombstone | None) -> Decision:
+    # the groups the delete's window changed before it deleted are taken as an update's
+    # (``take``): into the row it loses to, or into the row it deletes (its tombstone keeps
+    # that row, and in a ring its capture passes it on); a group changed on both sides is
+    # a conflict of that group, whichever wins
     if row is None:
+        if tomb is not None and tomb.kv == change.kv and tomb.groups is not None:
+            # this site deleted the row of that incarnation already: the row is put back and
+            # deleted as a row, so that the row this site keeps and passes on holds its own
+            # groups and what the delete's window made (two deletes of one row: no "*")
+            take, conflicts = _per_group(rule, change, tomb.groups)
+            return Decision(take=take, delete=True, tombstone=True, conflicts=conflicts)
         return Decision(tombstone=True)
     if row.kv > change.kv:
         return Decision(tombstone=True, conflicts=(("*", "local"),))
     if row.kv < change.kv:
         return Decision(delete=True, tombstone=True)
+    take, conflicts = _per_group(rule, change, row.groups)
     changed = any(v not in change.befores(g) for g, v in row.groups.items())
     if not changed:
-        return Decision(delete=True, tombstone=True)
+        return Decision(take=take, delete=True, tombstone=True)
     w = wins(rule, change.newest(), row.newest())
-    if w:
-        return Decision(delete=True, tombstone=True, conflicts=(("*", "remote"),))
-    # the row stays: the groups the delete's window changed are taken as an update's
-    take, conflicts = _per_group(rule, change, row.groups)
-    return Decision(take=take, tombstone=True, conflicts=(("*", "local"), *conflicts))
+    return Decision(
+        take=take,
+        delete=w,
+        tombstone=True,
+        conflicts=(("*", _winner(w)), *conflicts),
+    )
 
 
 def check_groups(

@@ -594,6 +594,11 @@ class CdrSite:
             self.run(conn, "decide_upsert", raw=plan.decide_upsert(), table=table)
             self.run(conn, "apply_upsert", params, raw=plan.apply_upsert(), table=table)
         else:
+            restore = plan.restore()
+            self.run(conn, "d_tombstone", params, raw=restore, table=table)
+            self.restore_rows(conn, plan)
+            if self.undelete(conn, plan, params):
+                self.run(conn, "d_local", params, raw=plan.local(), table=table)
             self.run(conn, "decide_delete", raw=plan.decide_delete(), table=table)
             self.run(conn, "apply_delete", params, raw=plan.apply_delete(), table=table)
             raw, lits = self.capture_queue(t.target.ref)
@@ -602,6 +607,29 @@ class CdrSite:
             self.run(conn, "forward_delete", params, raw=raw, table=table, **lits)
         self.after_write(conn, t)
         self.run(conn, "d_drop", table=table)
+
+    def undelete(self, conn: Any, plan: ApplyPlan, params: dict[str, Any]) -> bool:
+        """Incoming deletes of an incarnation whose row this site deleted already (the
+        tombstone of that incarnation kept the row): the deleted row is put back
+        (``undelete.sql``), for the delete to take away as a row, taking first the groups
+        its window made (so the tombstone's row, and the row this site passes on with the
+        delete, hold this site's groups and those). Passing on the incoming delete's own
+        row instead would lose this site's: a reader that gets this site's delete and this
+        one in one round nets them into the one passed on last. The insert that puts the
+        row back is no change of the application's: its capture record is taken out of
+        the queue again, in the same transaction. Whether any row was put back."""
+        ref = plan.t.target.ref
+        table = str(ref)
+        raw, lits = self.capture_queue(ref)
+        raw.update(plan.undelete())
+        n, mark = self.run(conn, "undelete_mark", params, raw, table, **lits).fetchone()
+        if not n:
+            return False
+        self.run(conn, "undelete", params, raw, table, **lits)
+        queued = self.run(conn, "undelete_queued", {"mark": mark}, raw, table, **lits)
+        for (key,) in queued.fetchall():
+            self.run(conn, "unqueue", {"key": key}, raw, table, **lits)
+        return True
 
     def capture_queue(self, ref: TableName) -> tuple[dict[str, str], dict[str, str]]:
         """``forward_delete.sql``'s names of this site's capture objects (its queue, its
@@ -761,6 +789,22 @@ class ApplyPlan:
         groups taken merged into the deleted row (``merged_row``)."""
         return f"d.sp_hl = 0 AND d.sp_tkv = {self.rkv()} AND d.sp_tr IS NOT NULL"
 
+    def _restored(self) -> str:
+        """A key whose row of the delete's incarnation this site deleted already, its
+        tombstone keeping the row (in ``sp_o<i>``): put back for the delete to take away
+        (``CdrSite.undelete``)."""
+        return f"(d.sp_tkv IS NOT NULL AND d.sp_tkv = {self.rkv()} AND d.sp_tr IS NOT NULL)"
+
+    def undelete(self) -> dict[str, str]:
+        """``undelete.sql``'s: the deleted rows put back, every column as deleted."""
+        q = self.site.q
+        return {
+            "target": self.site.integ.qualified(self.t.target.ref),
+            "columns": ", ".join(q(c.name) for c in self.cols),
+            "values": ", ".join(f"d.sp_o{i}" for i in range(len(self.cols))),
+            "restored": self._restored(),
+        }
+
     def decide_upsert(self) -> dict[str, str]:
         site, rule = self.site, self.s.resolution
         rkv = self.rkv()
@@ -802,9 +846,10 @@ class ApplyPlan:
     def decide_delete(self) -> dict[str, str]:
         rule, rkv = self.s.resolution, self.rkv()
         wins = self.site.newer("COALESCE(d.sp_dv, '')", self.newest_l(), rule)
+        # a row put back (this site deleted it already) is deleted again, whatever changed
         delete = (
             f"d.sp_hl = 1 AND (d.sp_lkv < {rkv} OR (d.sp_lkv = {rkv} AND "
-            f"(NOT {self.changed()} OR {wins})))"
+            f"(NOT {self.changed()} OR {wins} OR {self._restored()})))"
         )
         # the groups the delete's window changed before it deleted (its row's versions it
         # made) are taken as an update's: a delete that loses leaves them in the row; one
@@ -957,7 +1002,12 @@ class ApplyPlan:
         raw["changed"] = self.changed()
         op = ">" if self.s.resolution == "latest" else "<"
         raw["op"] = op
-        raw["group_conflicts"] = self.group_conflicts(raw, f"{self._live()} AND d.sp_del = 0")
+        # per group, also of a delete that wins: the groups its window changed go into the
+        # row it deletes, and one the row changed too loses its version there
+        raw["group_conflicts"] = self.group_conflicts(raw, self._live())
+        # two deletes of one row are no conflict of the row ("*"): a row put back records
+        # none (a group both changed is one, as above)
+        raw["restored"] = self._restored()
         raw.update(self._sets())
         target_cols = [c.name for c in self.t.target.columns]
         raw["deleted_row"] = self.site.deleted_row("t", target_cols)

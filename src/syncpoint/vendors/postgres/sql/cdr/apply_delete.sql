@@ -1,12 +1,15 @@
 -- 1. The conflicts: the local row is a newer incarnation, or it changed since the version
---    the delete was made from; per group, of a delete that loses, the groups its window
---    changed that the row changed too.
+--    the delete was made from (not a row put back: this site deleted it already, and two
+--    deletes of one incarnation are no conflict); per group, of a delete that loses or
+--    wins, the groups its window changed that the row changed too (taken or not, into the
+--    row it loses to or the row it deletes).
 INSERT INTO ${conflicts} (table_name, key, column_group, local_row, local_version,
                           remote_row, remote_version, resolution, winner)
 SELECT %(table)s, d.sp_k, '*', $raw{local_row}, $raw{newest_l}, d.sp_c, d.sp_dv, %(rule)s,
        CASE WHEN d.sp_del = 1 THEN 'remote' ELSE 'local' END
   FROM ${d} d JOIN $raw{target} t ON $raw{match}
- WHERE d.sp_lkv > $raw{rkv} OR (d.sp_lkv = $raw{rkv} AND $raw{changed})
+ WHERE NOT $raw{restored}
+   AND (d.sp_lkv > $raw{rkv} OR (d.sp_lkv = $raw{rkv} AND $raw{changed}))
 UNION ALL
 $raw{group_conflicts}
 ---
