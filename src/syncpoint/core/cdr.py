@@ -45,8 +45,10 @@ conflict takes the incoming value when the change made it.
 | delete kv | no row, tombstone of kv with its row | put back, take what its window made, delete |
 | delete kv | no row | tombstone (a later update of kv meets it) |
 
-Every delete leaves its tombstone at every site, whatever it decided there: the site that
-made it holds one, and ``purge`` takes a tombstone only once every site holds it.
+Every delete leaves its tombstone at every site it reaches, whatever it decided there: the
+site that made it holds one, and ``purge`` takes a tombstone once every site holds it or
+never gets that delete (it ended, not passed on, at a site on the way; or the site holds a
+newer incarnation), and at once where the row of that incarnation is back.
 
 Two deletes of one incarnation keep the tombstone version the rule prefers, so every site
 resolves a late change of that incarnation against the same one.
