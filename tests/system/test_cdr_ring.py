@@ -474,3 +474,29 @@ def test_ring_delete_that_wins_records_the_group_it_took_from_the_row(
     quiet(ch, spark)
     for n, db in sites.items():
         assert rows(db, "item", 1) is None, n
+
+
+@pytest.mark.parametrize("x", ["a", "b", "c"], ids=["via-mariadb", "via-sqlite", "via-postgres"])
+def test_ring_passes_on_a_change_that_lost_to_the_delete_in_between(
+    ring: Any, spark: Any, x: str
+) -> None:
+    """The third case the randomized ring test found: X reprices key 1; M deletes it, later,
+    before X's change reaches it; L renames it, later than the delete. X's change loses to
+    M's delete at M and goes into M's deleted row; M's delete loses to L's row at L. The
+    rename makes the row again at M with X's price, and reaches X, which keeps its price:
+    L must get X's price too, which only M can pass on."""
+    ch, sites = ring
+    m, last = READ_BY[x], READ_BY[READ_BY[x]]
+    sites[x].execute(ins("item", 1, "one"))
+    quiet(ch, spark)
+    sites[x].execute(upd("item", 1, "price = 3.25"))
+    time.sleep(0.002)
+    sites[m].execute("DELETE FROM item WHERE id = 1")
+    time.sleep(0.002)
+    sites[last].execute(upd("item", 1, "name = 'l1'"))
+    run_at(ch, m, spark)  # X's price loses to M's delete
+    run_at(ch, last, spark)  # M's delete loses to L's rename
+    quiet(ch, spark)
+    want = tuple(norm(v) for v in (1, "l1", 1, "3.25", "EUR"))
+    for n, db in sites.items():
+        assert rows(db, "item", 1) == want, n

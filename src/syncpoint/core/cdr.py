@@ -62,7 +62,10 @@ by the apply (deleting nothing, it fires no capture trigger), unless the site de
 row itself: then the tombstone's row is put back and the delete takes it away as a row,
 with the groups its window made, so what the site passes on is its own deleted row with
 those (a reader that gets the site's delete and this one in one round nets them into the
-later one, which must not lose the site's groups). A row passed on can hold
+later one, which must not lose the site's groups); and a change that loses to the delete of
+its incarnation there, its groups merged into the deleted row, is passed on as that row
+put back, taking them, and deleted again (a site after it whose row won against the delete
+has no other way to it). A row passed on can hold
 groups of several sites; the site whose version of a group comes back to it leaves the
 group alone: it had it first, and what it holds now it has decided since.
 

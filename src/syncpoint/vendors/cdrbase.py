@@ -593,6 +593,9 @@ class CdrSite:
             self.run(conn, "d_remade", raw=restore, table=table)
             self.run(conn, "decide_upsert", raw=plan.decide_upsert(), table=table)
             self.run(conn, "apply_upsert", params, raw=plan.apply_upsert(), table=table)
+            if self.undelete(conn, plan, params, plan.merged()):
+                raw = {**plan.apply_upsert(), "restored": plan.merged()}
+                self.run(conn, "pass_on_merged", params, raw=raw, table=table)
         else:
             restore = plan.restore()
             self.run(conn, "d_tombstone", params, raw=restore, table=table)
@@ -608,7 +611,9 @@ class CdrSite:
         self.after_write(conn, t)
         self.run(conn, "d_drop", table=table)
 
-    def undelete(self, conn: Any, plan: ApplyPlan, params: dict[str, Any]) -> bool:
+    def undelete(
+        self, conn: Any, plan: ApplyPlan, params: dict[str, Any], which: str | None = None
+    ) -> bool:
         """Incoming deletes of an incarnation whose row this site deleted already (the
         tombstone of that incarnation kept the row): the deleted row is put back
         (``undelete.sql``), for the delete to take away as a row, taking first the groups
@@ -617,11 +622,17 @@ class CdrSite:
         row instead would lose this site's: a reader that gets this site's delete and this
         one in one round nets them into the one passed on last. The insert that puts the
         row back is no change of the application's: its capture record is taken out of
-        the queue again, in the same transaction. Whether any row was put back."""
+        the queue again, in the same transaction. Whether any row was put back.
+
+        ``which``: the keys whose deleted rows to put back, else those of such deletes
+        (``pass_on_merged.sql`` puts back those of incoming changes that lost here to the
+        delete, to pass them on)."""
         ref = plan.t.target.ref
         table = str(ref)
         raw, lits = self.capture_queue(ref)
         raw.update(plan.undelete())
+        if which is not None:
+            raw["restored"] = which
         n, mark = self.run(conn, "undelete_mark", params, raw, table, **lits).fetchone()
         if not n:
             return False
@@ -794,6 +805,12 @@ class ApplyPlan:
         tombstone keeping the row (in ``sp_o<i>``): put back for the delete to take away
         (``CdrSite.undelete``)."""
         return f"(d.sp_tkv IS NOT NULL AND d.sp_tkv = {self.rkv()} AND d.sp_tr IS NOT NULL)"
+
+    def merged(self) -> str:
+        """An incoming insert/update that lost to the delete of its incarnation here and took
+        some group into the tombstone's deleted row (``apply_upsert.sql``, 2)."""
+        anyf = " OR ".join(f"d.sp_f{j} = 1" for j in range(len(self.groups)))
+        return f"(d.sp_ins = 0 AND {self._remade()} AND ({anyf}))"
 
     def undelete(self) -> dict[str, str]:
         """``undelete.sql``'s: the deleted rows put back, every column as deleted."""
