@@ -6,3 +6,9 @@
 UPDATE $raw{target} t JOIN ${d} d ON $raw{match} SET $raw{sets} WHERE $raw{restored}
 ---
 DELETE t FROM $raw{target} t JOIN ${d} d ON $raw{match} WHERE $raw{restored}
+---
+-- The tombstone's time now, as where a later delete writes it again: purge bounds by it what
+-- this site captured before it, and the change passed on just now is such.
+UPDATE ${tombstones} tb JOIN ${d} d ON tb.`key` = d.sp_k AND tb.kv = d.sp_tkv
+   SET tb.deleted_at = UTC_TIMESTAMP(6)
+ WHERE tb.table_name = %(table)s AND $raw{restored}

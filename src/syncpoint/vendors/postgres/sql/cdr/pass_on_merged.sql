@@ -6,3 +6,8 @@
 UPDATE $raw{target} t SET $raw{sets} FROM ${d} d WHERE $raw{match} AND $raw{restored}
 ---
 DELETE FROM $raw{target} t USING ${d} d WHERE $raw{match} AND $raw{restored}
+---
+-- The tombstone's time now, as where a later delete writes it again: purge bounds by it what
+-- this site captured before it, and the change passed on just now is such.
+UPDATE ${tombstones} tb SET deleted_at = clock_timestamp() FROM ${d} d
+ WHERE tb.table_name = %(table)s AND tb.key = d.sp_k AND tb.kv = d.sp_tkv AND $raw{restored}

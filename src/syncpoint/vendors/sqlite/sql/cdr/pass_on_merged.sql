@@ -7,3 +7,8 @@ UPDATE $raw{target} AS t SET $raw{sets} FROM ${d} AS d WHERE $raw{match} AND $ra
 ---
 DELETE FROM $raw{target} AS t
  WHERE EXISTS (SELECT 1 FROM ${d} AS d WHERE $raw{match} AND $raw{restored})
+---
+-- The tombstone's time now, as where a later delete writes it again: purge bounds by it what
+-- this site captured before it, and the change passed on just now is such.
+UPDATE ${tombstones} AS tb SET deleted_at = strftime('%Y-%m-%d %H:%M:%f', 'now') FROM ${d} AS d
+ WHERE tb.table_name = :table AND tb.key = d.sp_k AND tb.kv = d.sp_tkv AND $raw{restored}
