@@ -72,7 +72,9 @@ def test_eight_writers_while_run_follow_is_killed_again_and_again(
     assert rc == 0, (tmp_path / "follow.log").read_text(errors="replace")[-3000:]
     assert checker.samples > 10 and checker.orphans == 0
     assert rk.duplicates(dst) == []  # no row version applied twice
-    assert int(src.query("SELECT count(*) FROM parent")[0][0]) > 10  # the writers did work
+    # the writers did work: every change they committed left its record in the queue (not
+    # purged here); the rows left in parent depend on how many the writers deleted again
+    assert int(src.query("SELECT count(*) FROM repl_items")[0][0]) > 20
     tables = status(cfg)["tables"]
     assert [(t["backlog"], t["stopped"]) for t in tables] == [(0, None), (0, None)]
 
