@@ -21,14 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from syncpoint.ops.cdr import setup
-from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg
 from tests.system import roundkit as rk
 from tests.system.roundkit import norm
-from tests.system.test_cdr_pairs import DDL, GROUPS, ins, rows, upd
+from tests.system.test_cdr_pairs import DDL, GROUPS, ins, rows, sites_channel, upd
 from tests.system.test_cdr_ring import run_at
 
 pytestmark = pytest.mark.spark
@@ -53,19 +51,7 @@ def sites(tmp_path: Path) -> Any:
     try:
         for db in (a, b):
             db.execute(DDL[db.vendor].format(t="item"))
-        data = {
-            "channel": "bi",
-            "application": "sync",
-            "locations": {
-                "a": {"url": a.url, "capture": True, "integrate": True},
-                "b": {"url": b.url, "capture": True, "integrate": True},
-            },
-            "tables": [{"name": "item", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
-        }
-        (tmp_path / "bi.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "bi.yaml")
-        ch.install()
+        ch = sites_channel(tmp_path, {"a": a, "b": b}, "bi")
         yield ch, a, b
     finally:
         for g in gens:

@@ -172,6 +172,25 @@ def channel(tmp: Path, a: Any, b: Any, name: str = "bi") -> Channel:
     return Channel.from_file(path)
 
 
+def sites_channel(tmp: Path, sites: dict[str, Any], name: str, table: str = "item") -> Channel:
+    """An installed channel of one table (no snapshot) between ``sites`` (name -> database),
+    each capturing and integrating and reading every other; ``cdr add`` is the caller's."""
+    data = {
+        "channel": name,
+        "application": "sync",
+        "locations": {
+            n: {"url": db.url, "capture": True, "integrate": True} for n, db in sites.items()
+        },
+        "tables": [{"name": table, "snapshot": "none"}],
+        "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
+    }
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    ch = Channel.from_file(path)
+    ch.install()
+    return ch
+
+
 @pytest.fixture
 def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     gens = [make(v, tmp_path) for v in request.param]

@@ -17,6 +17,7 @@ from syncpoint.ops.cdr import setup
 from syncpoint.ops.channel import Channel
 from tests.conftest import make_pg
 from tests.operator.test_status_warnings import validate
+from tests.system.test_cdr_pairs import sites_channel
 
 pytestmark = pytest.mark.spark
 
@@ -185,19 +186,7 @@ def test_three_site_mesh_converges_by_group(tmp_path: Path, spark: Any) -> None:
     try:
         for db in dbs:
             db.execute(DDL)
-        data = {
-            "channel": "mesh",
-            "application": "sync",
-            "locations": {
-                n: {"url": db.url, "capture": True, "integrate": True}
-                for n, db in zip("abc", dbs, strict=True)
-            },
-            "tables": [{"name": "public.item", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
-        }
-        (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "mesh.yaml")
-        ch.install()
+        ch = sites_channel(tmp_path, dict(zip("abc", dbs, strict=True)), "mesh", "public.item")
         setup.add(ch.cfg, "item", "latest", {"pricing": ["price", "currency"]})
         a.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, 'EUR'), (2, 'two', 2, 2.00, 'EUR')")
         exchange(ch, spark)
@@ -312,19 +301,7 @@ def test_mesh_delete_behind_a_newer_incarnation_leaves_its_tombstone(
     try:
         for db in dbs:
             db.execute(DDL)
-        data = {
-            "channel": "mesh",
-            "application": "sync",
-            "locations": {
-                n: {"url": db.url, "capture": True, "integrate": True}
-                for n, db in zip("abc", dbs, strict=True)
-            },
-            "tables": [{"name": "public.item", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
-        }
-        (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "mesh.yaml")
-        ch.install()
+        ch = sites_channel(tmp_path, dict(zip("abc", dbs, strict=True)), "mesh", "public.item")
         setup.add(ch.cfg, "item", "latest", None)
         a.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, 'EUR')")
         exchange(ch, spark)

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from syncpoint.ops.cdr import setup
 from syncpoint.ops.channel import Channel
@@ -40,7 +39,7 @@ from syncpoint.ops.stamps import record_stamps
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 from tests.system.roundkit import wait_until
 from tests.system.test_cdr_mariadb import WAITING
-from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm
+from tests.system.test_cdr_pairs import DDL, GROUPS, ins, norm, sites_channel
 
 pytestmark = [pytest.mark.spark]
 
@@ -66,19 +65,7 @@ def sites(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     try:
         for db in (a, b):
             db.execute(DDL[db.vendor].format(t="item"))
-        data = {
-            "channel": "bi",
-            "application": "sync",
-            "locations": {
-                n: {"url": db.url, "capture": True, "integrate": True}
-                for n, db in (("a", a), ("b", b))
-            },
-            "tables": [{"name": "item", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
-        }
-        (tmp_path / "bi.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "bi.yaml")
-        ch.install()
+        ch = sites_channel(tmp_path, {"a": a, "b": b}, "bi")
         setup.add(ch.cfg, "item", "latest", GROUPS)
         yield ch, a, b
     finally:
@@ -295,19 +282,7 @@ def test_purge_keeps_the_tombstone_of_a_delete_made_while_it_decides(
     try:
         for db in dbs:
             db.execute(DDL[db.vendor].format(t="item"))
-        data = {
-            "channel": "mesh",
-            "application": "sync",
-            "locations": {
-                n: {"url": db.url, "capture": True, "integrate": True}
-                for n, db in zip("abc", dbs, strict=True)
-            },
-            "tables": [{"name": "item", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
-        }
-        (tmp_path / "mesh.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "mesh.yaml")
-        ch.install()
+        ch = sites_channel(tmp_path, dict(zip("abc", dbs, strict=True)), "mesh")
         setup.add(ch.cfg, "item", "latest", GROUPS)
         a.execute(ins("item", 1, "one"))
         ch.run(once=True, spark=spark)

@@ -15,12 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from syncpoint.ops.cdr import setup
-from syncpoint.ops.channel import Channel
 from tests.conftest import make_pg, make_sqlite
-from tests.system.test_cdr_pairs import DDL, GROUPS
+from tests.system.test_cdr_pairs import DDL, GROUPS, sites_channel
 from tests.system.test_cdr_random import final_rows
 from tests.system.test_cdr_ring import run_at
 
@@ -51,19 +49,7 @@ def sites(tmp_path: Path) -> Any:
     try:
         for db in (a, b):
             db.execute(DDL[db.vendor].format(t="item"))
-        data = {
-            "channel": "bi",
-            "application": "sync",
-            "locations": {
-                "a": {"url": a.url, "capture": True, "integrate": True},
-                "b": {"url": b.url, "capture": True, "integrate": True},
-            },
-            "tables": [{"name": "item", "snapshot": "none"}],
-            "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
-        }
-        (tmp_path / "bi.yaml").write_text(yaml.safe_dump(data))
-        ch = Channel.from_file(tmp_path / "bi.yaml")
-        ch.install()
+        ch = sites_channel(tmp_path, {"a": a, "b": b}, "bi")
         setup.add(ch.cfg, "item", "latest", GROUPS)
         yield ch, a, b
     finally:

@@ -208,23 +208,25 @@ class CdrSite:
         """``{p}tombstones.ended_here`` where ``cdr add`` ran before it existed (outside a
         transaction: MariaDB commits DDL); whether it was added. Tombstones written before
         it read as passed on, so purge waits for every site to hold them, as it did."""
-        (found,) = self.run(
-            conn, "has_column", {"name": self.idents["tombstones"], "column": "ended_here"}
-        ).fetchone()
-        conn.rollback()
+        found = self._tombstones_have(conn, "ended_here")
         if not found:
             self.run(conn, "add_ended_here")
             conn.commit()
         return not found
 
-    def has_deleted_rows(self, conn: Any) -> bool:
-        """Whether ``{p}tombstones`` has the column ``deleted_row`` (``cdr add`` before it
-        existed: no)."""
+    def _tombstones_have(self, conn: Any, column: str) -> bool:
+        """Whether ``{p}tombstones`` has ``column`` (bookkeeping of an older ``cdr add``
+        lacks the later ones)."""
         (found,) = self.run(
-            conn, "has_column", {"name": self.idents["tombstones"], "column": "deleted_row"}
+            conn, "has_column", {"name": self.idents["tombstones"], "column": column}
         ).fetchone()
         conn.rollback()
         return bool(found)
+
+    def has_deleted_rows(self, conn: Any) -> bool:
+        """Whether ``{p}tombstones`` has the column ``deleted_row`` (``cdr add`` before it
+        existed: no)."""
+        return self._tombstones_have(conn, "deleted_row")
 
     def ensure_deleted_rows(
         self, conn: Any, tables: dict[str, tuple[TableName, list[str]]], renew: bool = False
