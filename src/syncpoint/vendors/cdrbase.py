@@ -588,10 +588,11 @@ class CdrSite:
         self.fill(conn, plan, params)
         self.run(conn, "d_lock", raw=plan.local(), table=table)
         self.run(conn, "d_local", params, raw=plan.local(), table=table)
+        # keys without a row here: their newest tombstone and the row it kept, either way
+        restore = plan.restore()
+        self.run(conn, "d_tombstone", params, raw=restore, table=table)
+        self.restore_rows(conn, plan)
         if action == "U":
-            restore = plan.restore()
-            self.run(conn, "d_tombstone", params, raw=restore, table=table)
-            self.restore_rows(conn, plan)
             self.run(conn, "d_remade", raw=restore, table=table)
             self.run(conn, "decide_upsert", raw=plan.decide_upsert(), table=table)
             self.run(conn, "apply_upsert", params, raw=plan.apply_upsert(), table=table)
@@ -599,9 +600,6 @@ class CdrSite:
                 raw = {**plan.apply_upsert(), "restored": plan.merged()}
                 self.run(conn, "pass_on_merged", params, raw=raw, table=table)
         else:
-            restore = plan.restore()
-            self.run(conn, "d_tombstone", params, raw=restore, table=table)
-            self.restore_rows(conn, plan)
             if self.undelete(conn, plan, params):
                 self.run(conn, "d_local", params, raw=plan.local(), table=table)
             self.run(conn, "decide_delete", raw=plan.decide_delete(), table=table)
