@@ -605,8 +605,25 @@ class GroupRound:
             )
 
     def _stop_after_failure(self, plan: RoundPlan, exc: WorkFailed) -> None:
+        """Every table of the group stops: a round applies the group in one transaction, and
+        going on without the refused table would let its partners arrive without it (what
+        a sync group exists to prevent). The refused table carries the target's message,
+        the others say which table holds them. The next round tries them all again."""
         hit = [w for w in plan.windows if exc.table in (str(w.target), w.table)] or plan.windows
-        stops = [Stop(w.location, w.table, w.after, f"apply failed: {exc}") for w in hit]
+        why = f"apply failed: {exc}"
+        named = {(w.location, w.table) for w in hit}
+        held = ", ".join(sorted({w.table for w in hit}))
+        stops = [Stop(w.location, w.table, w.after, why) for w in hit]
+        stops += [
+            Stop(
+                w.location,
+                w.table,
+                w.after,
+                f"held with {held} of its sync group {plan.group} (applied together): {why}",
+            )
+            for w in plan.windows
+            if (w.location, w.table) not in named
+        ]
         try:
             self.target.record_stops(self.conn, plan.application, plan.group, stops)
         except WorkFailed:

@@ -200,6 +200,7 @@ def run(
     total = RunReport()
     with holding(cfg) as keep, _signals() as stopping:
         retry_at: dict[str, float] = {}
+        said: dict[str, str] = {}  # the stop last logged, per integrate location and group
         while not stopping.is_set():
             keep()  # still the one follower (a restarted server ended the lock's session)
             for integ in cfg.integrate_locations():
@@ -217,9 +218,18 @@ def run(
                     for text in report.errors:
                         for listener in list(FAILURE_LISTENERS):
                             listener({"integrate": integ, "group": g, "error": text})
+                    key = f"{integ}/{g}"
                     if report.stopped:
-                        retry_at[f"{integ}/{g}"] = time.monotonic() + STOPPED_RETRY_S
-                        log.error("%s", _stopped_text(report))
+                        retry_at[key] = time.monotonic() + STOPPED_RETRY_S
+                        text = _stopped_text(report)
+                        # said once: the same refusal found again at each retry is news to
+                        # nobody (status, the metrics and the page keep showing it)
+                        if said.get(key) != text:
+                            log.error("%s", text)
+                        said[key] = text
+                    elif key in said and (report.rounds or not report.errors):
+                        del said[key]
+                        log.warning("%s: group %s goes on: its stopped tables resumed", integ, g)
                     # a follower runs for days: keep the latest rounds only
                     total.rounds = (total.rounds + report.rounds)[-KEEP_ROUNDS:]
                     total.stopped = (total.stopped + report.stopped)[-KEEP_ROUNDS:]

@@ -37,9 +37,25 @@ ROW_SUMS_IN_DB = True
 ADDS_FOREIGN_KEYS = True  # created target tables get the foreign keys among the channel's tables
 DEFAULT_SCHEMA = "public"
 
-# SQLSTATE classes worth a retry: connection loss, serialization failure, deadlock,
-# lock not available, admin shutdown.
-_TRANSIENT = ("08", "40001", "40P01", "55P03", "57P01", "57P02", "57P03")
+# SQLSTATEs (and classes) worth a retry: connection loss, serialization failure, deadlock,
+# insufficient resources (disk full, out of memory, too many connections), an object in
+# use, lock not available, a statement cancelled (statement_timeout), admin shutdown, an
+# I/O error. Any other error is terminal, whatever psycopg's class: it files class 54
+# (program limit exceeded: "index row requires 19232 bytes, maximum size is 8191") and
+# 55000 (object not in prerequisite state) under OperationalError, which no retry mends.
+_TRANSIENT = (
+    "08",
+    "40001",
+    "40P01",
+    "53",
+    "55006",
+    "55P03",
+    "57014",
+    "57P01",
+    "57P02",
+    "57P03",
+    "58",
+)
 # The refinements of LocationError callers test for (``errors.py``), by SQLSTATE: a unique
 # violation, or a catalog name taken by a concurrent CREATE; an undefined table, column,
 # function or schema.
@@ -75,7 +91,8 @@ def _error_class(state: str, operational: bool) -> type[LocationError]:
         return LockTimeout
     if state == _DEADLOCK:
         return Deadlock
-    if operational or state.startswith(_TRANSIENT):
+    # an OperationalError without a SQLSTATE is the client's: the connection was lost
+    if (operational and not state) or state.startswith(_TRANSIENT):
         return TransientError
     if state in _DUPLICATE:
         return DuplicateKey
