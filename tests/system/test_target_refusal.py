@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.operator.test_serve_page import metric_values
@@ -25,19 +24,22 @@ from tests.system import roundkit as rk
 
 TABLES = [
     "CREATE TABLE doc (id int PRIMARY KEY, body tsvector)",
-    "CREATE TABLE doc_tag (id int PRIMARY KEY, doc_id int NOT NULL REFERENCES doc (id), "
-    "tag text)",
+    "CREATE TABLE doc_tag (id int PRIMARY KEY, doc_id int NOT NULL REFERENCES doc (id), tag text)",
     "CREATE TABLE other (id int PRIMARY KEY, v text)",
 ]
 # 700 distinct 32-character lexemes: a tsvector of about 26 kB that hardly compresses
 BIG = "to_tsvector('simple', (SELECT string_agg(md5(g::text), ' ') FROM generate_series(1, 700) g))"
+
+
+def _sum(table: str, row: str) -> str:
+    """A count and a checksum of every row, in key order."""
+    return f"SELECT count(*), md5(coalesce(string_agg({row}, ',' ORDER BY id), '')) FROM {table}"
+
+
 SUMS = {
-    "doc": "SELECT count(*), md5(coalesce(string_agg(id || ':' || body::text, ',' ORDER BY id), '')) "
-    "FROM doc",
-    "doc_tag": "SELECT count(*), md5(coalesce(string_agg(id || ':' || doc_id || ':' || tag, ',' "
-    "ORDER BY id), '')) FROM doc_tag",
-    "other": "SELECT count(*), md5(coalesce(string_agg(id || ':' || v, ',' ORDER BY id), '')) "
-    "FROM other",
+    "doc": _sum("doc", "id || ':' || body::text"),
+    "doc_tag": _sum("doc_tag", "id || ':' || doc_id || ':' || tag"),
+    "other": _sum("other", "id || ':' || v"),
 }
 
 

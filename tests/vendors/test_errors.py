@@ -100,3 +100,22 @@ def test_lock_timeout(any_db: Any) -> None:
         waiter.close()
         holder.close()
     assert isinstance(err.value, TransientError) and err.value.code == "transient"
+
+
+def test_a_size_limit_is_terminal(pg_db: Any) -> None:
+    """psycopg files SQLSTATE class 54 (a program limit) under OperationalError, as it does a
+    lost connection; a row too large for an index never goes in by retrying."""
+    pg_db.execute("CREATE TABLE t (k int PRIMARY KEY, v text)", "CREATE INDEX t_v ON t (v)")
+    conn = pg_db.connect()
+    try:
+        with pytest.raises(LocationError) as err:
+            _run(
+                pg_db,
+                conn,
+                "INSERT INTO t SELECT 1, string_agg(md5(g::text), '') "
+                "FROM generate_series(1, 400) g",
+            )
+    finally:
+        conn.close()
+    assert not isinstance(err.value, TransientError), err.value
+    assert "54000" in err.value.message and "index row" in err.value.message
