@@ -36,6 +36,12 @@ class Index:
     name: str
     columns: tuple[str, ...]
     unique: bool
+    # the access method as the source's catalog names it, lower case: btree, hash, gist,
+    # gin, spgist, brin (PostgreSQL), fulltext, spatial (MariaDB)
+    method: str = "btree"
+    # per column, the operator class where it is not the type's default ("" where it is);
+    # empty when every column has its default
+    opclasses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

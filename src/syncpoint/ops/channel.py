@@ -92,6 +92,8 @@ class Channel:
                             if key:
                                 found += it.apply_notes(ref, have, key)
                             found += self._type_notes(loc, t, ref, have, it.vendor)
+                            if have is None:
+                                found += self._index_notes(loc, t, ref, it.vendor)
             except SyncpointError:
                 pass
             out[integ] = list(dict.fromkeys(found))
@@ -119,6 +121,22 @@ class Channel:
     def _source_shape(self, loc: str, t: Any) -> Any:
         with self.location(loc).capture() as (cap, conn):
             return cap.describe(conn, t.ref)
+
+    def _index_notes(self, loc: str, t: Any, ref: Any, target_vendor: str) -> list[str]:
+        """The source's indexes a created target ``ref`` will not have (a method the
+        target's vendor lacks), each named."""
+        from syncpoint.ops import created
+        from syncpoint.vendors import shapebase
+
+        vendor = self.cfg.locations[loc].vendor
+        with self.location(loc).capture() as (_cap, conn):
+            extras = shapebase.extras(vendor, conn, t.ref)
+            _end(conn)
+        return [
+            f"target {ref}: " + created.left_out(target_vendor, vendor, ix)
+            for ix in extras.indexes
+            if created.index_method(target_vendor, vendor, ix) is None
+        ]
 
     def _type_notes(self, loc: str, t: Any, ref: Any, have: Any, target_vendor: str) -> list[str]:
         """What the source's columns of a type that needs saying (a vendor's types module

@@ -2,13 +2,21 @@
 in the CREATE TABLE, then unique and secondary indexes, then foreign keys to the other
 tables of the channel (where the target can add them and ``create_foreign_keys`` is on).
 
+An index keeps its source's method (GiST, GIN, hash, BRIN, full-text) where the target
+has it; where it has not, it is left out and said so, for a B-tree in its place could
+refuse values the source takes (a large tsvector). A default is written for the target
+column's type (MariaDB's ``tinyint(1) DEFAULT 1`` becomes ``DEFAULT true`` at a PostgreSQL
+boolean).
+
 Indexes and foreign keys come after the initial load where ``snapshot`` fills the table
 (one index build instead of one update per row, and the group's rows are all there when a
 foreign key checks them); a table a round creates gets them at once, foreign keys to
 parent tables that exist at the target by then. Each is added in its own transaction; one
 the target refuses (a text column MariaDB cannot index without a length, rows that do not
-satisfy a key) is logged and left out, never failing the load. What is carried and what
-is not: docs/types.md, "Created target tables".
+satisfy a key) is logged and left out, never failing the load. A snapshot records the
+tables it created in ``{p}created_tables`` until their indexes and foreign keys are in, so
+that one that failed and runs again adds them. What is carried and what is not:
+docs/types.md, "Created target tables".
 """
 
 from __future__ import annotations
@@ -34,6 +42,11 @@ def default_sql(target_vendor: str, d: Default, col_type: str) -> str:
     dialect = vendors.get(target_vendor).dialect
     if d.kind == "text":
         return str(dialect.literal(d.value))
+    if target_vendor == "postgres" and col_type.strip().lower().startswith("bool"):
+        if d.kind in ("bool", "number"):
+            # also a boolean written as a number (MariaDB's tinyint(1) DEFAULT 1):
+            # PostgreSQL has no cast of an integer default to boolean
+            return "false" if _zero(d.value) else "true"
     if d.kind == "bool":
         if target_vendor == "postgres":
             return "true" if d.value == "1" else "false"
@@ -46,6 +59,13 @@ def default_sql(target_vendor: str, d: Default, col_type: str) -> str:
             else ("CURRENT_TIMESTAMP")
         )
     return d.value
+
+
+def _zero(number: str) -> bool:
+    try:
+        return float(number) == 0
+    except ValueError:
+        return False
 
 
 def _name(*parts: str) -> str:
@@ -81,6 +101,28 @@ def run(jobs_: list[Job]) -> None:
         job()
 
 
+def index_method(target_vendor: str, src_vendor: str, ix: Index) -> str | None:
+    """The method a created target index gets ("" for the target's default, a B-tree), or
+    None when the target has no index of the source's method: a B-tree in its place could
+    refuse values the source takes (a tsvector or a long text past a B-tree's size limit
+    under a GiST, GIN or full-text index), so it is left out (``left_out`` says so)."""
+    if ix.method == "btree":
+        return ""
+    methods = getattr(vendors.get(target_vendor).dialect, "INDEX_METHODS", ("btree",))
+    # methods are named per vendor: the same name means the same index at the same vendor
+    if target_vendor == src_vendor and ix.method in methods:
+        return ix.method
+    return None
+
+
+def left_out(target_vendor: str, src_vendor: str, ix: Index) -> str:
+    title = vendors.get(target_vendor).dialect.TITLE
+    return (
+        f"index {ix.name} ({ix.method} at the source) is not created: {title} has no "
+        f"{ix.method} index, and a B-tree in its place could refuse values the source takes"
+    )
+
+
 def _index_job(
     target: Any, conn: Any, t: TableName, ix: Index, src_vendor: str
 ) -> Callable[[], None]:
@@ -95,6 +137,24 @@ def _index_job(
     # the table a delete and insert, which foreign keys to its rows refuse: plain there (the
     # source keeps the values unique)
     unique = ix.unique and not getattr(target.dialect, "UPSERT_ANY_UNIQUE", False)
+    method = index_method(target.vendor, src_vendor, ix)
+    if method is None:
+        return lambda: log.warning(
+            "%s at %s: %s", t, target.location, left_out(target.vendor, src_vendor, ix)
+        )
+    # PostgreSQL names the method after the table (USING gist); MariaDB's full-text and
+    # spatial indexes are kinds of index (CREATE FULLTEXT INDEX)
+    kind = "UNIQUE" if unique else ""
+    using = ""
+    if method and getattr(target.dialect, "INDEX_USING", False):
+        using = f"USING {method}"
+    elif method:
+        kind = method.upper()
+    ops = ix.opclasses if target.vendor == src_vendor else ()
+    columns = ", ".join(
+        target.q(c) + (f" {target.q(ops[i])}" if i < len(ops) and ops[i] else "")
+        for i, c in enumerate(ix.columns)
+    )
 
     def job() -> None:
         _each(
@@ -102,10 +162,11 @@ def _index_job(
             conn,
             "create_index",
             f"index {name} on {t}",
-            unique="UNIQUE" if unique else "",
+            unique=kind,
             index=target.q(name),
             target=target.qualified(t),
-            columns=", ".join(target.q(c) for c in ix.columns),
+            columns=columns,
+            using=using,
         )
 
     return job

@@ -90,6 +90,7 @@ class GroupRound:
         # indexes and foreign keys of target tables created here, when a snapshot adds them
         # after its rows (None: added as the table is created)
         self.after_load: list[created.Job] | None = None
+        self._owed: set[str] = set()  # target tables whose after_load jobs are queued
 
     # -- connections -----------------------------------------------------------------------
     def open(self) -> None:
@@ -662,6 +663,15 @@ class GroupRound:
     def _ensure_target(self, src: Source, w: TableWindow) -> Any:
         shape = self.target.describe(self.conn, w.target)
         if shape is not None:
+            if (
+                self.after_load is not None
+                and str(w.target) not in self._owed
+                and self.target.extras_pending(self.conn, w.target)
+            ):
+                # created by a snapshot that did not finish: this one adds what it did not
+                extras = shapebase.extras(src.capture.vendor, src.conn, w.source)
+                _idle(src.conn)
+                self.after_load += self._later(src, w, extras)
             return shape
         if self.target.vendor == src.capture.vendor:
             # the types of one's own its columns are declared with, first
@@ -688,8 +698,9 @@ class GroupRound:
             for n, d in extras.defaults.items()
             if n in types
         }
+        pending = src.name if self.after_load is not None else None
         try:
-            self.target.create_table(self.conn, w.target, cols, w.key, defaults)
+            self.target.create_table(self.conn, w.target, cols, w.key, defaults, pending)
             log.info("created target table %s at %s", w.target, self.integrate)
         except WorkFailed:
             self.target.rollback(self.conn)
@@ -697,14 +708,27 @@ class GroupRound:
                 raise
             # another run created it meanwhile: used as it is
             return self.target.describe(self.conn, w.target)
-        later = created.jobs(
-            self.cfg, self.target, self.conn, src.name, w.target, extras, src.capture.vendor
-        )
+        later = self._later(src, w, extras)
         if self.after_load is not None:
             self.after_load += later  # a snapshot adds them once the rows are in
         else:
             created.run(later)
         return self.target.describe(self.conn, w.target)
+
+    def _later(self, src: Source, w: TableWindow, extras: Any) -> list[created.Job]:
+        """The indexes and foreign keys of a target table created here, and, last, the
+        record that a snapshot still owed them cleared."""
+        later = created.jobs(
+            self.cfg, self.target, self.conn, src.name, w.target, extras, src.capture.vendor
+        )
+        if self.after_load is not None:
+            self._owed.add(str(w.target))
+            later.append((2, lambda: self._added(w.target)))
+        return later
+
+    def _added(self, target: TableName) -> None:
+        self.target.extras_added(self.conn, target)
+        self._owed.discard(str(target))
 
     def _ddl(self, src: Source, w: TableWindow, shape: Any, change: ddl.DdlChange) -> Any:
         """Apply one DDL change at the target (idempotent). A second run doing the same at

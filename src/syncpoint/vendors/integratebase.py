@@ -83,6 +83,7 @@ class Integrate:
             "staging_idx": f"{prefix}staging_round",
             "tmp": f"{prefix}apply_keys",
             "snapshots": f"{prefix}snapshots",
+            "created": f"{prefix}created_tables",
         }
         # comment lines go: statements are also fragments of others, and Spark's JDBC
         # reader wraps them in its own SQL
@@ -304,7 +305,8 @@ class Integrate:
             )
             return [
                 f"target {ref} does not exist: created like its source (key, NOT NULL, "
-                f"constant and current-time defaults, indexes on plain columns, {fks}); not "
+                f"constant and current-time defaults, indexes on plain columns with their "
+                f"method where this vendor has it, {fks}); not "
                 "carried: other defaults, expression or partial indexes, CHECKs, triggers"
             ]
         return _notes(table, key, self.dialect)
@@ -328,9 +330,12 @@ class Integrate:
         columns: list[tuple[str, str, bool]],
         key: Sequence[str],
         defaults: dict[str, str] | None = None,
+        pending_from: str | None = None,
     ) -> None:
         """Create a target table: (name, type, not null) columns, the key, and column
-        defaults (SQL text for this vendor)."""
+        defaults (SQL text for this vendor). ``pending_from``: the capture location of a
+        snapshot that adds the table's indexes and foreign keys after its load (recorded
+        until ``extras_added``)."""
         dflt = defaults or {}
         defs = ", ".join(
             f"{self.q(n)} {t}"
@@ -341,6 +346,21 @@ class Integrate:
         keys = ", ".join(self.q(k) for k in key)
         self.begin(conn)
         self.run(conn, "create_table", target=self.qualified(target), columns=defs, key=keys)
+        if pending_from is not None:
+            # in the CREATE's transaction where DDL has one (MariaDB commits the CREATE)
+            self.run(conn, "created_put", (str(target), pending_from))
+        self.commit(conn)
+
+    def extras_pending(self, conn: Any, target: TableName) -> bool:
+        """Whether ``target`` was created for a snapshot whose indexes and foreign keys
+        were not added yet (the snapshot failed or was killed before its hand-over)."""
+        found = self.run(conn, "created_get", (str(target),)).fetchone() is not None
+        self.end_read(conn)
+        return found
+
+    def extras_added(self, conn: Any, target: TableName) -> None:
+        self.begin(conn)
+        self.run(conn, "created_clear", (str(target),))
         self.commit(conn)
 
     def apply_ddl(self, conn: Any, table: TableShape, change: DdlChange, src_vendor: str) -> None:
@@ -565,7 +585,7 @@ class Integrate:
         names = [self.idents["stops"], self.idents["staging"], f"{self.prefix}load_state"]
         # snapshot states (a kept position says a table was loaded), and the typed stagings
         # of snapshots that did not finish (a finished one drops its own)
-        names.append(self.idents["snapshots"])
+        names += [self.idents["snapshots"], self.idents["created"]]
         names += sorted(n for n in have if n.startswith(f"{self.prefix}snapstage_"))
         if not keep_positions:
             names += [self.idents["positions"], self.idents["sync_points"]]

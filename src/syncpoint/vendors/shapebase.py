@@ -24,11 +24,13 @@ def files(vendor: str) -> SqlFiles:
 
 def build(
     defaults: Sequence[tuple[str, str | None]],
-    indexes: Sequence[tuple[str, bool, Sequence[str | None], bool]],
+    indexes: Sequence[tuple[Any, ...]],
     fks: Sequence[tuple[str, Sequence[str], TableName, Sequence[str]]],
 ) -> TableExtras:
     """``defaults``: (column, catalog text); ``indexes``: (name, unique, columns (None: an
-    expression), partial); ``fks``: (name, columns, parent, parent columns)."""
+    expression), partial, and optionally the access method (lower case; B-tree when not
+    given) and per column a non-default operator class ("" for the default));
+    ``fks``: (name, columns, parent, parent columns)."""
     out = TableExtras()
     for col, text in defaults:
         d: Default | None = portable_default(text)
@@ -36,11 +38,13 @@ def build(
             out.defaults[col] = d
         elif text is not None and text.strip().upper() != "NULL":
             out.left_out.append(f"default of {col!r} ({text}): not portable")
-    for name, unique, cols, partial in indexes:
+    for name, unique, cols, partial, *how in indexes:
         if partial or any(c is None for c in cols):
             out.left_out.append(f"index {name!r}: on an expression or partial")
             continue
-        out.indexes.append(Index(name, tuple(str(c) for c in cols), bool(unique)))
+        method = str(how[0]) if how else "btree"
+        ops = tuple(how[1]) if len(how) > 1 and any(how[1]) else ()
+        out.indexes.append(Index(name, tuple(str(c) for c in cols), bool(unique), method, ops))
     for name, cols, parent, pcols in fks:
         out.foreign_keys.append(ForeignKey(name, tuple(cols), parent, tuple(pcols)))
     return out

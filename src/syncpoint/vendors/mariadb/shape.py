@@ -18,11 +18,13 @@ def extras(conn: Any, table: TableName) -> TableExtras:
     cur.execute(f.one("defaults"), (schema, table.name))
     defaults = [(str(a), None if b is None else str(b)) for a, b in cur.fetchall()]
     cur.execute(f.one("indexes"), (schema, table.name))
-    by: dict[str, tuple[bool, list[str | None], bool]] = {}
-    for name, unique, col, sub in cur.fetchall():
-        u, cols, part = by.setdefault(str(name), (bool(unique), [], False))
+    by: dict[str, tuple[bool, list[str | None], bool, str]] = {}
+    for name, unique, col, sub, kind in cur.fetchall():
+        u, cols, part, _ = by.setdefault(str(name), (bool(unique), [], False, ""))
         cols.append(None if col is None else str(col))
-        by[str(name)] = (u, cols, part or sub is not None)
+        # InnoDB keeps a HASH index as a B-tree, and says BTREE
+        how = str(kind or "BTREE").lower()
+        by[str(name)] = (u, cols, part or sub is not None, "btree" if how == "hash" else how)
     cur.execute(f.one("foreign_keys"), (schema, table.name))
     fk: dict[str, tuple[list[str], TableName, list[str]]] = {}
     for name, col, ps, pt, pc in cur.fetchall():
@@ -32,6 +34,6 @@ def extras(conn: Any, table: TableName) -> TableExtras:
         fk[str(name)][2].append(str(pc))
     return build(
         defaults,
-        [(n, u, c, p) for n, (u, c, p) in by.items()],
+        [(n, u, c, p, m) for n, (u, c, p, m) in by.items()],
         [(n, c, p, pc) for n, (c, p, pc) in fk.items()],
     )

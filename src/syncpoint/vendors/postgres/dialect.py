@@ -26,6 +26,11 @@ JDBC_JAR = "/usr/share/java/postgresql.jar"
 # Spark may read and write this database over several JDBC connections at once.
 JDBC_PARALLEL = True
 HAS_SCHEMAS = True
+# The methods a created target index can have here (lower case, as catalogs name them);
+# an index of another method is left out, or made so that it takes every value
+# (ops/created.py)
+INDEX_METHODS = ("btree", "hash", "gist", "gin", "spgist", "brin")
+INDEX_USING = True  # the method follows the table (USING gist), or is a kind (FULLTEXT)
 PARAM = "%s"  # the driver's placeholder for a bound value
 ALTERS_TYPES = True  # a column type change at the source is applied to the target
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on

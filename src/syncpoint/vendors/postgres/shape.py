@@ -17,7 +17,10 @@ def extras(conn: Any, table: TableName) -> TableExtras:
         reads = [conn.execute(f.one(q), (name,)) for q in ("defaults", "indexes", "foreign_keys")]
     found_defaults, found_indexes, found_fks = (c.fetchall() for c in reads)
     defaults = [(str(a), b) for a, b in found_defaults]
-    indexes = [(str(n), bool(u), list(cols), bool(odd)) for n, u, cols, odd in found_indexes]
+    indexes = [
+        (str(n), bool(u), list(cols), bool(odd), str(am), tuple(c or "" for c in ops))
+        for n, u, cols, odd, am, ops in found_indexes
+    ]
     fks = [
         (str(n), list(cols), TableName(schema=str(s), name=str(t)), list(pcols))
         for n, cols, s, t, pcols in found_fks

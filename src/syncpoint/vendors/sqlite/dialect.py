@@ -18,6 +18,11 @@ JDBC_JAR = "/usr/share/java/sqlite-jdbc.jar"
 # One writer per database file: parallel JDBC partitions only queue on its lock.
 JDBC_PARALLEL = False
 HAS_SCHEMAS = False
+# The methods a created target index can have here (lower case, as catalogs name them);
+# an index of another method is left out, or made so that it takes every value
+# (ops/created.py)
+INDEX_METHODS = ("btree",)
+INDEX_USING = False  # the method follows the table (USING gist), or is a kind (FULLTEXT)
 PARAM = "?"  # the driver's placeholder for a bound value
 ALTERS_TYPES = False  # columns take any value: there is no type to alter
 UPSERT_ANY_UNIQUE = False  # an upsert names the unique index it acts on

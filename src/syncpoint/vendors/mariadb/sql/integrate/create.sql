@@ -44,3 +44,11 @@ CREATE TABLE IF NOT EXISTS ${staging} (
     origin            varchar(64),
     KEY ${staging_idx} (round_id, tbl, action)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
+---
+-- Target tables syncpoint created for a snapshot whose indexes and foreign keys wait for
+-- the load (a snapshot that failed and runs again adds them all the same).
+CREATE TABLE IF NOT EXISTS ${created} (
+    table_name        varchar(512) NOT NULL PRIMARY KEY,
+    location          varchar(64) NOT NULL,
+    created_at        datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin

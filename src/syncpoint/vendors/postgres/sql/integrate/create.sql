@@ -57,3 +57,11 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${staging} (
 )
 ---
 CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action)
+---
+-- Target tables syncpoint created for a snapshot whose indexes and foreign keys wait for
+-- the load (a snapshot that failed and runs again adds them all the same).
+CREATE TABLE IF NOT EXISTS ${created} (
+    table_name        text PRIMARY KEY,
+    location          text NOT NULL,
+    created_at        timestamptz NOT NULL DEFAULT clock_timestamp()
+)

@@ -44,3 +44,11 @@ CREATE TABLE IF NOT EXISTS ${staging} (
 )
 ---
 CREATE INDEX IF NOT EXISTS ${staging_idx} ON ${staging} (round_id, tbl, action, repl_key)
+---
+-- Target tables syncpoint created for a snapshot whose indexes and foreign keys wait for
+-- the load (a snapshot that failed and runs again adds them all the same).
+CREATE TABLE IF NOT EXISTS ${created} (
+    table_name        TEXT PRIMARY KEY,
+    location          TEXT NOT NULL,
+    created_at        TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now'))
+)

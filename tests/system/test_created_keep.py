@@ -1,0 +1,160 @@
+"""Target tables syncpoint creates keep what their source declared: a GiST index on a
+tsvector stays GiST at a PostgreSQL target (a B-tree there refuses a large tsvector the
+source holds); MariaDB's ``tinyint(1) NOT NULL DEFAULT 1`` becomes a boolean defaulting to
+true at PostgreSQL, and a full-text index PostgreSQL cannot make is left out and named by
+``validate``; a snapshot killed after creating its tables, run again, still adds their
+indexes and foreign keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.conftest import make_mariadb, make_pg
+from tests.system import roundkit as rk
+
+BIG = (
+    "to_tsvector('simple', "
+    "(SELECT string_agg(md5((g + {n})::text), ' ') FROM generate_series(1, 700) g))"
+)
+DOC_SUM = (
+    "SELECT count(*), md5(coalesce(string_agg(id || ':' || body::text, ',' ORDER BY id), '')) "
+    "FROM doc"
+)
+
+
+def _config(path: Path, src: Any, dst: Any, tables: list[str], **extra: Any) -> Path:
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "channel": "shop",
+                "application": "wh",
+                "locations": {
+                    "src": {"url": src.url, "capture": True},
+                    "cen": {"url": dst.url, "integrate": True},
+                },
+                "tables": [{"name": t} for t in tables],
+                "spark": {"master": "local[1]"},
+                **extra,
+            }
+        )
+    )
+    return path
+
+
+def _ok(r: Any) -> None:
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _methods(db: Any, table: str) -> list[tuple[str, str]]:
+    return db.query(
+        "SELECT i.relname::text, am.amname::text FROM pg_index x "
+        "JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam "
+        "WHERE x.indrelid = %s::regclass AND NOT x.indisprimary ORDER BY 1",
+        (table,),
+    )
+
+
+def test_a_gist_index_stays_gist_and_takes_a_tsvector_too_large_for_a_btree(
+    pg_db: Any, tmp_path: Path
+) -> None:
+    gen = make_pg()
+    dst = next(gen)
+    try:
+        src = pg_db
+        src.execute(
+            "CREATE TABLE doc (id int PRIMARY KEY, body tsvector)",
+            "CREATE INDEX doc_body ON doc USING gist (body)",
+            "CREATE INDEX doc_words ON doc USING gin (body)",
+            f"INSERT INTO doc SELECT 1, {BIG.format(n=0)}",
+        )
+        cfg = _config(tmp_path / "sp.yaml", src, dst, ["public.doc"])
+        _ok(rk.syncpoint(cfg, "install"))
+        _ok(rk.syncpoint(cfg, "snapshot"))
+        assert _methods(dst, "doc") == [("doc_body", "gist"), ("doc_words", "gin")]
+        src.execute(f"INSERT INTO doc SELECT 2, {BIG.format(n=1000)}")
+        _ok(rk.syncpoint(cfg, "run", "--once"))
+        assert dst.query(DOC_SUM) == src.query(DOC_SUM)
+        assert dst.query(DOC_SUM)[0][0] == 2
+    finally:
+        next(gen, None)
+
+
+def test_a_mariadb_tinyint_1_default_becomes_a_boolean_default_at_postgresql(
+    pg_db: Any, tmp_path: Path
+) -> None:
+    gen = make_mariadb()
+    src = next(gen)
+    try:
+        dst = pg_db
+        src.execute(
+            "CREATE TABLE staff (id int PRIMARY KEY, active tinyint(1) NOT NULL DEFAULT 1, "
+            "name varchar(200), FULLTEXT KEY staff_name (name)) ENGINE=InnoDB"
+        )
+        cfg = _config(tmp_path / "sp.yaml", src, dst, ["staff"])
+        r = rk.syncpoint(cfg, "validate")
+        _ok(r)
+        assert "index staff_name (fulltext at the source) is not created" in r.stdout, r.stdout
+        _ok(rk.syncpoint(cfg, "install"))
+        src.execute("INSERT INTO staff (id, name) VALUES (1, 'ann'), (2, 'bob')")
+        src.execute("INSERT INTO staff VALUES (3, 0, 'cy')")
+        _ok(rk.syncpoint(cfg, "run", "--once"))
+        assert dst.query("SELECT id, active, name FROM staff ORDER BY id") == [
+            (1, True, "ann"),
+            (2, True, "bob"),
+            (3, False, "cy"),
+        ]
+        dst.execute("INSERT INTO staff (id) VALUES (9)")  # the default holds at the target
+        assert dst.query("SELECT active FROM staff WHERE id = 9") == [(True,)]
+        assert _methods(dst, "staff") == []
+    finally:
+        next(gen, None)
+
+
+def test_a_snapshot_run_again_adds_the_indexes_and_foreign_keys_of_the_tables_it_made(
+    pg_db: Any, tmp_path: Path
+) -> None:
+    gen = make_pg()
+    dst = next(gen)
+    try:
+        src = pg_db
+        src.execute(
+            "CREATE TABLE parent (id int PRIMARY KEY, name text)",
+            "CREATE INDEX parent_name ON parent (name)",
+            "CREATE TABLE child (id int PRIMARY KEY, parent_id int NOT NULL "
+            "REFERENCES parent (id), note text)",
+            "CREATE INDEX child_parent ON child (parent_id)",
+            "INSERT INTO parent SELECT g, 'p' || g FROM generate_series(1, 5) g",
+            "INSERT INTO child SELECT g, 1 + g % 5, 'c' || g FROM generate_series(1, 10) g",
+        )
+        cfg = _config(
+            tmp_path / "sp.yaml",
+            src,
+            dst,
+            ["public.parent", "public.child"],
+            sync_groups={"g": ["parent", "child"]},
+        )
+        _ok(rk.syncpoint(cfg, "install"))
+        # killed once the first table's rows are in: both tables made, nothing handed over
+        first = rk.syncpoint(
+            cfg, "snapshot", env={"SYNCPOINT_FAILPOINT": "snapshot_after_chunk@1"}
+        )
+        assert first.returncode != 0
+        assert dst.query("SELECT count(*) FROM pg_tables WHERE tablename = 'parent'") == [(1,)]
+        _ok(rk.syncpoint(cfg, "snapshot"))
+        assert _methods(dst, "parent") == [("parent_name", "btree")]
+        assert _methods(dst, "child") == [("child_parent", "btree")]
+        fks = dst.query(
+            "SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint "
+            "WHERE contype = 'f'"
+        )
+        assert fks == [("child", "parent")]
+        for t in ("parent", "child"):
+            q = f"SELECT count(*), md5(string_agg({t}::text, ',' ORDER BY id)) FROM {t}"
+            assert dst.query(q) == src.query(q)
+        # nothing is owed any more
+        assert dst.query("SELECT count(*) FROM repl_created_tables") == [(0,)]
+    finally:
+        next(gen, None)
