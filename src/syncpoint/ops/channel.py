@@ -129,7 +129,9 @@ class Channel:
         from syncpoint.vendors import shapebase
 
         vendor = self.cfg.locations[loc].vendor
-        with self.location(loc).capture() as (_cap, conn):
+        with self.location(loc).capture() as (cap, conn):
+            if cap.describe(conn, t.ref) is None:
+                return []  # validate says the table is missing
             extras = shapebase.extras(vendor, conn, t.ref)
             _end(conn)
         return [

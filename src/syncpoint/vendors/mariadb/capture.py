@@ -14,7 +14,7 @@ from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
 from syncpoint.errors import ConfigError, NotInstalled
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.mariadb import catalog, ddl, dialect, objects, stream
+from syncpoint.vendors.mariadb import catalog, ddl, dialect, objects, privileges, stream
 from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.names import Names, render
 from syncpoint.vendors.mariadb.state import Site, watched
@@ -46,6 +46,10 @@ class MariadbCapture(Capture):
         with dialect.translated(self.location):
             cur = conn.cursor()
             problems += catalog.problems(cur, self.location, tables, log=self.kind == "log")
+            if catalog.server_problem(cur) is None:
+                problems += privileges.capture(
+                    cur, self.names, self.location, triggers=self.kind != "log"
+                )
             db = catalog.database(cur)
             for t in tables:
                 schema = catalog.schema_of(t.ref, db)

@@ -41,11 +41,13 @@ class MariadbIntegrate(Integrate):
     vendor = "mariadb"
 
     def check(self, conn: Any) -> list[str]:
+        from syncpoint.vendors.mariadb import privileges
         from syncpoint.vendors.mariadb.catalog import server_problem
 
         problem = server_problem(conn.cursor())
+        found = [] if problem else privileges.integrate(conn.cursor(), self.location)
         self.end_read(conn)
-        return [f"location {self.location}: {problem}"] if problem else []
+        return [f"location {self.location}: {problem}"] if problem else found
 
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         if explicit and target.schema_:

@@ -18,7 +18,7 @@ from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
 from syncpoint.errors import NotInstalled, UsageError
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, ddlpoll, dialect, stream
+from syncpoint.vendors.postgres import catalog, ddlpoll, dialect, privileges, stream
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.names import Names
 
@@ -76,6 +76,9 @@ class PostgresCapture(Capture):
         with self._translated(None, conn):
             problems += catalog.check_location(conn, self.objects, self.location)
             problems += catalog.check_tables(conn, self.objects, tables, self.location)
+            problems += privileges.capture(
+                conn, self.objects.schema, tables, self.location, log=False
+            )
         return problems
 
     # -- install -----------------------------------------------------------------------

@@ -30,6 +30,16 @@ class PostgresIntegrate(Integrate):
     def begin(self, conn: Any) -> None:
         self.run(conn, "begin")
 
+    def check(self, conn: Any) -> list[str]:
+        """The privileges the first snapshot or run needs here (control tables, created
+        target tables)."""
+        from syncpoint.vendors.postgres import dialect, privileges
+
+        with dialect.translated(self.location):
+            found = privileges.integrate(conn)
+        self.end_read(conn)
+        return found
+
     def upgrade_staging(self, conn: Any, staging: TableShape) -> None:
         """Also the direct path's columns, and unlogged (each once)."""
         super().upgrade_staging(conn, staging)

@@ -31,7 +31,7 @@ from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import UsageError
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain
+from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain, privileges
 from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction, ddl_events
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.lognames import LogNames
@@ -67,6 +67,9 @@ class PostgresLogCapture(PostgresCapture):
             problems += logcheck.server(self, conn)
             problems += logcheck.tables(self, conn, tables)
             problems += catalog.check_sequence(conn, self.objects)
+            problems += privileges.capture(
+                conn, self.objects.schema, tables, self.location, log=True
+            )
         return problems
 
     # -- install -----------------------------------------------------------------------

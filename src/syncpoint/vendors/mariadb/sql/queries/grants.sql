@@ -1,0 +1,2 @@
+-- The grants of the session's account (and of its current role).
+SHOW GRANTS
