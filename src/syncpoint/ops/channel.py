@@ -196,11 +196,27 @@ class Channel:
                     if loc.capture:
                         found += cap.check(conn, self.cfg.tables_at(name))
                     else:
-                        found += self._integrate(name).check(conn)
+                        side = self._integrate(name)
+                        found += side.check(conn)
+                        found += side.check_targets(conn, self._targets(name))
             except SyncpointError as exc:
                 found.append(str(exc))
             problems[name] = found
         return problems
+
+    def _targets(self, integ: str) -> list[Any]:
+        """The target tables of an integrate location (resolved; they may not exist)."""
+        from syncpoint.core.rounds import target_name
+
+        side = self._integrate(integ)
+        return list(
+            {
+                str(ref): ref
+                for src in self.cfg.sources_of(integ)
+                for t in self.cfg.tables_at(src)
+                for ref in [side.resolve(*target_name(t, src), self.cfg.locations[src].vendor)]
+            }.values()
+        )
 
     def _new_file_target(self, name: str) -> bool:
         return self.location(name).file_not_made

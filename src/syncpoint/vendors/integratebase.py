@@ -256,6 +256,11 @@ class Integrate:
         """What keeps this server from being an integrate location (``validate``)."""
         return []
 
+    def check_targets(self, conn: Any, targets: list[TableName]) -> list[str]:
+        """What the user lacks on the target tables that exist already (``validate``);
+        vendors whose grants are per table say it."""
+        return []
+
     # -- target catalog (vendor) ------------------------------------------------------
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         """The target table's name at this vendor (schemas where it has them)."""

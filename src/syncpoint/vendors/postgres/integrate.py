@@ -40,6 +40,14 @@ class PostgresIntegrate(Integrate):
         self.end_read(conn)
         return found
 
+    def check_targets(self, conn: Any, targets: list[TableName]) -> list[str]:
+        from syncpoint.vendors.postgres import dialect, privileges
+
+        with dialect.translated(self.location):
+            found = privileges.targets(conn, targets, self.location)
+        self.end_read(conn)
+        return found
+
     def upgrade_staging(self, conn: Any, staging: TableShape) -> None:
         """Also the direct path's columns, and unlogged (each once)."""
         super().upgrade_staging(conn, staging)

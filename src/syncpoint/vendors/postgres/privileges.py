@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from syncpoint.config import TableConfig
+from syncpoint.config import TableConfig, TableName
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.dialect import quote
 from syncpoint.vendors.postgres.names import Names
@@ -90,6 +90,33 @@ def integrate(conn: Any) -> list[str]:
     return _schema(
         user, str(schema), create, usage, "the control tables and created target tables go there"
     )
+
+
+def targets(conn: Any, refs: list[TableName], location: str) -> list[str]:
+    """What the user of an integrate location lacks on target tables made by someone
+    else (a round reads, inserts, updates and deletes their rows)."""
+    su, user, *_ = _session(conn, "public")
+    if su:
+        return []
+    out = []
+    q = Names("x").one("queries/target_privileges.sql")
+    for ref in refs:
+        found = conn.execute(q, {"schema": ref.schema_, "table": ref.name}).fetchone()
+        if found is None or not found[0]:
+            continue  # made by the first round or snapshot
+        missing = [
+            p
+            for p, ok in zip(("SELECT", "INSERT", "UPDATE", "DELETE"), found[1:], strict=True)
+            if not ok
+        ]
+        if missing:
+            rel = f"{quote(ref.schema_)}.{quote(ref.name)}" if ref.schema_ else quote(ref.name)
+            out.append(
+                f"target {ref}: user {user!r} lacks {', '.join(missing)} on it at {location} "
+                f"(rounds apply changes there): GRANT {', '.join(missing)} ON {rel} TO "
+                f"{quote(user)}"
+            )
+    return out
 
 
 def _rel(t: TableConfig) -> str:
