@@ -524,11 +524,28 @@ class GroupRound:
         for w in busy:
             src = self.sources[w.location]
             self._key(src, w)
-            shape = self._ensure_target(src, w)
-            for change in w.ddl:
-                if change.action != "CREATE":
-                    shape = self._ddl(src, w, shape, change)
-            tables[w.tbl] = apply_table(shape, w.key, self._source_types(src, w), w.renames)
+            try:
+                shape = self._ensure_target(src, w)
+                for change in w.ddl:
+                    if change.action != "CREATE":
+                        shape = self._ddl(src, w, shape, change)
+                tables[w.tbl] = apply_table(shape, w.key, self._source_types(src, w), w.renames)
+            except (PositionConflict, TransientError):
+                raise
+            except WorkFailed as exc:
+                # the target refused to create the table or take a schema change: stopped
+                # as a refused row is, with the target's message (never a loop of failures)
+                self.target.rollback(self.conn)
+                refused = WorkFailed(
+                    exc.message, location=exc.location or self.integrate, table=w.table
+                )
+                self._stop_after_failure(plan, refused)
+                raise TableStopped(
+                    f"{exc.message}. The table's rounds stop until this is fixed (see "
+                    "syncpoint status)",
+                    location=refused.location,
+                    table=w.table,
+                ) from exc
         targets = list({str(w.target): w.target for w in busy}.values())
         edges = self.target.foreign_keys(self.conn, targets)
         order = fkorder.parents_first(
