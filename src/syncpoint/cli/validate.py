@@ -16,7 +16,8 @@ from syncpoint.cli.common import emit_json, handled, out, state
 def register(app: typer.Typer) -> None:
     @app.command("validate")
     def validate(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-        """Check the config and connect to every location; list every problem found (one
+        """Check the config and connect to every location; list every problem found, a
+        privilege install or run will lack among them, with the GRANT that gives it (one
         stream, in order with each location's ok; exit 2 when there is any)."""
         from syncpoint.ops.channel import Channel
 
