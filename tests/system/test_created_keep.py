@@ -1,6 +1,6 @@
 """Target tables syncpoint creates keep what their source declared: a GiST index on a
 tsvector stays GiST at a PostgreSQL target (a B-tree there refuses a large tsvector the
-source holds); MariaDB's ``tinyint(1) NOT NULL DEFAULT 1`` becomes a boolean defaulting to
+source holds), and is left out at MariaDB, which has none; MariaDB's ``tinyint(1) NOT NULL DEFAULT 1`` becomes a boolean defaulting to
 true at PostgreSQL, and a full-text index PostgreSQL cannot make is left out and named by
 ``validate``; a snapshot killed after creating its tables, run again, still adds their
 indexes and foreign keys."""
@@ -60,27 +60,46 @@ def _methods(db: Any, table: str) -> list[tuple[str, str]]:
 def test_a_gist_index_stays_gist_and_takes_a_tsvector_too_large_for_a_btree(
     pg_db: Any, tmp_path: Path
 ) -> None:
-    gen = make_pg()
-    dst = next(gen)
+    gens = [make_pg(), make_mariadb()]
+    dst, my = (next(g) for g in gens)
     try:
         src = pg_db
         src.execute(
-            "CREATE TABLE doc (id int PRIMARY KEY, body tsvector)",
+            "CREATE TABLE doc (id int PRIMARY KEY, title text, body tsvector)",
             "CREATE INDEX doc_body ON doc USING gist (body)",
             "CREATE INDEX doc_words ON doc USING gin (body)",
+            "CREATE INDEX doc_title ON doc (title)",
         )
         cfg = _config(tmp_path / "sp.yaml", src, dst, ["public.doc"])
-        _ok(rk.syncpoint(cfg, "install"))  # empty: the first round creates the target
+        doc = yaml.safe_load(cfg.read_text())
+        doc["locations"]["my"] = {"url": my.url, "integrate": True}
+        cfg.write_text(yaml.safe_dump(doc))
+        _ok(rk.syncpoint(cfg, "install"))  # empty: the first round creates the targets
         src.execute(
-            f"INSERT INTO doc SELECT 1, {BIG.format(n=0)}",
-            f"INSERT INTO doc SELECT 2, {BIG.format(n=1000)}",
+            f"INSERT INTO doc SELECT 1, repeat('t', 2000), {BIG.format(n=0)}",
+            f"INSERT INTO doc SELECT 2, 'two', {BIG.format(n=1000)}",
         )
         _ok(rk.syncpoint(cfg, "run", "--once"))
-        assert _methods(dst, "doc") == [("doc_body", "gist"), ("doc_words", "gin")]
+        assert _methods(dst, "doc") == [
+            ("doc_body", "gist"),
+            ("doc_title", "btree"),
+            ("doc_words", "gin"),
+        ]
         assert dst.query(DOC_SUM) == src.query(DOC_SUM)
         assert dst.query(DOC_SUM)[0][0] == 2
+        # MariaDB has no GiST or GIN (left out); its B-tree takes a long text by a prefix
+        assert my.query(
+            "SELECT INDEX_NAME, COLUMN_NAME, SUB_PART IS NOT NULL FROM "
+            "information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() "
+            "AND TABLE_NAME = 'doc' AND INDEX_NAME <> 'PRIMARY'"
+        ) == [("doc_title", "title", 1)]
+        # a checksum of each row's checksum (group_concat cuts its result at 1024 bytes)
+        titles = "SELECT count(*), md5(group_concat(md5(title) ORDER BY id)) FROM doc"
+        want = "SELECT count(*), md5(string_agg(md5(title), ',' ORDER BY id)) FROM doc"
+        assert my.query(titles) == src.query(want)
     finally:
-        next(gen, None)
+        for g in gens:
+            next(g, None)
 
 
 def test_a_mariadb_tinyint_1_default_becomes_a_boolean_default_at_postgresql(
@@ -139,9 +158,7 @@ def test_a_snapshot_run_again_adds_the_indexes_and_foreign_keys_of_the_tables_it
         )
         _ok(rk.syncpoint(cfg, "install"))
         # killed once the first table's rows are in: both tables made, nothing handed over
-        first = rk.syncpoint(
-            cfg, "snapshot", env={"SYNCPOINT_FAILPOINT": "snapshot_after_chunk@1"}
-        )
+        first = rk.syncpoint(cfg, "snapshot", env={"SYNCPOINT_FAILPOINT": "snapshot_after_chunk@1"})
         assert first.returncode != 0
         assert dst.query("SELECT count(*) FROM pg_tables WHERE tablename = 'parent'") == [(1,)]
         _ok(rk.syncpoint(cfg, "snapshot"))
