@@ -1,9 +1,9 @@
 """Target tables syncpoint creates keep what their source declared: a GiST index on a
 tsvector stays GiST at a PostgreSQL target (a B-tree there refuses a large tsvector the
-source holds), and is left out at MariaDB, which has none; MariaDB's ``tinyint(1) NOT NULL DEFAULT 1`` becomes a boolean defaulting to
-true at PostgreSQL, and a full-text index PostgreSQL cannot make is left out and named by
-``validate``; a snapshot killed after creating its tables, run again, still adds their
-indexes and foreign keys."""
+source holds), and is left out at MariaDB, which has none; MariaDB's ``tinyint(1) NOT
+NULL DEFAULT 1`` becomes a boolean defaulting to true at PostgreSQL, and a full-text index
+PostgreSQL cannot make is left out and named by ``validate``; a snapshot killed after
+creating its tables, run again, still adds their indexes and foreign keys."""
 
 from __future__ import annotations
 
