@@ -10,10 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
+from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg
 from tests.system import roundkit as rk
+
+# in this process, on the shared SparkSession: a command's start-up is most of these tests
+pytestmark = pytest.mark.spark
 
 BIG = (
     "to_tsvector('simple', "
@@ -44,10 +49,6 @@ def _config(path: Path, src: Any, dst: Any, tables: list[str], **extra: Any) -> 
     return path
 
 
-def _ok(r: Any) -> None:
-    assert r.returncode == 0, r.stdout + r.stderr
-
-
 def _methods(db: Any, table: str) -> list[tuple[str, str]]:
     return db.query(
         "SELECT i.relname::text, am.amname::text FROM pg_index x "
@@ -58,7 +59,7 @@ def _methods(db: Any, table: str) -> list[tuple[str, str]]:
 
 
 def test_a_gist_index_stays_gist_and_takes_a_tsvector_too_large_for_a_btree(
-    pg_db: Any, tmp_path: Path
+    pg_db: Any, tmp_path: Path, spark: Any
 ) -> None:
     gens = [make_pg(), make_mariadb()]
     dst, my = (next(g) for g in gens)
@@ -74,12 +75,13 @@ def test_a_gist_index_stays_gist_and_takes_a_tsvector_too_large_for_a_btree(
         doc = yaml.safe_load(cfg.read_text())
         doc["locations"]["my"] = {"url": my.url, "integrate": True}
         cfg.write_text(yaml.safe_dump(doc))
-        _ok(rk.syncpoint(cfg, "install"))  # empty: the first round creates the targets
+        ch = Channel.from_file(cfg)
+        ch.install()  # empty: the first round creates the targets
         src.execute(
             f"INSERT INTO doc SELECT 1, repeat('t', 2000), {BIG.format(n=0)}",
             f"INSERT INTO doc SELECT 2, 'two', {BIG.format(n=1000)}",
         )
-        _ok(rk.syncpoint(cfg, "run", "--once"))
+        ch.run(once=True, spark=spark)
         assert _methods(dst, "doc") == [
             ("doc_body", "gist"),
             ("doc_title", "btree"),
@@ -103,7 +105,7 @@ def test_a_gist_index_stays_gist_and_takes_a_tsvector_too_large_for_a_btree(
 
 
 def test_a_mariadb_tinyint_1_default_becomes_a_boolean_default_at_postgresql(
-    pg_db: Any, tmp_path: Path
+    pg_db: Any, tmp_path: Path, spark: Any
 ) -> None:
     gen = make_mariadb()
     src = next(gen)
@@ -114,13 +116,15 @@ def test_a_mariadb_tinyint_1_default_becomes_a_boolean_default_at_postgresql(
             "name varchar(200), FULLTEXT KEY staff_name (name)) ENGINE=InnoDB"
         )
         cfg = _config(tmp_path / "sp.yaml", src, dst, ["staff"])
-        r = rk.syncpoint(cfg, "validate")
-        _ok(r)
-        assert "index staff_name (fulltext at the source) is not created" in r.stdout, r.stdout
-        _ok(rk.syncpoint(cfg, "install"))
+        _, in_file, problems, notes = Channel.check_file(cfg)
+        assert not in_file and not any(problems.values()), problems
+        said = [n for n in notes["cen"] if "staff_name" in n]
+        assert said and "index staff_name (fulltext at the source) is not created" in said[0]
+        ch = Channel.from_file(cfg)
+        ch.install()
         src.execute("INSERT INTO staff (id, name) VALUES (1, 'ann'), (2, 'bob')")
         src.execute("INSERT INTO staff VALUES (3, 0, 'cy')")
-        _ok(rk.syncpoint(cfg, "run", "--once"))
+        ch.run(once=True, spark=spark)
         assert dst.query("SELECT id, active, name FROM staff ORDER BY id") == [
             (1, True, "ann"),
             (2, True, "bob"),
@@ -134,7 +138,7 @@ def test_a_mariadb_tinyint_1_default_becomes_a_boolean_default_at_postgresql(
 
 
 def test_a_snapshot_run_again_adds_the_indexes_and_foreign_keys_of_the_tables_it_made(
-    pg_db: Any, tmp_path: Path
+    pg_db: Any, tmp_path: Path, spark: Any
 ) -> None:
     gen = make_pg()
     dst = next(gen)
@@ -156,12 +160,13 @@ def test_a_snapshot_run_again_adds_the_indexes_and_foreign_keys_of_the_tables_it
             ["public.parent", "public.child"],
             sync_groups={"g": ["parent", "child"]},
         )
-        _ok(rk.syncpoint(cfg, "install"))
+        ch = Channel.from_file(cfg)
+        ch.install()
         # killed once the first table's rows are in: both tables made, nothing handed over
         first = rk.syncpoint(cfg, "snapshot", env={"SYNCPOINT_FAILPOINT": "snapshot_after_chunk@1"})
         assert first.returncode != 0
         assert dst.query("SELECT count(*) FROM pg_tables WHERE tablename = 'parent'") == [(1,)]
-        _ok(rk.syncpoint(cfg, "snapshot"))
+        ch.snapshot(spark=spark)
         assert _methods(dst, "parent") == [("parent_name", "btree")]
         assert _methods(dst, "child") == [("child_parent", "btree")]
         fks = dst.query(
