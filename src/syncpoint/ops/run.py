@@ -21,6 +21,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig, TableConfig
 from syncpoint.core.rounds import RoundResult, run_round
 from syncpoint.errors import SyncpointError, TableStopped, TransientError, UsageError
+from syncpoint.observe.logtext import said
 from syncpoint.ops.round import GroupRound
 from syncpoint.ops.stamps import record_stamps
 
@@ -202,18 +203,23 @@ def run(
         retry_at: dict[str, float] = {}
         while not stopping.is_set():
             keep()  # still the one follower (a restarted server ended the lock's session)
+            ticked: set[str] = set()
             for integ in cfg.integrate_locations():
                 for g, tables in _groups(cfg, group).items():
                     if stopping.is_set() or retry_at.get(f"{integ}/{g}", 0) > time.monotonic():
                         continue
                     report = RunReport()
+                    key = f"{integ}: group {g}: rounds"
                     try:
                         run_group(cfg, integ, g, tables, report, spark)
                     except TransientError as exc:
-                        log.warning("%s; retrying at the next poll", exc)
+                        said.warning(log, key, f"{exc}; retried at each poll")
                         report.errors.append(str(exc))
                     except TableStopped as exc:
                         report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
+                    else:
+                        said.over(log, key, "commit again")
+                        ticked |= _sources(cfg, integ, tables)
                     for text in report.errors:
                         for listener in list(FAILURE_LISTENERS):
                             listener({"integrate": integ, "group": g, "error": text})
@@ -230,11 +236,48 @@ def run(
                     try:
                         record_stamps(cfg, integ)
                     except TransientError as exc:
-                        log.warning("stamps: %s", exc)
+                        said.warning(log, f"{integ}: receive stamps", str(exc))
+                    else:
+                        said.over(log, f"{integ}: receive stamps", "written again")
+            if not stopping.is_set():
+                drain_logs(cfg, _log_sources(cfg) - ticked)
             if after_pass is not None and not stopping.is_set():
                 after_pass(total)
             stopping.wait(interval)
     return total
+
+
+def _sources(cfg: ChannelConfig, integ: str, tables: list[TableConfig]) -> set[str]:
+    """The capture locations of a group's tables: a round of the group ticked each."""
+    names = {str(t.ref) for t in tables}
+    return {
+        loc for loc in cfg.sources_of(integ) if any(str(t.ref) in names for t in cfg.tables_at(loc))
+    }
+
+
+def _log_sources(cfg: ChannelConfig) -> set[str]:
+    return {loc for loc in cfg.capture_locations() if cfg.locations[loc].capture_kind == "log"}
+
+
+def drain_logs(cfg: ChannelConfig, locations: set[str]) -> None:
+    """Read the log of each log-captured location that no round ticked in this pass (every
+    round of it failed, its tables are stopped) into its queue, by a tick: the queue, so the
+    backlog and lag that status counts from it, keep up with the writers through a target's
+    outage, and the server's log is not held back for the length of it."""
+    from syncpoint.ops.location import Location, close
+
+    for loc in sorted(locations):
+        cap = Location.of(cfg, loc).capture_side
+        conn = None
+        try:
+            conn = cap.connect()
+            cap.tick(conn)
+        except SyncpointError as exc:
+            said.warning(log, f"{loc}: reading its log", str(exc))
+        else:
+            said.over(log, f"{loc}: reading its log", "works again")
+        finally:
+            close(conn)
 
 
 def _stopped_text(report: RunReport) -> str:

@@ -259,6 +259,7 @@ class PostgresLogCapture(PostgresCapture):
             return out
         out["wal_status"] = slot[5]
         out["retained_bytes"] = int(slot[6] or 0)
+        out["unread_bytes"] = unread_bytes(conn, o, slot[3], out.get("decoded_lsn"))
         if slot[5] == "lost":
             out["lost"] = out.get("lost") or logdrain.lost_text(
                 self.slot_name(conn), "was invalidated"
@@ -316,6 +317,16 @@ class PostgresLogCapture(PostgresCapture):
             raise UsageError("set_origin() works inside an open transaction")
         with self._translated():
             conn.execute(self._o.one("log/origin.sql"), {"origin": origin or ""})
+
+
+def unread_bytes(conn: Any, o: LogNames, confirmed: str | None, decoded: str | None) -> int:
+    """WAL bytes from capture's read position to the server's current one (the log's own
+    distance: it grows while nothing reads, whatever the rounds do)."""
+    row = conn.execute(
+        o.one("log/unread.sql"),
+        {"confirmed": confirmed or "0/0", "decoded": decoded or "0/0"},
+    ).fetchone()
+    return max(0, int(row[0] or 0))
 
 
 def _has_state(conn: Any, o: LogNames) -> bool:
