@@ -11,7 +11,10 @@ What a probe, Prometheus and the person reading the log see:
   endpoint;
 - log lines each with their time, the failure said once (not once a poll), and a line
   when the rounds commit again;
-- the follower killed: a status reader (``serve``'s) that saw it running answers 503.
+- the follower killed: a status reader (``serve``'s) that saw it running answers 503;
+- a real Prometheus (Debian's) scraping the follower with the shipped rules: the outage's
+  alerts (target down, rounds failing) become active during it and are gone after it; the
+  killed follower's scrape failing makes ``SyncpointFollowerDown`` active.
 """
 
 from __future__ import annotations
@@ -19,15 +22,19 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from syncpoint.cli.status import collect
 from syncpoint.observe.metrics import Metrics
@@ -37,7 +44,7 @@ from tests.conftest import make_pg
 from tests.logpg import make_log_db
 from tests.operator.test_alert_rules import RULES, rule_metrics
 from tests.operator.test_outage_page import give_back, take_away
-from tests.operator.test_serve_page import metric_values
+from tests.operator.test_serve_page import free_port, metric_values
 from tests.system import roundkit as rk
 from tests.system.test_log_capture_pg import as_log
 from tests.system.test_rounds_once import sql
@@ -64,6 +71,56 @@ def health(base: str) -> tuple[int, dict[str, Any]]:
         return e.code, json.loads(e.read())
 
 
+@contextmanager
+def prometheus(tmp_path: Path, target: str) -> Iterator[str]:
+    """A Prometheus server scraping ``target`` every second with the shipped rules."""
+    exe = shutil.which("prometheus")
+    assert exe, "prometheus is missing: make deps installs Debian's prometheus package"
+    conf = tmp_path / "prometheus.yml"
+    conf.write_text(
+        yaml.safe_dump(
+            {
+                "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+                "rule_files": [str(RULES)],
+                "scrape_configs": [
+                    {"job_name": "syncpoint-follower", "static_configs": [{"targets": [target]}]}
+                ],
+            }
+        )
+    )
+    base = f"http://127.0.0.1:{free_port()}"
+    proc = subprocess.Popen(
+        [
+            exe,
+            f"--config.file={conf}",
+            f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+            f"--web.listen-address={base.removeprefix('http://')}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "prometheus.log").open("wb"),
+    )
+    try:
+        assert rk.wait_until(lambda: _get(base + "/-/ready") == 200, 30, 0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def _get(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return int(r.status)
+    except (OSError, urllib.error.HTTPError):
+        return 0
+
+
+def active(prom: str) -> set[str]:
+    """The alerts pending or firing now (a `for:` keeps them pending for its time)."""
+    with urllib.request.urlopen(prom + "/api/v1/alerts", timeout=10) as r:
+        return {a["labels"]["alertname"] for a in json.loads(r.read())["data"]["alerts"]}
+
+
 def test_a_log_captured_follower_through_a_target_outage(pair: Any, tmp_path: Path) -> None:
     src, dst = pair
     rk.setup_source(src)
@@ -86,11 +143,13 @@ def test_a_log_captured_follower_through_a_target_outage(pair: Any, tmp_path: Pa
     parent += (("table", "public.parent"),)
     grp = (("channel", "shop"), ("group", "g"), ("integrate", "cen"))
     failed = ("syncpoint_rounds_failed_total", grp)
+    stack = ExitStack()
     try:
         assert rk.wait_until(lambda: "metrics: http" in errf.read_text(), 60, 0.2)
         base = re.search(r"metrics: (http://\S+)/metrics", errf.read_text()).group(1)  # type: ignore[union-attr]
         assert rk.wait_until(lambda: rk.same(src, dst)[0], 120, 0.5)
         assert rk.wait_until(lambda: health(base)[0] == 200, 30, 0.3), health(base)
+        prom = stack.enter_context(prometheus(tmp_path, base.removeprefix("http://")))
         before = metric_values(base + "/metrics")
         assert before[failed] == 0  # at 0 from the start: increase() sees the first failure
         names = {n for n, _ in before} | {n.removesuffix("_total") for n, _ in before}
@@ -125,22 +184,30 @@ def test_a_log_captured_follower_through_a_target_outage(pair: Any, tmp_path: Pa
         assert later[lag] > first[lag] > 0  # growing
         assert later[failed] >= 3 and later[("syncpoint_rounds_failing", grp)] == 1
         assert health(base)[0] == 503
+        outage = {"SyncpointLocationDown", "SyncpointRoundsFailing"}
+        assert rk.wait_until(lambda: outage <= active(prom), 30, 0.5), active(prom)
 
         give_back(dst.name)
         assert rk.wait_until(lambda: rk.same(src, dst)[0], 60, 0.5)
         assert rk.wait_until(lambda: health(base)[0] == 200, 30, 0.3), health(base)
+        backlog = ("syncpoint_backlog_changes", parent)
+        assert rk.wait_until(lambda: metric_values(base + "/metrics")[backlog] == 0, 30, 0.3)
         after = metric_values(base + "/metrics")
-        assert after[("syncpoint_backlog_changes", parent)] == 0
         assert after[("syncpoint_rounds_failing", grp)] == 0
+        assert rk.wait_until(lambda: not active(prom), 30, 0.5), active(prom)  # resolved
 
         # serve's reader saw the follower running; the follower is killed
         ch = Channel.from_file(cfg)
         poller = Poller(lambda known: collect(ch, known), Metrics("shop"), every=0.5)
         poller.poll()
         assert poller.health_check()[0] == 200, poller.health_check()
-    finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
+        assert rk.wait_until(lambda: "SyncpointFollowerDown" in active(prom), 30, 0.5)
+    finally:
+        proc.kill()
+        proc.wait(30)
+        stack.close()
     poller.poll()
     code, body = poller.health_check()
     assert code == 503 and any("follower" in r and "stopped" in r for r in body["reasons"])
