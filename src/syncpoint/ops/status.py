@@ -155,6 +155,8 @@ def _source(place: Location) -> dict[str, Any]:
             "newest": st.context,
             "stream_id": st.stream_id,
             "installed": st.installed,
+            # log capture: changes still in the log, not in the queue (none read them yet)
+            "unread": (st.log or {}).get("unread_oldest") or {},
         }
     except WorkFailed as exc:
         return {"error": str(exc), "conn": None}
@@ -195,5 +197,7 @@ def _backlogs(src: dict[str, Any], tables: list[tuple[Any, Any]]) -> list[dict[s
             stats = found.get(str(ref))
             n = stats.records if stats else 0
             lag = _age(stats.oldest) if stats else 0.0
+            if str(ref) in src["unread"]:  # older still: waiting in the log, unread
+                lag = max(lag, _age(src["unread"][str(ref)]))
             out[i] = {"backlog": n, "lag_seconds": lag, "newest": newest}
     return out

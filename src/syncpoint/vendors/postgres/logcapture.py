@@ -31,7 +31,7 @@ from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import UsageError
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain
+from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain, logunread
 from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction, ddl_events
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.lognames import LogNames
@@ -260,6 +260,17 @@ class PostgresLogCapture(PostgresCapture):
         out["wal_status"] = slot[5]
         out["retained_bytes"] = int(slot[6] or 0)
         out["unread_bytes"] = unread_bytes(conn, o, slot[3], out.get("decoded_lsn"))
+        if out["unread_bytes"] and state is not None and not out.get("lost"):
+            found = logunread.oldest_unread(
+                conn,
+                o,
+                self.slot_name(conn),
+                dialect.quote(o.name("pub")),
+                f"syncpoint:log:{o.schema}.{self.prefix}",
+                _lsn(str(state[1])),
+            )
+            if found is not None:
+                out["unread_oldest"] = found
         if slot[5] == "lost":
             out["lost"] = out.get("lost") or logdrain.lost_text(
                 self.slot_name(conn), "was invalidated"
@@ -317,6 +328,11 @@ class PostgresLogCapture(PostgresCapture):
             raise UsageError("set_origin() works inside an open transaction")
         with self._translated():
             conn.execute(self._o.one("log/origin.sql"), {"origin": origin or ""})
+
+
+def _lsn(text: str) -> int:
+    hi, lo = text.split("/")
+    return (int(hi, 16) << 32) + int(lo, 16)
 
 
 def unread_bytes(conn: Any, o: LogNames, confirmed: str | None, decoded: str | None) -> int:
