@@ -191,9 +191,7 @@ def status(cfg: Any, integ: str) -> list[dict[str, Any]]:
             return []
         # another channel of the same application here records its own: only this one's
         mine = {(loc, str(t.ref)) for loc in cfg.sources_of(integ) for t in cfg.tables_at(loc)}
-        return [
-            s.progress() for k, s in read(target, conn, cfg.application).items() if k in mine
-        ]
+        return [s.progress() for k, s in read(target, conn, cfg.application).items() if k in mine]
 
 
 def record_empty(

@@ -31,10 +31,14 @@ def oldest_unread(
             if not conn.execute(sql.one("log/try_lock.sql"), {"key": key}).fetchone()[0]:
                 return None
             try:
-                rows = conn.cursor(binary=True).execute(
-                    sql.one("log/unread_peek.sql"),
-                    {"slot": slot, "n": PEEK_MESSAGES, "pub": pub},
-                ).fetchall()
+                rows = (
+                    conn.cursor(binary=True)
+                    .execute(
+                        sql.one("log/unread_peek.sql"),
+                        {"slot": slot, "n": PEEK_MESSAGES, "pub": pub},
+                    )
+                    .fetchall()
+                )
             finally:
                 conn.execute(sql.one("log/unlock.sql"), {"key": key})
     except psycopg.Error:
