@@ -1,15 +1,17 @@
 """The operator's outage trial, minute by minute: a writer at 50 rows/s at a PostgreSQL
 source (``--capture log``: a private server with ``wal_level = logical``; ``trigger``: the
-shared one), a follower (``run --follow --metrics-port``), ``serve``, and a real Prometheus
-(Debian's) scraping both with deploy/prometheus/syncpoint-rules.yml. The target database
-refuses connections for ``--outage`` seconds, then is back; later the follower is SIGKILLed.
+shared one) or a MariaDB one (``--source mariadb``: a private server, log capture), a
+follower (``run --follow --metrics-port``), ``serve``, and a real Prometheus (Debian's)
+scraping both with deploy/prometheus/syncpoint-rules.yml. The target database refuses
+connections for ``--outage`` seconds, then is back; later the follower is SIGKILLed.
 
 Every ``--every`` seconds one line: the follower's and serve's ``/healthz``, the backlog and
 lag serve exports, the follower's failed rounds, and the alerts Prometheus holds (pending or
-firing). At the end: the follower's log lines (timed, repeats counted), and the target
-compared with the source by an order-free checksum after a last ``run --once``.
+firing). At the end: ``verify`` after a last ``run --once`` (PostgreSQL: an order-free
+checksum too), and the follower's log lines (timed, repeats counted).
 
     .venv/bin/python bench/outage_trial.py --capture log
+    .venv/bin/python bench/outage_trial.py --source mariadb
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import urllib.request
 import uuid
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import yaml
@@ -91,6 +94,18 @@ def drop(base: str, name: str) -> None:
     )
 
 
+def connect(url: str) -> Any:
+    """A DB-API connection in autocommit mode to a PostgreSQL or MariaDB URL."""
+    if url.startswith("postgresql"):
+        return psycopg.connect(url, autocommit=True)
+    import pymysql
+
+    rest = url.split("@", 1)[1]
+    host, port_db = rest.split(":", 1)
+    port, db = port_db.split("/", 1)
+    return pymysql.connect(host=host, port=int(port), user="root", database=db, autocommit=True)
+
+
 class Writer(threading.Thread):
     def __init__(self, url: str, per_s: float) -> None:
         super().__init__(daemon=True)
@@ -98,12 +113,14 @@ class Writer(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        with psycopg.connect(self.url, autocommit=True) as c:
-            t0 = time.monotonic()
-            while not self.stopping.is_set():
-                self.n += 1
-                c.execute("INSERT INTO t (id, v) VALUES (%s, %s)", (self.n, f"row {self.n}"))
-                time.sleep(max(0.0, t0 + self.n / self.per_s - time.monotonic()))
+        c = connect(self.url)
+        cur = c.cursor()
+        t0 = time.monotonic()
+        while not self.stopping.is_set():
+            self.n += 1
+            cur.execute("INSERT INTO t (id, v) VALUES (%s, %s)", (self.n, f"row {self.n}"))
+            time.sleep(max(0.0, t0 + self.n / self.per_s - time.monotonic()))
+        c.close()
 
 
 def checksum(url: str) -> tuple[int, int]:
@@ -115,6 +132,7 @@ def checksum(url: str) -> tuple[int, int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--capture", choices=("log", "trigger"), default="log")
+    ap.add_argument("--source", choices=("postgresql", "mariadb"), default="postgresql")
     ap.add_argument("--outage", type=float, default=60.0)
     ap.add_argument("--every", type=float, default=10.0)
     ap.add_argument("--rate", type=float, default=50.0)
@@ -123,19 +141,30 @@ def main() -> None:
     if not prom_exe:
         raise SystemExit("prometheus is missing: make deps installs Debian's package")
     with ExitStack() as stack:
+        sys.path.insert(0, str(ROOT))
         src_base = SHARED
-        if a.capture == "log":
-            sys.path.insert(0, str(ROOT))
+        table = "public.t"
+        if a.source == "mariadb":
+            from tests.private_mariadb import make_log_maria_db, private_mariadb
+
+            a.capture = "log"
+            gen = make_log_maria_db(stack.enter_context(private_mariadb()))
+            src = next(gen).url  # type: ignore[attr-defined]
+            stack.callback(next, gen, None)
+            table = "t"
+        elif a.capture == "log":
             from bench.private_pg import private_cluster
 
             src_base = stack.enter_context(private_cluster({"fsync": "off"}))
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sp_trial_")))
-        src_name, src = database(src_base)
-        stack.callback(drop, src_base, src_name)
+        if a.source == "postgresql":
+            src_name, src = database(src_base)
+            stack.callback(drop, src_base, src_name)
         dst_name, dst = database(SHARED)
         stack.callback(drop, SHARED, dst_name)
-        with psycopg.connect(src, autocommit=True) as c:
-            c.execute("CREATE TABLE t (id integer PRIMARY KEY, v text)")
+        c = connect(src)
+        c.cursor().execute("CREATE TABLE t (id integer PRIMARY KEY, v varchar(40))")
+        c.close()
         cfg = work / "sp.yaml"
         cfg.write_text(
             yaml.safe_dump(
@@ -146,7 +175,7 @@ def main() -> None:
                         "src": {"url": src, "capture": a.capture if a.capture == "log" else True},
                         "cen": {"url": dst, "integrate": True},
                     },
-                    "tables": [{"name": "public.t", "snapshot": "none"}],
+                    "tables": [{"name": table, "snapshot": "none"}],
                     "sync_groups": {"g": ["t"]},
                     "spark": {"master": "local[1]"},
                 }
@@ -208,11 +237,11 @@ def main() -> None:
             ("channel", "shop"),
             ("integrate", "cen"),
             ("location", "src"),
-            ("table", "public.t"),
+            ("table", table),
         )
         grp = (("channel", "shop"), ("group", "g"), ("integrate", "cen"))
         print(
-            f"capture {a.capture}, writer {a.rate:g} rows/s, outage {a.outage:g} s; "
+            f"{a.source}, capture {a.capture}, writer {a.rate:g} rows/s, outage {a.outage:g} s; "
             f"load {os.getloadavg()[0]:.1f}"
         )
         print(
@@ -258,10 +287,12 @@ def main() -> None:
         writer.join()
         done = subprocess.run([EXE, "-c", str(cfg), "run", "--once"], capture_output=True, env=env)
         print(f"last run --once: exit {done.returncode}")
-        s, d = checksum(src), checksum(dst)
-        print(
-            f"source {s[0]} rows, target {d[0]} rows; checksums {'equal' if s == d else 'DIFFER'}"
-        )
+        verify = subprocess.run([EXE, "-c", str(cfg), "verify"], capture_output=True, env=env)
+        print(f"verify: exit {verify.returncode} (0: every table equal)")
+        if a.source == "postgresql":
+            s, d = checksum(src), checksum(dst)
+            same = "equal" if s == d else "DIFFER"
+            print(f"source {s[0]} rows, target {d[0]} rows; checksums {same}")
         lines = [ln for ln in ferr.read_text().splitlines() if ln.strip()]
         timed = sum(
             bool(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d ", ln)) for ln in lines
