@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed-stamp
 DEBS   := libpostgresql-jdbc-java libmariadb-java libxerial-sqlite-jdbc-java
 # the status page is tested in a real headless browser
 DEBS   += chromium chromium-driver
+# promtool (Debian's prometheus package) checks and unit-tests deploy/prometheus's rules
+DEBS   += prometheus
 PYTEST_ARGS ?=
 # two test processes (one Spark session each; an idle one takes tests queued for the other,
 # so two long tests do not end up one after the other): the suite waits on databases,

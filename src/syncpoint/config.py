@@ -678,7 +678,16 @@ def read_file(path: str | os.PathLike[str] | None = None) -> tuple[Path, Any]:
     try:
         return p, yaml.load(p.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML: {exc}") from None
+        raise ConfigError(_yaml_error(p, exc)) from None
+
+
+def _yaml_error(p: Path, exc: yaml.YAMLError) -> str:
+    """The file and line of a YAML error (PyYAML's own text names "<unicode string>")."""
+    mark = getattr(exc, "problem_mark", None)
+    if not isinstance(exc, yaml.MarkedYAMLError) or mark is None:
+        return f"{p}: not valid YAML: {exc}"
+    what = "; ".join(str(x) for x in (exc.context, exc.problem) if x)
+    return f"{p}, line {mark.line + 1}, column {mark.column + 1}: not valid YAML: {what}"
 
 
 def load(path: str | os.PathLike[str] | None = None) -> ChannelConfig:

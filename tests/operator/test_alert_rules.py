@@ -1,9 +1,13 @@
-"""The example alert rules of docs/operations.md: a valid Prometheus rules file (by
-``promtool check rules`` where it is installed, and always by a parser of its structure),
-and every metric and ``by`` label they name is one syncpoint exports."""
+"""The shipped alert rules (deploy/prometheus/syncpoint-rules.yml): a valid Prometheus
+rules file (``promtool check rules``, and a parser of its structure), whose unit tests
+(``promtool test rules``: each alert firing on a dead follower, a target outage, rounds
+failing longer than a blip, a stopped table, lag, a growing log, and resolving after) pass;
+every metric and ``by`` label they and the Grafana dashboard beside them name is one
+syncpoint exports (tests/operator/test_outage_probe.py checks the live endpoint too)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -13,24 +17,48 @@ from typing import Any
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from syncpoint.config import ChannelConfig
 from syncpoint.observe.metrics import Metrics
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
-FENCE = re.compile(r"^```yaml\n(.*?)^```", re.S | re.M)
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "operations.md"
+DEPLOY = ROOT / "deploy" / "prometheus"
+RULES = DEPLOY / "syncpoint-rules.yml"
+RULE_TESTS = DEPLOY / "syncpoint-rules.test.yml"
+DASHBOARD = DEPLOY / "syncpoint-dashboard.json"
 DURATION = re.compile(r"^\d+[smhdwy]$")
 
 
-def rules_text() -> str:
-    return next(b for b in FENCE.findall(DOC.read_text("utf-8")) if b.startswith("groups:"))
+def rule_metrics(path: Path) -> set[str]:
+    """Every metric a rules file's expressions name."""
+    doc = yaml.safe_load(path.read_text("utf-8"))
+    return {
+        m
+        for group in doc["groups"]
+        for rule in group["rules"]
+        for m in re.findall(r"\b(syncpoint_[a-z_]+|up)\b", rule["expr"])
+    }
 
 
 def exported() -> dict[str, set[str]]:
     """Every sample name syncpoint exports, with its label names."""
+    cfg = ChannelConfig.model_validate(
+        {
+            "channel": "shop",
+            "locations": {
+                "src": {"url": "sqlite:///a.db", "capture": "trigger"},
+                "cen": {"url": "sqlite:///b.db", "integrate": True},
+            },
+            "tables": [{"name": "t"}],
+        }
+    )
     m = Metrics("shop", exporter="follower")
+    m.declare(cfg, rounds=True)
     row = {"location": "src", "table": "t", "position": 1, "stream_id": "s", "backlog": 0}
+    log = {"retained_bytes": 1, "unread_bytes": 1, "age_seconds": 1}
     m.update(
         {
-            "capture": {"src": {"pending": 0, "log": {"retained_bytes": 1, "age_seconds": 1}}},
+            "capture": {"src": {"pending": 0, "log": log}},
             "integrate": {"cen": {"tables": [{**row, "lag_seconds": 0.0, "stopped": None}]}},
             "receive_stamps": {"cen": {"locations": {"src": {"age_seconds": 1.0}}}},
             "gates": {"cen": [{"gate": "g", "state": "WarehouseLoaded", "age_s": 1}]},
@@ -39,8 +67,7 @@ def exported() -> dict[str, set[str]]:
             "followers": {"cen": {"running": True, "holder": "h pid 1"}},
         }
     )
-    m.observe_round({"integrate": "cen", "group": "g", "changes": 1, "applied": 1, "seconds": 1})
-    m.round_failed("cen", "g")
+    m.observe_round({"integrate": "cen", "group": "t", "changes": 1, "applied": 1, "seconds": 1})
     out: dict[str, set[str]] = {}
     for fam in text_string_to_metric_families(m.render().decode()):
         for s in fam.samples:
@@ -48,10 +75,10 @@ def exported() -> dict[str, set[str]]:
     return out
 
 
-def test_the_example_rules_are_valid_and_name_exported_metrics(tmp_path: Path) -> None:
-    text = rules_text()
-    doc = yaml.safe_load(text)
+def test_the_rules_are_valid_fire_and_resolve_and_name_exported_metrics() -> None:
+    doc = yaml.safe_load(RULES.read_text("utf-8"))
     names = exported()
+    names["up"] = {"job", "instance"}  # Prometheus's own, per scrape target
     alerts: list[str] = []
     for group in doc["groups"]:
         assert set(group) <= {"name", "interval", "rules", "limit"} and group["name"]
@@ -62,7 +89,7 @@ def test_the_example_rules_are_valid_and_name_exported_metrics(tmp_path: Path) -
             assert "for" not in rule or DURATION.match(rule["for"]), rule
             expr: str = rule["expr"]
             check_balanced(expr)
-            used = re.findall(r"\bsyncpoint_[a-z_]+\b", expr)
+            used = re.findall(r"\b(syncpoint_[a-z_]+|up)\b", expr)
             assert used, expr
             for metric in used:
                 assert metric in names, f"{rule['alert']}: {metric} is not exported"
@@ -71,14 +98,37 @@ def test_the_example_rules_are_valid_and_name_exported_metrics(tmp_path: Path) -
                     assert labels <= names[metric], (rule["alert"], labels - names[metric])
             for v in (rule.get("annotations") or {}).values():
                 check_balanced(v.replace("{{", "(").replace("}}", ")"))
-    for wanted in ("SyncpointLocationDown", "SyncpointLagging", "SyncpointTableStopped"):
-        assert wanted in alerts
+    wanted = (
+        "SyncpointFollowerDown",
+        "SyncpointFollowerAbsent",
+        "SyncpointLocationDown",
+        "SyncpointRoundsFailing",
+        "SyncpointTableStopped",
+        "SyncpointLagging",
+        "SyncpointLogGrowing",
+    )
+    assert set(wanted) <= set(alerts)
+    # each of them has unit tests that see it fire
+    tested = {t["alertname"] for c in yaml.safe_load(RULE_TESTS.read_text())["tests"]
+              for t in c["alert_rule_test"] if t["exp_alerts"]}  # fmt: skip
+    assert set(alerts) <= tested, set(alerts) - tested
     promtool = shutil.which("promtool")
-    if promtool:  # Debian's prometheus package has it; the parser above runs everywhere
-        f = tmp_path / "rules.yml"
-        f.write_text(text, encoding="utf-8")
-        done = subprocess.run([promtool, "check", "rules", str(f)], capture_output=True, text=True)
+    assert promtool, "promtool is missing: make deps installs Debian's prometheus package"
+    for args in (["check", "rules", str(RULES)], ["test", "rules", str(RULE_TESTS)]):
+        done = subprocess.run([promtool, *args], capture_output=True, text=True, cwd=DEPLOY)
         assert done.returncode == 0, done.stdout + done.stderr
+    assert "deploy/prometheus/syncpoint-rules.yml" in DOC.read_text("utf-8")
+
+
+def test_the_dashboard_draws_exported_metrics() -> None:
+    dash = json.loads(DASHBOARD.read_text("utf-8"))
+    names = exported()
+    exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    assert exprs
+    for expr in exprs:
+        check_balanced(expr)
+        for metric in re.findall(r"\bsyncpoint_[a-z_]+\b", expr):
+            assert metric in names, f"{metric} is not exported"
 
 
 def check_balanced(text: str) -> None:

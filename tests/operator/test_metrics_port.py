@@ -75,6 +75,13 @@ def test_a_follower_serves_its_metrics(tmp_path: Path) -> None:
         )
         assert values[info] == 1
         assert values[("syncpoint_backlog_changes", tbl)] in (0, 2)  # before or after the round
+        # a second follower's --metrics-port on the same port: one line, exit 1
+        port = url.split(":")[2].split("/")[0]
+        busy = rk.syncpoint(cfg, "run", "--follow", "--metrics-port", port)
+        assert busy.returncode == 1, busy.stderr
+        assert "Traceback" not in busy.stderr and "Errno" not in busy.stderr, busy.stderr
+        lines = busy.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"--metrics-port {port}: cannot listen" in lines[0], lines
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=120)
         assert proc.returncode == 0

@@ -113,6 +113,8 @@ def test_the_page_and_metrics_show_a_target_outage_and_the_recovery(
         assert browser.find_element(By.ID, "read-error").text == ""
         assert "no follower running" in browser.find_element(By.ID, "follower").text
         shot(browser, "status-ok.png")
+        assert probe(base + "/healthz") == (200, {"ok": True, "reasons": []})
+        assert probe(base + "/readyz")[0] == 200
         ok = metric_values(base + "/metrics")
         assert ok[("syncpoint_location_up", (("channel", "shop"), ("location", "cen")))] == 1
         assert ok[("syncpoint_backlog_changes", parent)] == 0
@@ -132,6 +134,12 @@ def test_the_page_and_metrics_show_a_target_outage_and_the_recovery(
         assert "unreachable" in row.text and " 6 " in f" {row.text} "
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#plot-backlog rect.outage"))
 
+        code, body = probe(base + "/healthz")  # a load balancer's probe sees the outage
+        assert code == 503 and any(r.startswith("cen unreachable: ") for r in body["reasons"])
+        assert probe(base + "/readyz")[0] == 200  # serve itself works
+        # the last round is still known (the page's header, loaded now, shows it)
+        rows = probe(base + "/api/status")[1]["status"]["integrate"]["cen"]["tables"]
+        assert all(r["sync_point_sampled_at"] for r in rows), rows
         during = metric_values(base + "/metrics")
         assert during[("syncpoint_location_up", (("channel", "shop"), ("location", "cen")))] == 0
         assert during[("syncpoint_location_up", (("channel", "shop"), ("location", "src")))] == 1
@@ -155,6 +163,7 @@ def test_the_page_and_metrics_show_a_target_outage_and_the_recovery(
         wait.until(lambda b: box(b, "cen").get_attribute("data-up") == "1")
         wait.until(lambda b: "backlog 0 " in flow_text(b))
         assert browser.find_element(By.ID, "read-error").text == ""
+        assert rk_wait(lambda: probe(base + "/healthz")[0] == 200)
         after = metric_values(base + "/metrics")
         assert after[("syncpoint_location_up", (("channel", "shop"), ("location", "cen")))] == 1
         assert after[("syncpoint_backlog_changes", parent)] == 0
@@ -173,6 +182,22 @@ def test_the_page_and_metrics_show_a_target_outage_and_the_recovery(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def probe(url: str) -> tuple[int, Any]:
+    import json
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def rk_wait(pred: Any) -> bool:
+    return rk.wait_until(pred, 30, 0.3)
 
 
 def box(b: Any, name: str) -> Any:

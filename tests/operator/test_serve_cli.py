@@ -5,6 +5,7 @@ SIGTERM. No Spark is started."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -26,6 +27,9 @@ def get(url: str) -> tuple[int, str]:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode()
+
+
+TIMED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d ")
 
 
 def test_serve_answers_page_json_health_and_metrics(tmp_path: Path) -> None:
@@ -72,6 +76,9 @@ def test_serve_answers_page_json_health_and_metrics(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=30)
         assert f"http://127.0.0.1:{port}/" in err
+        # a long-running command's lines each start with their time
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert lines and all(TIMED.match(ln) for ln in lines), err
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -152,7 +153,13 @@ def test_the_page_draws_the_channel_shows_stops_and_updates_after_a_round(
         stopped = browser.find_element(By.ID, "stopped").text
         assert "public.child" in stopped and "DROP COLUMN note" in stopped
         # the stopped child's records and the two new parents, as the status counts them
-        backlog = {t["table"]: t["backlog"] for t in collect(ch)["integrate"]["cen"]["tables"]}
+        rows = {t["table"]: t for t in collect(ch)["integrate"]["cen"]["tables"]}
+        backlog = {k: t["backlog"] for k, t in rows.items()}
+        assert "held" not in rows["public.parent"]  # a group of its own: it goes on
+        with pytest.raises(urllib.error.HTTPError) as unhealthy:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30)
+        assert unhealthy.value.code == 503
+        assert "public.child from src stopped" in unhealthy.value.read().decode()
         assert backlog["public.parent"] == 2 and backlog["public.child"] >= 1
         before = backlog["public.parent"] + backlog["public.child"]
         wait.until(lambda b: flow_label(b).startswith(f"backlog {before} "))

@@ -90,6 +90,10 @@ def test_each_warning_appears_in_text_and_json_and_follows_the_schema(
     ]
     by_kind = {w["kind"]: w for w in doc["warnings"]}
     assert "DROP COLUMN note" in by_kind["table_stopped"]["message"]
+    # the other table of its sync group waits for it, and says why (its lag grows)
+    rows = {t["table"]: t for t in doc["integrate"]["cen"]["tables"]}
+    assert rows["public.parent"]["held"] == "its sync group g waits for stopped public.child"
+    assert "held" not in rows["public.child"]
     assert "gate reset" in by_kind["gate_stuck"]["message"]
     assert by_kind["queue_growing"]["value"] >= 3 and by_kind["queue_growing"]["threshold"] == 1
     assert set(by_kind) <= set(KINDS)
@@ -104,6 +108,7 @@ def test_each_warning_appears_in_text_and_json_and_follows_the_schema(
     warned = [ln for ln in text.stdout.splitlines() if ln.startswith("warning: ")]
     assert len(warned) == 4, text.stdout
     assert any("gate nightly has been OperationalSysLoading" in ln for ln in warned)
+    assert "  held: src public.parent: its sync group g waits for stopped" in text.stdout
 
 
 def test_an_unreachable_location_is_a_warning_and_the_schema_holds(tmp_path: Path) -> None:

@@ -125,6 +125,16 @@ def test_example_file_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cfg.channel == "shop"
 
 
+def test_a_yaml_error_names_the_file_and_line(tmp_path: Path) -> None:
+    f = tmp_path / "sp.yaml"
+    f.write_text("channel: shop\nlocations:\n  a: {url: x\n  b: y: z\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as e:
+        config.load(f)
+    text = str(e.value)
+    assert "<unicode string>" not in text and text.startswith(f"{f}, line 4, column"), text
+    assert "not valid YAML" in text
+
+
 def _sites(reads: dict[str, list[str] | None], capture_only: tuple[str, ...] = ()) -> dict:
     locs: dict = {
         n: {"url": f"sqlite:///tmp/{n}.db", "capture": True, "integrate": True}

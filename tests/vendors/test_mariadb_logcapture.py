@@ -358,6 +358,7 @@ def test_status_shows_retained_binlog(log: Log) -> None:
     st = log.cap.status(log.conn)
     held = st.log or {}
     assert held["retained_bytes"] > 0 and held["retained_files"] >= 1
+    assert held["unread_bytes"] > 0  # the insert, not drained yet
     assert not held.get("lost")
 
 
@@ -371,7 +372,8 @@ def test_an_idle_source_caught_up_does_not_age_and_one_change_behind_does(log: L
                 "INTERVAL 1 HOUR, drained_at = drained_at - INTERVAL 1 HOUR")  # fmt: skip
     admin.close()
     # an hour without a change, every tick logging nothing: nothing waits
-    assert (log.cap.status(log.conn).log or {})["age_seconds"] == 0.0
+    held = log.cap.status(log.conn).log or {}
+    assert held["age_seconds"] == 0.0 and held["unread_bytes"] == 0
     log.db.execute("INSERT INTO t VALUES (2, 'y')")  # not drained yet: the position ages
     assert (log.cap.status(log.conn).log or {})["age_seconds"] >= 3600
 

@@ -329,6 +329,7 @@ def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db:
     finally:
         conn.close()
     assert st.log is not None and st.log["retained_bytes"] > 100_000
+    assert st.log["unread_bytes"] > 100_000  # the WAL's own distance: nothing drained it
     assert st.log["wal_status"] == "reserved" and not st.log.get("lost")
     doc = {"capture": {"dec01": asdict(st)}}
     assert status_warnings(doc, WarningsConfig()) == []

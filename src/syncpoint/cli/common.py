@@ -70,6 +70,14 @@ def quiet_spark() -> None:
     send_jvm_output_to(None if state.verbose else path, state.verbose)
 
 
+def when_jvm_starts(say: Callable[[str], None]) -> None:
+    """Call ``say(log file)`` when this process starts a JVM, if its output goes to a file
+    (rounds that stay in the driver start none, and the file is never made)."""
+    from syncpoint.spark.session import on_jvm_output
+
+    on_jvm_output(say)
+
+
 def channel() -> Any:
     from syncpoint.ops.channel import Channel
 

@@ -220,7 +220,7 @@ class Printer:
                     _text(r.get("backlog"), "?"),
                     "?" if lag is None else f"{lag:.1f}",
                 )
-            out.print(Padding(t, (0, 0, 0, len(IND))))
+            out.print(Padding(t, (0, 0, 0, len(IND)), expand=False))
             for r in st["tables"]:
                 if r.get("stopped") or r.get("error"):
                     why = r.get("stopped") or r.get("error")
@@ -242,7 +242,7 @@ class Printer:
                 _text(s["sync_point"]),
                 " and ".join(role),
             )
-        out.print(Padding(t, (0, 0, 0, len(IND))))
+        out.print(Padding(t, (0, 0, 0, len(IND)), expand=False))
 
     def on_purge(self, data: dict[str, Any]) -> None:
         for loc, p in data["purge"].items():

@@ -14,8 +14,9 @@ from typing import Annotated, Any
 
 import typer
 
-from syncpoint.cli.common import channel, emit_json, err, handled, out, spark_log_file, state
+from syncpoint.cli.common import channel, emit_json, err, handled, out, state, when_jvm_starts
 from syncpoint.errors import UsageError
+from syncpoint.observe.logtext import now_text, timed_logging
 
 
 def round_line(r: dict[str, Any]) -> str:
@@ -31,10 +32,12 @@ def round_line(r: dict[str, Any]) -> str:
     )
 
 
-def _print_round(r: dict[str, Any]) -> None:
-    out.print(round_line(r), markup=False)
+def _print_round(r: dict[str, Any], timed: bool = False) -> None:
+    """``timed`` (a follower's lines, read back from a log days later): each with its time."""
+    at = f"{now_text()} " if timed else ""
+    out.print(at + round_line(r), markup=False)
     for s in r["stopped"]:
-        out.print(f"  stopped: {s['location']} {s['table']}: {s['reason']}", markup=False)
+        out.print(f"{at}  stopped: {s['location']} {s['table']}: {s['reason']}", markup=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -68,7 +71,11 @@ def register(app: typer.Typer) -> None:
         """Sample sync points and run rounds until every table reaches them."""
         from syncpoint.ops import run as runner
 
-        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+        if follow:
+            timed_logging()
+        else:
+            logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+        at = (lambda: f"{now_text()} ") if follow else (lambda: "")
         with handled(as_json):
             if once and follow:
                 raise UsageError("--once and --follow exclude each other")
@@ -78,27 +85,34 @@ def register(app: typer.Typer) -> None:
                 raise UsageError("--metrics-port needs --follow")
             ch = channel()
             if not as_json and not state.verbose:
-                err.print(f"Spark's log: {spark_log_file()}", markup=False, style="dim")
+                # said when a JVM starts: rounds that stay in the driver start none
+                def say_log(path: str) -> None:
+                    err.print(f"{at()}Spark's log: {path}", markup=False, style="dim")
+
+                when_jvm_starts(say_log)
             exporter = None
             if metrics_port is not None:
                 from syncpoint.observe.exporter import start_exporter
 
                 exporter = start_exporter(ch, metrics_port, every=metrics_interval)
-                err.print(f"metrics: http://127.0.0.1:{exporter.port}/metrics", markup=False)
+                err.print(
+                    f"{at()}metrics: http://127.0.0.1:{exporter.port}/metrics (health: /healthz)",
+                    markup=False,
+                )
             spinner = _Spinner(enabled=not as_json and out.is_terminal)
 
             def on_round(r: dict[str, Any]) -> None:
                 if exporter is not None:
-                    exporter.metrics.observe_round(r)
+                    exporter.round_ok(r)
                 if as_json or (follow and not r["changes"] and not r["stopped"]):
                     return  # idle polls of a follower only move positions
                 spinner.pause()
-                _print_round(r)
+                _print_round(r, timed=follow)
                 spinner.resume()
 
             def on_failure(f: dict[str, Any]) -> None:
                 if exporter is not None:
-                    exporter.metrics.round_failed(f["integrate"], f["group"])
+                    exporter.round_failed(f)
 
             try:
                 with runner.listening(on_round, on_failure), spinner:

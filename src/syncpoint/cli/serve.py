@@ -27,23 +27,27 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from syncpoint.cli.status import collect
+        from syncpoint.observe.logtext import now_text, timed_logging, uvicorn_log_config
         from syncpoint.observe.metrics import Metrics
         from syncpoint.ops.serve.app import make_app
         from syncpoint.ops.serve.poller import Poller
 
+        timed_logging()
         with handled(False):
             ch = channel()
             sock = _bind(host, port)
-            poller = Poller(
-                lambda known: collect(ch, known), Metrics(ch.cfg.channel), every=interval
-            )
+            metrics = Metrics(ch.cfg.channel)
+            metrics.declare(ch.cfg, rounds=False)
+            poller = Poller(lambda known: collect(ch, known), metrics, every=interval)
             web = make_app(ch.cfg, poller)
             err.print(
-                f"syncpoint serve: http://{host}:{port}/ (status every {interval:g} s), "
-                f"metrics at /metrics; Ctrl-C stops",
+                f"{now_text()} syncpoint serve: http://{host}:{port}/ (status every "
+                f"{interval:g} s), metrics at /metrics, health at /healthz; Ctrl-C stops",
                 markup=False,
             )
-            config = uvicorn.Config(web, log_level="warning", access_log=False)
+            config = uvicorn.Config(
+                web, log_level="warning", access_log=False, log_config=uvicorn_log_config()
+            )
             uvicorn.Server(config).run(sockets=[sock])
 
 

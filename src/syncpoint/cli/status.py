@@ -56,6 +56,7 @@ def _capture_table(name: str, st: dict[str, Any]) -> None:
         age = held.get("age_seconds")
         out.print(
             f"  log retained: {held['retained_bytes']} bytes"
+            + (f", {held['unread_bytes']} not read yet" if "unread_bytes" in held else "")
             + (f", position {age:.0f} s old" if age is not None else ""),
             markup=False,
         )

@@ -39,7 +39,9 @@ def show(data: dict[str, Any], error: Callable[[str, str, Any], bool]) -> None:
                     "-" if r["sync_point"] is None else str(r["sync_point"]),
                     "?" if r.get("backlog") is None else str(r["backlog"]),
                     "?" if lag is None else f"{lag:.1f}",
-                    "yes, see below" if r.get("stopped") else ("error" if r.get("error") else ""),
+                    "yes, see below"
+                    if r.get("stopped")
+                    else ("error" if r.get("error") else ("held" if r.get("held") else "")),
                 )
             )
         grid.show(out, headers, rows)
@@ -52,6 +54,6 @@ def show(data: dict[str, Any], error: Callable[[str, str, Any], bool]) -> None:
         # reasons are long: printed whole below the table (in a column they wrap one word
         # per line)
         for r in st["tables"]:
-            for what in ("stopped", "error"):
+            for what in ("stopped", "held", "error"):
                 if r.get(what):
                     out.print(f"  {what}: {r['location']} {r['table']}: {r[what]}", markup=False)

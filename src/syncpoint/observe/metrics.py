@@ -92,6 +92,12 @@ class Metrics:
             ["location"],
             registry=r,
         )
+        self.log_unread = Gauge(
+            "syncpoint_log_unread_bytes",
+            "log (WAL, binlog) written after a log capture location's read position",
+            ["location"],
+            registry=r,
+        )
         self.log_age = Gauge(
             "syncpoint_log_retained_age_seconds",
             "time since a log capture location's read position last moved",
@@ -184,6 +190,12 @@ class Metrics:
             grp,
             registry=r,
         )
+        self.failing = Gauge(
+            "syncpoint_rounds_failing",
+            "1 while the group's latest round failed, 0 once one commits",
+            grp,
+            registry=r,
+        )
         self.last_round = Gauge(
             "syncpoint_last_round_timestamp_seconds",
             "when the group's last round committed",
@@ -198,8 +210,23 @@ class Metrics:
             registry=r,
         )
 
+    def declare(self, cfg: Any, rounds: bool) -> None:
+        """Every counter of the channel's locations (and with ``rounds``, of its groups)
+        exported at 0 from the start: ``increase()`` and ``rate()`` see a failure's first
+        increment only against an earlier sample."""
+        for loc in cfg.locations:
+            self.read_errors.labels(loc)
+        if not rounds:
+            return
+        for integ in cfg.integrate_locations():
+            for g in cfg.groups():
+                for c in (self.rounds, self.read, self.applied, self.failed):
+                    c.labels(integ, g)
+                self.failing.labels(integ, g).set(0)
+
     def observe_round(self, rnd: dict[str, Any]) -> None:
         labels = (rnd["integrate"], rnd["group"])
+        self.failing.labels(*labels).set(0)
         self.rounds.labels(*labels).inc()
         self.read.labels(*labels).inc(int(rnd["changes"]))
         self.applied.labels(*labels).inc(int(rnd["applied"]))
@@ -209,6 +236,7 @@ class Metrics:
 
     def round_failed(self, integrate: str, group: str) -> None:
         self.failed.labels(integrate, group).inc()
+        self.failing.labels(integrate, group).set(1)
 
     def read_failed(self, locations: list[str]) -> None:
         """A status read that failed as a whole: every location counts as unread."""
@@ -222,6 +250,7 @@ class Metrics:
         for g in (self.lag, self.backlog, self.position, self.stopped, self.queue):
             g.clear()
         self.log_retained.clear()
+        self.log_unread.clear()
         self.log_age.clear()
         for g in (self.stamp_age, self.gate, self.gate_age, self.conflicts, self.warnings):
             g.clear()
@@ -231,6 +260,8 @@ class Metrics:
             log = st.get("log") or {}
             if log.get("retained_bytes") is not None:
                 self.log_retained.labels(loc).set(log["retained_bytes"])
+            if log.get("unread_bytes") is not None:
+                self.log_unread.labels(loc).set(log["unread_bytes"])
             if log.get("age_seconds") is not None:
                 self.log_age.labels(loc).set(log["age_seconds"])
         self._tables(status, now)

@@ -21,6 +21,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig, TableConfig
 from syncpoint.core.rounds import RoundResult, run_round
 from syncpoint.errors import SyncpointError, TableStopped, TransientError, UsageError
+from syncpoint.observe.logtext import said
 from syncpoint.ops.round import GroupRound
 from syncpoint.ops.stamps import record_stamps
 
@@ -200,21 +201,26 @@ def run(
     total = RunReport()
     with holding(cfg) as keep, _signals() as stopping:
         retry_at: dict[str, float] = {}
-        said: dict[str, str] = {}  # the stop last logged, per integrate location and group
+        stop_said: dict[str, str] = {}  # the stop last logged, per integrate location and group
         while not stopping.is_set():
             keep()  # still the one follower (a restarted server ended the lock's session)
+            ticked: set[str] = set()
             for integ in cfg.integrate_locations():
                 for g, tables in _groups(cfg, group).items():
                     if stopping.is_set() or retry_at.get(f"{integ}/{g}", 0) > time.monotonic():
                         continue
                     report = RunReport()
+                    key = f"{integ}: group {g}: rounds"
                     try:
                         run_group(cfg, integ, g, tables, report, spark)
                     except TransientError as exc:
-                        log.warning("%s; retrying at the next poll", exc)
+                        said.warning(log, key, f"{exc}; retried at each poll")
                         report.errors.append(str(exc))
                     except TableStopped as exc:
                         report.stopped.append({"integrate": integ, "group": g, "reason": str(exc)})
+                    else:
+                        said.over(log, key, "commit again")
+                        ticked |= _sources(cfg, integ, tables)
                     for text in report.errors:
                         for listener in list(FAILURE_LISTENERS):
                             listener({"integrate": integ, "group": g, "error": text})
@@ -224,11 +230,11 @@ def run(
                         text = _stopped_text(report)
                         # said once: the same refusal found again at each retry is news to
                         # nobody (status, the metrics and the page keep showing it)
-                        if said.get(key) != text:
+                        if stop_said.get(key) != text:
                             log.error("%s", text)
-                        said[key] = text
-                    elif key in said and (report.rounds or not report.errors):
-                        del said[key]
+                        stop_said[key] = text
+                    elif key in stop_said and (report.rounds or not report.errors):
+                        del stop_said[key]
                         log.warning("%s: group %s goes on: its stopped tables resumed", integ, g)
                     # a follower runs for days: keep the latest rounds only
                     total.rounds = (total.rounds + report.rounds)[-KEEP_ROUNDS:]
@@ -240,11 +246,48 @@ def run(
                     try:
                         record_stamps(cfg, integ)
                     except TransientError as exc:
-                        log.warning("stamps: %s", exc)
+                        said.warning(log, f"{integ}: receive stamps", str(exc))
+                    else:
+                        said.over(log, f"{integ}: receive stamps", "written again")
+            if not stopping.is_set():
+                drain_logs(cfg, _log_sources(cfg) - ticked)
             if after_pass is not None and not stopping.is_set():
                 after_pass(total)
             stopping.wait(interval)
     return total
+
+
+def _sources(cfg: ChannelConfig, integ: str, tables: list[TableConfig]) -> set[str]:
+    """The capture locations of a group's tables: a round of the group ticked each."""
+    names = {str(t.ref) for t in tables}
+    return {
+        loc for loc in cfg.sources_of(integ) if any(str(t.ref) in names for t in cfg.tables_at(loc))
+    }
+
+
+def _log_sources(cfg: ChannelConfig) -> set[str]:
+    return {loc for loc in cfg.capture_locations() if cfg.locations[loc].capture_kind == "log"}
+
+
+def drain_logs(cfg: ChannelConfig, locations: set[str]) -> None:
+    """Read the log of each log-captured location that no round ticked in this pass (every
+    round of it failed, its tables are stopped) into its queue, by a tick: the queue, so the
+    backlog and lag that status counts from it, keep up with the writers through a target's
+    outage, and the server's log is not held back for the length of it."""
+    from syncpoint.ops.location import Location, close
+
+    for loc in sorted(locations):
+        cap = Location.of(cfg, loc).capture_side
+        conn = None
+        try:
+            conn = cap.connect()
+            cap.tick(conn)
+        except SyncpointError as exc:
+            said.warning(log, f"{loc}: reading its log", str(exc))
+        else:
+            said.over(log, f"{loc}: reading its log", "works again")
+        finally:
+            close(conn)
 
 
 def _stopped_text(report: RunReport) -> str:

@@ -189,7 +189,9 @@ def status(cfg: Any, integ: str) -> list[dict[str, Any]]:
         target.end_read(conn)
         if f"{cfg.prefix}snapshots" not in have:
             return []
-        return [s.progress() for s in read(target, conn, cfg.application).values()]
+        # another channel of the same application here records its own: only this one's
+        mine = {(loc, str(t.ref)) for loc in cfg.sources_of(integ) for t in cfg.tables_at(loc)}
+        return [s.progress() for k, s in read(target, conn, cfg.application).items() if k in mine]
 
 
 def record_empty(

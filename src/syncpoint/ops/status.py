@@ -46,6 +46,8 @@ class Known:
 
     context: int
     stream_id: str
+    # when the group's last round sampled its sync point: shown through an outage
+    sampled_at: Any = None
 
 
 def known_positions(status: dict[str, Any]) -> dict[str, dict[tuple[str, str], Known]]:
@@ -56,7 +58,7 @@ def known_positions(status: dict[str, Any]) -> dict[str, dict[tuple[str, str], K
         for t in (st or {}).get("tables", []):
             if t.get("position") is not None and t.get("stream_id"):
                 out.setdefault(integ, {})[(t["location"], t["table"])] = Known(
-                    int(t["position"]), str(t["stream_id"])
+                    int(t["position"]), str(t["stream_id"]), t.get("sync_point_sampled_at")
                 )
     return out
 
@@ -111,15 +113,34 @@ def integrate_status(
                     "position": p.context if p else None,
                     "stream_id": p.stream_id if p else None,
                     "sync_point": sp.context if sp else None,
-                    "sync_point_sampled_at": sp.sampled_at if sp else None,
+                    "sync_point_sampled_at": sp.sampled_at if sp else _sampled(p),
                     "stopped": stops[(loc, name)]["reason"] if (loc, name) in stops else None,
                 }
                 row.update(backlog)
                 entry["tables"].append(row)
+        _held(entry["tables"])
         out[integ] = entry
     for s in sources.values():
         close(s.get("conn"))
     return out
+
+
+def _sampled(p: Any) -> Any:
+    """A position read earlier (the target is down): when its round was, as then read."""
+    return getattr(p, "sampled_at", None)
+
+
+def _held(rows: list[dict[str, Any]]) -> None:
+    """The other tables of a stopped table's sync group wait for it (a group's tables reach
+    their sync points together): ``held`` says so, where their lag grows."""
+    stopped: dict[tuple[str, str], str] = {}
+    for r in rows:
+        if r["stopped"]:
+            stopped.setdefault((r["location"], r["group"]), r["table"])
+    for r in rows:
+        which = stopped.get((r["location"], r["group"]))
+        if which and not r["stopped"]:
+            r["held"] = f"its sync group {r['group']} waits for stopped {which}"
 
 
 def _source(place: Location) -> dict[str, Any]:
@@ -134,6 +155,8 @@ def _source(place: Location) -> dict[str, Any]:
             "newest": st.context,
             "stream_id": st.stream_id,
             "installed": st.installed,
+            # log capture: changes still in the log, not in the queue (none read them yet)
+            "unread": (st.log or {}).get("unread_oldest") or {},
         }
     except WorkFailed as exc:
         return {"error": str(exc), "conn": None}
@@ -174,5 +197,7 @@ def _backlogs(src: dict[str, Any], tables: list[tuple[Any, Any]]) -> list[dict[s
             stats = found.get(str(ref))
             n = stats.records if stats else 0
             lag = _age(stats.oldest) if stats else 0.0
+            if str(ref) in src["unread"]:  # older still: waiting in the log, unread
+                lag = max(lag, _age(src["unread"][str(ref)]))
             out[i] = {"backlog": n, "lag_seconds": lag, "newest": newest}
     return out

@@ -26,13 +26,18 @@ def launched_by_spark_submit() -> bool:
 
 
 _session: Any = None
-_output: dict[str, Any] = {"log_file": None, "verbose": False}
+_output: dict[str, Any] = {"log_file": None, "verbose": False, "said": None}
 
 
 def send_jvm_output_to(log_file: str | None, verbose: bool = False) -> None:
     """Where the JVM started by ``get_session`` writes: ``log_file`` (appended), or with
     ``verbose`` the terminal's stderr (never stdout). Call before the first session."""
     _output.update(log_file=log_file, verbose=verbose)
+
+
+def on_jvm_output(say: Any) -> None:
+    """``say(path)`` is called once, when a JVM first writes to the log file."""
+    _output["said"] = say
 
 
 @contextmanager
@@ -49,6 +54,9 @@ def _jvm_output() -> Iterator[dict[str, Any]]:
         return
     os.makedirs(os.path.dirname(os.path.abspath(log_file)), exist_ok=True)
     fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    say, _output["said"] = _output["said"], None
+    if say is not None:
+        say(log_file)
     try:
         yield {"stdout": fd, "stderr": fd}
     finally:

@@ -2,7 +2,9 @@
 
 Routes: ``/`` the page; ``/api/status`` the latest status document with the channel's
 layout (locations and their roles) and the flows; ``/api/history`` the last hour of backlog
-and lag per flow; ``/metrics`` the Prometheus text format; ``/healthz``.
+and lag per flow; ``/metrics`` the Prometheus text format; ``/healthz`` (503 with the
+reasons when a location is unreachable, a table stopped or the follower gone:
+``observe/health.py``) and ``/readyz``.
 """
 
 from __future__ import annotations
@@ -64,9 +66,12 @@ def make_app(cfg: Any, poller: Poller, start: bool = True) -> Starlette:
         return Response(poller.metrics.render(), media_type=CONTENT_TYPE)
 
     async def healthz(request: Request) -> Response:
-        snap = poller.snapshot()
-        ok = snap["status"] is not None and snap["error"] is None
-        return JSONResponse({"ok": ok, "error": snap["error"]}, status_code=200 if ok else 503)
+        code, body = poller.health_check()
+        return JSONResponse(body, status_code=code)
+
+    async def readyz(request: Request) -> Response:
+        code, body = poller.ready_check()
+        return JSONResponse(body, status_code=code)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -85,6 +90,7 @@ def make_app(cfg: Any, poller: Poller, start: bool = True) -> Starlette:
             Route("/api/history", history),
             Route("/metrics", metrics),
             Route("/healthz", healthz),
+            Route("/readyz", readyz),
         ],
         lifespan=lifespan,
     )

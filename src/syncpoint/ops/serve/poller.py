@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from syncpoint.observe.health import Health
+from syncpoint.observe.logtext import Repeats
 from syncpoint.observe.metrics import Metrics, readable_locations, unreadable
 from syncpoint.ops.status import known_positions
 
@@ -51,9 +53,15 @@ def flows(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 class Poller:
     def __init__(
-        self, read: Callable[[Any], dict[str, Any]], metrics: Metrics, every: float = 5.0
+        self,
+        read: Callable[[Any], dict[str, Any]],
+        metrics: Metrics,
+        every: float = 5.0,
+        say: bool = True,
     ) -> None:
-        """``read(known)``: the status document, given the positions last read."""
+        """``read(known)``: the status document, given the positions last read; ``say``:
+        log a location that cannot be read (the follower says it from its rounds)."""
+        self.say = say
         self.read = read
         self.metrics = metrics
         self.every = every
@@ -62,6 +70,8 @@ class Poller:
         self.updated_at: float | None = None
         self.polls = 0
         self.known: Any = None
+        self.health = Health(every)
+        self.repeats = Repeats()
         self.samples: deque[dict[str, Any]] = deque()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -79,12 +89,16 @@ class Poller:
         try:
             status = self.read(self.known)
         except Exception as exc:  # noqa: BLE001 - a location down must not stop the page
-            log.warning("status read failed: %s", exc)
+            self.repeats.warning(log, "status read", str(exc))
             with self.lock:
                 self.error = str(exc)
                 self.polls += 1
             self.metrics.read_failed(readable_locations(self.status or {}))
             return
+        self.repeats.over(log, "status read", "works again")
+        if self.say:
+            self._say_locations(status)
+        self.health.saw(status)
         now = time.time()
         sample = {
             "t": now,
@@ -102,10 +116,35 @@ class Poller:
                 self.samples.popleft()
         self.metrics.update(status)
 
+    def _say_locations(self, status: dict[str, Any]) -> None:
+        """A line when a location cannot be read (then a count a minute), one when it can."""
+        down = unreadable(status)
+        for loc in readable_locations(status):
+            if loc in down:
+                parts = [(status.get(p) or {}).get(loc) for p in ("integrate", "capture")]
+                why = next(
+                    (x.get("error") or x.get("unreachable") for x in parts if isinstance(x, dict)
+                     and (x.get("error") or x.get("unreachable"))),
+                    "?",
+                )  # fmt: skip
+                self.repeats.warning(log, loc, f"cannot be read: {why}")
+            else:
+                self.repeats.over(log, loc, "reachable again")
+
     def _loop(self) -> None:
         while not self.stopping.is_set():
             self.poll()
             self.stopping.wait(self.every)
+
+    def health_check(self) -> tuple[int, dict[str, Any]]:
+        """``/healthz``: 200 and no reasons, or 503 and why (``observe/health.py``)."""
+        reasons = self.health.reasons(self.snapshot())
+        return (503 if reasons else 200), {"ok": not reasons, "reasons": reasons}
+
+    def ready_check(self) -> tuple[int, dict[str, Any]]:
+        """``/readyz``: 200 once a status has been read (the process works)."""
+        ok = self.snapshot()["status"] is not None
+        return (200 if ok else 503), {"ok": ok}
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:

@@ -103,7 +103,8 @@ class MariadbLogCapture(MariadbCapture):
         at = event_at or drained_at
         cur.execute(render("log/sample.sql", site.names))
         head = str(cur.fetchone()[1] or "")
-        if _covers(str(gtid), head):
+        caught_up = _covers(str(gtid), head)
+        if caught_up:
             # nothing written to the binary log after the position: nothing waits, however
             # long ago the last change came (ticks that keep their own writes out of the
             # log leave no transaction of theirs to drain)
@@ -128,6 +129,8 @@ class MariadbLogCapture(MariadbCapture):
         held = files[start:]
         out["retained_bytes"] = sum(size for _, size in held) - (int(log_pos or 0) if held else 0)
         out["retained_files"] = len(held)
+        # from the stored position on, the log is what the next drain reads
+        out["unread_bytes"] = 0 if caught_up else max(0, out["retained_bytes"])
         return out
 
     def status_tick(self, conn: Any) -> Tick | None:

@@ -31,7 +31,7 @@ from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import UsageError
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain, privileges
+from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain, logunread, privileges
 from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction, ddl_events
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.lognames import LogNames
@@ -262,6 +262,18 @@ class PostgresLogCapture(PostgresCapture):
             return out
         out["wal_status"] = slot[5]
         out["retained_bytes"] = int(slot[6] or 0)
+        out["unread_bytes"] = unread_bytes(conn, o, slot[3], out.get("decoded_lsn"))
+        if out["unread_bytes"] and state is not None and not out.get("lost"):
+            found = logunread.oldest_unread(
+                conn,
+                o,
+                self.slot_name(conn),
+                dialect.quote(o.name("pub")),
+                f"syncpoint:log:{o.schema}.{self.prefix}",
+                _lsn(str(state[1])),
+            )
+            if found is not None:
+                out["unread_oldest"] = found
         if slot[5] == "lost":
             out["lost"] = out.get("lost") or logdrain.lost_text(
                 self.slot_name(conn), "was invalidated"
@@ -319,6 +331,21 @@ class PostgresLogCapture(PostgresCapture):
             raise UsageError("set_origin() works inside an open transaction")
         with self._translated():
             conn.execute(self._o.one("log/origin.sql"), {"origin": origin or ""})
+
+
+def _lsn(text: str) -> int:
+    hi, lo = text.split("/")
+    return (int(hi, 16) << 32) + int(lo, 16)
+
+
+def unread_bytes(conn: Any, o: LogNames, confirmed: str | None, decoded: str | None) -> int:
+    """WAL bytes from capture's read position to the server's current one (the log's own
+    distance: it grows while nothing reads, whatever the rounds do)."""
+    row = conn.execute(
+        o.one("log/unread.sql"),
+        {"confirmed": confirmed or "0/0", "decoded": decoded or "0/0"},
+    ).fetchone()
+    return max(0, int(row[0] or 0))
 
 
 def _has_state(conn: Any, o: LogNames) -> bool:
