@@ -36,8 +36,8 @@ class Index:
     name: str
     columns: tuple[str, ...]
     unique: bool
-    # the access method as the source's catalog names it, lower case: btree, hash, gist,
-    # gin, spgist, brin (PostgreSQL), fulltext, spatial (MariaDB)
+    # the access method as the source's catalog names it, lower case (btree, hash, gist,
+    # gin, fulltext, ...): each vendor's shape says which it can create
     method: str = "btree"
     # per column, the operator class where it is not the type's default ("" where it is);
     # empty when every column has its default
