@@ -44,6 +44,7 @@ _QUEUE_FILES = (
     "030_tables",
     "040_service",
     "100_fn_shape",
+    "115_fn_stop",
     "125_fn_ddl_tables",
     "150_fn_tick",
     "160_fn_snap",

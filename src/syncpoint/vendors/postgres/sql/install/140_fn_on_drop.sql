@@ -11,6 +11,7 @@ DECLARE
     v_sid text;
     v_k   bigint;
     v_at  timestamptz := clock_timestamp();
+    v_why text;
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
         RETURN;
@@ -37,6 +38,16 @@ BEGIN
                reason = 'the table was dropped'
          WHERE id = t.id;
     END LOOP;
+    -- A capture trigger dropped by hand: the table stops where its capture broke.
+    IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() d
+                WHERE d.object_type = 'trigger') THEN
+        FOR t IN SELECT w.id FROM ${schema}.${tables} w WHERE w.status = 'OK' LOOP
+            v_why := ${schema}.${fn_gap}(t.id);
+            IF v_why IS NOT NULL THEN
+                PERFORM ${schema}.${fn_stop}(t.id, v_why);
+            END IF;
+        END LOOP;
+    END IF;
     -- A dropped unique index or constraint may have been what let a table's UPDATE be
     -- captured row by row (see make_capture): its capture is made again, and decides anew.
     IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() d
