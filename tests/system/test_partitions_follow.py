@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,14 +79,15 @@ class Writers:
                         )
                     elif op < 0.8:
                         conn.execute(
-                            "UPDATE pay SET v = v || '+' WHERE k BETWEEN %s AND %s",
-                            (base, base + 99),
+                            "UPDATE pay SET v = v || '+' WHERE id = %s AND k BETWEEN %s AND %s",
+                            (i, base, base + 99),
                         )
                     else:
                         conn.execute("DELETE FROM pay WHERE id = %s AND k = %s", (i, k))
                     self.done += 1
                 except psycopg.Error:
                     pass  # a range just detached: no partition for the row
+                time.sleep(0.005)
 
     def finish(self) -> None:
         self.stop.set()

@@ -23,6 +23,7 @@ _LOG_SUFFIX = {
     "fn_identity": "log_identity",
     "fn_part_trunc": "partition_truncate",
     "fn_part_watch": "partition_watch",
+    "fn_log_check": "log_check",
     "trg_part": "partition_truncate",
 }
 
