@@ -3,8 +3,9 @@ triggers; a private server with wal_level = logical), while writers run: a colum
 domain type outside pg_catalog (Pagila's ``public.year``) is no schema change when its rows
 are decoded; a partition made after install carries its rows, including rows written
 straight into it; a partition emptied by TRUNCATE before any tick saw it (pgoutput leaves a
-partition's TRUNCATE out when it publishes through the root) stops its table with the
-reason in ``status --json``, rather than leave the rows at the target."""
+partition's TRUNCATE out when it publishes through the root), or detached holding rows,
+stops its table with the reason in ``status --json``, rather than leave the rows at the
+target."""
 
 from __future__ import annotations
 
@@ -44,6 +45,10 @@ def test_log_capture_without_superuser_follows_partitions_and_domains(
         "PARTITION BY RANGE (k)",
         "CREATE TABLE pay_0 PARTITION OF pay FOR VALUES FROM (0) TO (100)",
         "INSERT INTO pay SELECT g, g, 'start' FROM generate_series(1, 20) g",
+        "CREATE TABLE ev (id integer, k integer, PRIMARY KEY (id, k)) PARTITION BY RANGE (k)",
+        "CREATE TABLE ev_0 PARTITION OF ev FOR VALUES FROM (0) TO (100)",
+        "CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM (100) TO (200)",
+        "INSERT INTO ev VALUES (1, 1), (2, 150)",
     )
     path = tmp_path / "sp.yaml"
     path.write_text(
@@ -55,8 +60,8 @@ def test_log_capture_without_superuser_follows_partitions_and_domains(
                     "src": {"url": src.url, "capture": "log"},
                     "dst": {"url": dst.url, "integrate": True},
                 },
-                "tables": [{"name": "public.film"}, {"name": "public.pay"}],
-                "sync_groups": {"a": ["pay"], "b": ["film"]},
+                "tables": [{"name": "public.film"}, {"name": "public.pay"}, {"name": "public.ev"}],
+                "sync_groups": {"a": ["pay"], "b": ["film"], "c": ["ev"]},
             }
         )
     )
@@ -85,6 +90,8 @@ def test_log_capture_without_superuser_follows_partitions_and_domains(
         "CREATE TABLE pay_2 PARTITION OF pay FOR VALUES FROM (200) TO (300)",
         "INSERT INTO pay_2 SELECT g, 200 + g, 'p2' FROM generate_series(1, 10) g",
         "TRUNCATE pay_2",
+        # rows that leave with a partition are in no log record either
+        "ALTER TABLE ev DETACH PARTITION ev_1",
     )
     with pytest.raises(TableStopped):
         ch.run(once=True)
@@ -92,4 +99,5 @@ def test_log_capture_without_superuser_follows_partitions_and_domains(
     tables = json.loads(done.stdout)["integrate"]["dst"]["tables"]
     stopped = {t["table"]: t["stopped"] for t in tables}
     assert "pay_2" in (stopped["public.pay"] or "") and "TRUNCATE" in stopped["public.pay"]
+    assert "ev_1 was detached holding rows" in (stopped["public.ev"] or "")
     assert stopped["public.film"] is None

@@ -4,6 +4,8 @@
 --     rewritten since it was made (TRUNCATE: pgoutput leaves a partition's TRUNCATE out when
 --     it publishes through the root) or was attached holding rows (its columns are its own:
 --     attislocal; those rows are in no log record), the table stops;
+--   a table detached holding rows (its TRUNCATE trigger names the partitioned table)
+--     stops that table: its rows left without a log record;
 --   a table that left the publication, or lost its usable replica identity, stops.
 -- A stop is a STOP record and status ERROR (stop_table), with the reason.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_log_check}() RETURNS integer
@@ -14,6 +16,22 @@ DECLARE
     v_why text;
     v_n   integer := 0;
 BEGIN
+    FOR r IN SELECT g.tgrelid::regclass::text AS name, w.id
+               FROM pg_trigger g
+               JOIN pg_class c ON c.oid = g.tgrelid
+               JOIN ${schema}.${tables} w
+                 ON g.tgnargs = 1 AND w.status = 'OK'
+                AND w.relid::text = convert_from(rtrim(g.tgargs, '\x00'::bytea), 'UTF8')
+              WHERE g.tgname = $lit{trg_part} AND NOT c.relispartition LOOP
+        EXECUTE format('SELECT CASE WHEN EXISTS (SELECT 1 FROM %s) THEN %L END', r.name,
+                       format('partition %s was detached holding rows, which are in no log '
+                              'record', r.name))
+           INTO v_why;
+        IF v_why IS NOT NULL THEN
+            PERFORM ${schema}.${fn_stop}(r.id, v_why);
+            v_n := v_n + 1;
+        END IF;
+    END LOOP;
     FOR t IN SELECT * FROM ${schema}.${tables}
               WHERE status = 'OK' AND relid IS NOT NULL ORDER BY id FOR UPDATE LOOP
         CONTINUE WHEN NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = t.relid);
