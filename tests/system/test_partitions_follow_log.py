@@ -101,3 +101,69 @@ def test_log_capture_without_superuser_follows_partitions_and_domains(
     assert "pay_2" in (stopped["public.pay"] or "") and "TRUNCATE" in stopped["public.pay"]
     assert "ev_1 was detached holding rows" in (stopped["public.ev"] or "")
     assert stopped["public.film"] is None
+
+
+def test_log_capture_as_superuser_follows_partitions_and_stops_on_rows_no_log_carries(
+    log_db: Any, tmp_path: Path
+) -> None:
+    """With event triggers: a new partition's TRUNCATE in its first second reaches the
+    target exactly; a table attached holding rows, and a replica identity removed, stop
+    their tables."""
+    src, dst = log_db, next(make_sqlite(tmp_path))
+    src.execute(
+        "CREATE TABLE pay (id integer, k integer, v text, PRIMARY KEY (id, k)) "
+        "PARTITION BY RANGE (k)",
+        "CREATE TABLE pay_0 PARTITION OF pay FOR VALUES FROM (0) TO (100)",
+        "INSERT INTO pay SELECT g, g, 'start' FROM generate_series(1, 20) g",
+        "CREATE TABLE other (id integer PRIMARY KEY, v text)",
+    )
+    path = tmp_path / "sp.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "channel": "logsuper",
+                "application": "wh",
+                "locations": {
+                    "src": {"url": src.url, "capture": "log"},
+                    "dst": {"url": dst.url, "integrate": True},
+                },
+                "tables": [{"name": "public.pay"}, {"name": "public.other"}],
+                "sync_groups": {"a": ["pay"], "b": ["other"]},
+            }
+        )
+    )
+    ch = Channel.from_file(path)
+    ch.install()
+    ch.snapshot()
+    writers = Writers(src.url)
+    try:
+        src.execute(
+            "CREATE TABLE pay_1 PARTITION OF pay FOR VALUES FROM (100) TO (200)",
+            "INSERT INTO pay_1 SELECT g, 100 + g, 'p1' FROM generate_series(1, 10) g",
+            "TRUNCATE pay_1",
+            "INSERT INTO pay_1 VALUES (5, 105, 'after truncate')",
+        )
+        writers.ranges.append(100)
+        ch.run(once=True)
+    finally:
+        writers.finish()
+    ch.run(once=True)
+    _same(src, dst, "pay", "id, k, v")
+
+    src.execute("INSERT INTO other VALUES (1, 'a')")
+    ch.run(once=True)
+    src.execute(
+        "CREATE TABLE pay_2 (id integer, k integer, v text, PRIMARY KEY (id, k))",
+        "INSERT INTO pay_2 VALUES (1, 201, 'attached')",
+        "ALTER TABLE pay ATTACH PARTITION pay_2 FOR VALUES FROM (200) TO (300)",
+        "ALTER TABLE other REPLICA IDENTITY NOTHING",
+        "INSERT INTO other VALUES (2, 'not published')",
+    )
+    with pytest.raises(TableStopped):
+        ch.run(once=True)
+    done = rk.syncpoint(path, "status", "--json")
+    tables = json.loads(done.stdout)["integrate"]["dst"]["tables"]
+    stopped = {t["table"]: t["stopped"] or "" for t in tables}
+    assert "pay_2 was attached holding rows" in stopped["public.pay"], stopped
+    assert "no usable replica identity" in stopped["public.other"], stopped
+    assert dst.query("SELECT id, v FROM other") == [(1, "a")]

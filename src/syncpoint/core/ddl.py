@@ -169,8 +169,8 @@ def decide(change: DdlChange, policy: str) -> str:
 def stop_reason(change: DdlChange, table: str, location: str, policy: str) -> str:
     if change.action == "STOP":
         return (
-            f"capture at {location} of {table} stopped: {change.summary}. The target holds "
-            "every change before that point. To go on: run syncpoint install (it puts "
+            f"capture at {location} of {table} stopped: {change.summary}. Rounds of the "
+            "table stop before that point. To go on: run syncpoint install (it puts "
             f"capture back in place), then syncpoint snapshot --tables {table} --restart "
             "(it copies the table again, with what was not captured)."
         )

@@ -20,6 +20,8 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     r record;
 BEGIN
+    -- its ALTERs fire the DDL event trigger, which must not come back here
+    PERFORM set_config($lit{origin_guc} || '_making', '1', true);
     FOR r IN SELECT p.relid::regclass::text AS name
                FROM pg_partition_tree(p_rel) p WHERE p.relid <> p_rel LOOP
         EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s '
@@ -33,5 +35,6 @@ BEGIN
               WHERE tg.tgname = $lit{trg_part} AND NOT c.relispartition LOOP
         EXECUTE format('DROP TRIGGER %I ON %s', $lit{trg_part}, r.name);
     END LOOP;
+    PERFORM set_config($lit{origin_guc} || '_making', '', true);
 END
 $fn$

@@ -20,8 +20,9 @@ DECLARE
     v_why   text;
     v_rows  boolean;
 BEGIN
-    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL THEN
-        RETURN;
+    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL
+       OR coalesce(current_setting($lit{origin_guc} || '_making', true), '') <> '' THEN
+        RETURN;  -- a partly removed install, or partition_watch's own ALTERs
     END IF;
     FOR r IN SELECT * FROM ${schema}.${fn_ddl_tables}() LOOP
         SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
@@ -114,10 +115,15 @@ BEGIN
                                    r.objid::regclass::text);
                     PERFORM ${schema}.${fn_part_watch}(r.objid);
                 END IF;
-            ELSIF EXISTS (SELECT 1 FROM ${schema}.${tables} w
-                           WHERE w.relid IN (SELECT a.relid FROM pg_partition_ancestors(r.objid) a
-                                              WHERE a.relid <> r.objid)) THEN
-                PERFORM ${schema}.${fn_part_watch}(r.objid);
+            ELSE
+                -- a partition made under a watched table: the watched table's partitions
+                -- (this one among them) get their TRUNCATE trigger, in this transaction
+                FOR x IN SELECT w.relid FROM ${schema}.${tables} w
+                          WHERE w.relid IN (SELECT a.relid
+                                              FROM pg_partition_ancestors(r.objid) a
+                                             WHERE a.relid <> r.objid) LOOP
+                    PERFORM ${schema}.${fn_part_watch}(x.relid);
+                END LOOP;
             END IF;
         END IF;
     END LOOP;
