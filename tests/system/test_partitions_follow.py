@@ -182,4 +182,6 @@ def test_new_partitions_and_a_dropped_trigger(source: Any, tmp_path: Path) -> No
     rows = [t for t in status["integrate"]["dst"]["tables"] if t["table"] == "public.other"]
     assert rows and "dropped by hand" in (rows[0]["stopped"] or ""), done.stdout
     assert "syncpoint install" in rows[0]["stopped"]
+    warned = {(w["kind"], w.get("subject")) for w in status["warnings"]}
+    assert {("capture_broken", "public.other"), ("table_stopped", "public.other")} <= warned
     assert dst.query("SELECT id, v FROM other") == [(1, "kept")]
