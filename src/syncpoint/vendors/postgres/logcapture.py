@@ -279,12 +279,17 @@ class PostgresLogCapture(PostgresCapture):
         here, in a transaction of its own: the tables it breaks stop (STOP records)."""
         _no_open_transaction(conn, "poll_ddl")
         with self._translated():
-            installed = catalog.installed(conn, self.objects) and _has_state(conn, self._o)
+            check, has_check = self._o.render("log/check.sql")
+            installed = (
+                catalog.installed(conn, self.objects)
+                and _has_state(conn, self._o)
+                and bool(conn.execute(has_check).fetchone()[0])
+            )
             conn.rollback()
             if not installed:
                 return 0
             with conn.transaction():
-                (stopped,) = conn.execute(self._o.one("log/check.sql")).fetchone()
+                (stopped,) = conn.execute(check).fetchone()
         return int(stopped)
 
     # -- the stream --------------------------------------------------------------------

@@ -53,6 +53,7 @@ class LogNames(Names):
             msg_origin=self.message_prefix + "origin",
             trg_part=self.name("trg_part"),
             fn_part_trunc_q=self.qualified("fn_part_trunc"),
+            fn_log_check_q=self.qualified("fn_log_check"),
             **extra,
         )
 
