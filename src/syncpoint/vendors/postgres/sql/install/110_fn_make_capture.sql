@@ -465,7 +465,8 @@ $body$,
      WHERE tg.tgfoid = (v_fnq || '()')::regprocedure AND tg.tgrelid <> v_rel
        AND NOT tg.tgisinternal
        AND tg.tgrelid NOT IN (SELECT relid FROM pg_partition_tree(v_rel));
-    FOR c IN SELECT g AS rel FROM unnest(v_gone) g LOOP
+    FOR c IN SELECT g AS rel FROM unnest(v_gone) g
+              WHERE strpos(coalesce(t.actions, 'IUD'), 'D') > 0 LOOP
         EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', c.rel);
         EXECUTE v_dhead || '''DELETE'' AS sp_a, NULL::text AS sp_c, '
                 || replace(v_enc, '@ROW@', 'o.*') || ' AS sp_oc FROM ' || c.rel
@@ -529,6 +530,7 @@ $body$,
         -- written once more (an attached table's rows were never captured). Its statement
         -- triggers hold it locked: no write comes in between.
         FOR c IN SELECT DISTINCT f.relid FROM ${schema}.${fresh} f WHERE f.tid = p_id LOOP
+            CONTINUE WHEN strpos(v_actions, 'D') = 0;
             EXECUTE v_dhead || '''DELETE'' AS sp_a, NULL::text AS sp_c, f.row_text AS sp_oc FROM '
                     || $lit{fresh_q} || ' AS f WHERE f.tid = $4 AND f.relid = $5 '
                     || 'AND NOT EXISTS (SELECT 1 FROM ' || v_relq || ' AS x WHERE '
@@ -536,9 +538,10 @@ $body$,
               USING pg_current_xact_id(),
                     coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                     clock_timestamp(), p_id, c.relid;
-            DELETE FROM ${schema}.${fresh} WHERE tid = p_id AND relid = c.relid;
         END LOOP;
-        FOR c IN SELECT g::regclass::text AS rel FROM unnest(v_new) g LOOP
+        DELETE FROM ${schema}.${fresh} WHERE tid = p_id;
+        FOR c IN SELECT g::regclass::text AS rel FROM unnest(v_new) g
+                  WHERE strpos(v_actions, 'I') > 0 LOOP
             EXECUTE v_dhead || '''INSERT'' AS sp_a, ' || replace(v_enc, '@ROW@', 'n.*')
                     || ' AS sp_c, NULL::text AS sp_oc FROM ' || c.rel || ' AS n OFFSET 0) AS q'
               USING pg_current_xact_id(),
