@@ -62,7 +62,15 @@ BEGIN
                                                                        t.trigger_name))
                                  AND g.tgrelid NOT IN (SELECT relid
                                                          FROM pg_partition_tree(t.relid)))) THEN
-                PERFORM ${schema}.${fn_make}(t.id);
+                BEGIN
+                    PERFORM ${schema}.${fn_make}(t.id);
+                EXCEPTION WHEN OTHERS THEN
+                    -- a partition capture cannot put its triggers on (another owner, say):
+                    -- its rows would go uncaptured
+                    PERFORM ${schema}.${fn_stop}(t.id, 'capture cannot follow the partitions '
+                                                 'made, attached or detached: ' || SQLERRM);
+                    CONTINUE;
+                END;
             END IF;
             v_why := ${schema}.${fn_gap}(t.id);
             IF v_why IS NOT NULL THEN
