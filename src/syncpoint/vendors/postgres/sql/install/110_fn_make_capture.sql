@@ -414,9 +414,10 @@ $body$,
                    'SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %L',
                    v_fnq, v_body);
     v_actions := coalesce(t.actions, 'IUD');
+    -- The ALTERs below fire the DDL event triggers, which must neither make this again nor
+    -- take a trigger not made yet for one dropped by hand (capture_gap).
+    PERFORM set_config($lit{origin_guc} || '_making', '1', true);
     IF v_kind = 'p' THEN
-        -- the ALTERs below fire the DDL event trigger, which must not make this again
-        PERFORM set_config($lit{origin_guc} || '_making', '1', true);
         -- Partitions made or attached since capture was made here: the leaves on which
         -- the inherited row trigger is enabled (it is disabled where statement triggers
         -- are in place). Read before that trigger is made again, which enables it on all.
@@ -553,8 +554,8 @@ $body$,
                FROM unnest(ARRAY(SELECT x FROM unnest(v_need) x ORDER BY x))
                     WITH ORDINALITY AS y(g, o);
         END IF;
-        PERFORM set_config($lit{origin_guc} || '_making', '', true);
     END IF;
+    PERFORM set_config($lit{origin_guc} || '_making', '', true);
 
     UPDATE ${schema}.${tables} SET status = 'OK', reason = NULL WHERE id = p_id;
 END
