@@ -4,7 +4,8 @@ tables' owner without superuser (DDL found by polling at each tick), while write
 a partition made by CREATE TABLE ... PARTITION OF gets rows and a TRUNCATE of its own within
 a second of its creation (before any tick), a table holding rows is attached, a partition
 is detached. The target must equal the source by a checksum of every row, computed here.
-A capture trigger dropped by hand stops its table, with the reason in ``status --json``.
+A capture trigger dropped by hand stops its table, with the reason in ``status --json``; so
+does a partition dropped holding rows, where event triggers see it.
 """
 
 from __future__ import annotations
@@ -185,3 +186,14 @@ def test_new_partitions_and_a_dropped_trigger(source: Any, tmp_path: Path) -> No
     warned = {(w["kind"], w.get("subject")) for w in status["warnings"]}
     assert {("capture_broken", "public.other"), ("table_stopped", "public.other")} <= warned
     assert dst.query("SELECT id, v FROM other") == [(1, "kept")]
+
+    if src.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user") == [(True,)]:
+        # with event triggers: an empty partition dropped goes on; one holding rows stops
+        src.execute(
+            "CREATE TABLE pay_5 PARTITION OF pay FOR VALUES FROM (500) TO (600)",
+            "DROP TABLE pay_5",
+        )
+        ch.run(once=True, group="a")
+        src.execute("DROP TABLE pay_3")
+        with pytest.raises(TableStopped, match="pay_3 was dropped holding rows"):
+            ch.run(once=True, group="a")

@@ -27,7 +27,11 @@ def test_uninstall_restores_the_catalog_exactly(pg_db: Any) -> None:
     installed = listing(pg_db)
     assert ("public", "repl_items", "r") in installed["pg_class"]
     assert ("public", "repl_repl_key_seq", "S") in installed["pg_class"]
-    assert [e[0] for e in installed["pg_event_trigger"]] == ["repl_ddl_drop", "repl_ddl_end"]
+    assert [e[0] for e in installed["pg_event_trigger"]] == [
+        "repl_ddl_drop",
+        "repl_ddl_end",
+        "repl_ddl_start",
+    ]
     assert {(t[0], t[1]) for t in installed["pg_trigger"]} >= {
         ("t", "repl_capture_1_ins"),
         ("t", "repl_capture_1_upd"),

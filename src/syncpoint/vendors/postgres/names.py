@@ -46,6 +46,7 @@ _SUFFIX = {
     "fn_on_ddl": "on_ddl",
     "fn_ddl_tables": "ddl_tables",
     "fn_on_drop": "on_drop",
+    "fn_on_drop_start": "on_drop_start",
     "fn_tick": "tick",
     "fn_poll": "poll_ddl",
     "fn_snap": "snapshot",
@@ -55,6 +56,7 @@ _SUFFIX = {
     "trg_tables": "tables_changed",
     "et_ddl": "ddl_end",
     "et_drop": "ddl_drop",
+    "et_start": "ddl_start",
 }
 
 
