@@ -86,7 +86,9 @@ def _capture(capture: dict[str, Any], limits: WarningsConfig) -> list[dict[str, 
         if "error" in st:
             found.append(_w("unreachable", loc, None, f"{loc}: cannot be read: {st['error']}"))
             continue
-        for t in st.get("tables") or []:
+        # a lost log position stops every table with its reason: log_lost says it once
+        lost = bool((st.get("log") or {}).get("lost"))
+        for t in [] if lost else st.get("tables") or []:
             state = str(t.get("status") or "")
             if state.startswith(("ERROR", "TRIGGER MISSING", "TRIGGER DISABLED")):
                 found.append(
