@@ -27,7 +27,11 @@ def test_uninstall_restores_the_catalog_exactly(pg_db: Any) -> None:
     installed = listing(pg_db)
     assert ("public", "repl_items", "r") in installed["pg_class"]
     assert ("public", "repl_repl_key_seq", "S") in installed["pg_class"]
-    assert [e[0] for e in installed["pg_event_trigger"]] == ["repl_ddl_drop", "repl_ddl_end"]
+    assert [e[0] for e in installed["pg_event_trigger"]] == [
+        "repl_ddl_drop",
+        "repl_ddl_end",
+        "repl_ddl_start",
+    ]
     assert {(t[0], t[1]) for t in installed["pg_trigger"]} >= {
         ("t", "repl_capture_1_ins"),
         ("t", "repl_capture_1_upd"),
@@ -107,10 +111,20 @@ def test_status_reports_tables_pending_and_broken_triggers(pg_db: Any) -> None:
         2,
         0,
     )
+    # a trigger disabled or dropped by hand stops the table where capture broke
     pg_db.execute("ALTER TABLE t DISABLE TRIGGER repl_capture_1_del")
-    assert pg.status().tables[0].status == "TRIGGER DISABLED"
+    assert (
+        pg.status()
+        .tables[0]
+        .status.startswith(
+            "ERROR: capture trigger repl_capture_1_del on public.t was disabled by hand"
+        )
+    )
+    assert pg_db.query("SELECT db_action FROM repl_items ORDER BY repl_key DESC LIMIT 1") == [
+        ("STOP",)
+    ]
     pg_db.execute("DROP TRIGGER repl_capture_1_ins ON t")
-    assert pg.status().tables[0].status == "TRIGGER MISSING"
+    assert pg.status().tables[0].status.startswith("ERROR: capture trigger")
     assert pg.tick() == 1
     assert pg.status().context == 1
 

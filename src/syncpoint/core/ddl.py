@@ -1,12 +1,15 @@
 """DDL change records and the table's ``ddl_policy``: ``classify`` compares a DDL record's
 old and new shape (additive, destructive or ambiguous); ``decide`` applies the policy
 (``apply``, ``stop`` or ``ignore``; additive changes are always applied). The rules:
-docs/internals.md, "Schema changes".
+docs/internals.md, "Schema changes". A STOP record is capture saying it cannot go on exactly
+for that table (a capture trigger dropped by hand, a replica identity removed, a partition
+it cannot follow): every policy stops there.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,11 +54,23 @@ def _cols(text: str | None) -> list[Column] | None:
 Parse = Callable[[str], types.NType]
 
 
+def _reason(content: str | None) -> str:
+    try:
+        data: Any = json.loads(content or "")
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and data.get("reason"):
+        return str(data["reason"])
+    return "capture cannot go on exactly"
+
+
 def classify(
     parse: Parse, action: str, content: str | None, oldcontent: str | None, repl_key: int = 0
 ) -> DdlChange:
     """Classify one DDL record; ``parse`` reads the capture location's declared types (its
     vendor's ``types.parse``)."""
+    if action == "STOP":
+        return DdlChange(action, AMBIGUOUS, _reason(content), repl_key)
     new, old = _cols(content), _cols(oldcontent)
     if action == "TRUNCATE":
         return DdlChange(action, DESTRUCTIVE, "TRUNCATE", repl_key, empties=True)
@@ -68,6 +83,20 @@ def classify(
     return _alter(parse, old, new, repl_key)
 
 
+_QUALIFIER = re.compile(r'^(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\.', re.IGNORECASE)
+
+
+def same_type(a: str, b: str) -> bool:
+    """Whether two declared type texts name the same type: equal but for case, or one the
+    other with its schema (``public.year`` and ``year``: the catalog writes a type's schema
+    where the reading session's search_path does not make it visible)."""
+    a, b = a.strip().lower(), b.strip().lower()
+    if a == b:
+        return True
+    bare_a, bare_b = _QUALIFIER.sub("", a, count=1), _QUALIFIER.sub("", b, count=1)
+    return (bare_a == b and bare_a != a) or (bare_b == a and bare_b != b)
+
+
 def _alter(parse: Parse, old: list[Column], new: list[Column], repl_key: int) -> DdlChange:
     old_by = {c.name: c for c in old}
     new_by = {c.name: c for c in new}
@@ -76,12 +105,12 @@ def _alter(parse: Parse, old: list[Column], new: list[Column], repl_key: int) ->
     renamed: list[tuple[Column, Column]] = []
     if len(dropped) == 1 and len(added) == 1:
         d, a = dropped[0], added[0]
-        if d.type.lower() == a.type.lower() and old.index(d) == new.index(a):
+        if same_type(d.type, a.type) and old.index(d) == new.index(a):
             renamed, dropped, added = [(d, a)], [], []
     retyped = [
         (old_by[c.name], c)
         for c in new
-        if c.name in old_by and old_by[c.name].type.lower() != c.type.lower()
+        if c.name in old_by and not same_type(old_by[c.name].type, c.type)
     ]
     key_changed = [c.name for c in old if c.pk] != [c.name for c in new if c.pk] and not renamed
     kind, parts = ADDITIVE, []
@@ -126,6 +155,8 @@ def _worse(a: str, b: str) -> str:
 
 def decide(change: DdlChange, policy: str) -> str:
     """``apply``, ``stop`` or ``ignore`` for one change under the table's ``ddl_policy``."""
+    if change.action == "STOP":
+        return STOP  # no policy makes up for changes that were not captured
     if change.kind == ADDITIVE:
         return APPLY
     if change.key_changed and policy == APPLY:
@@ -136,6 +167,13 @@ def decide(change: DdlChange, policy: str) -> str:
 
 
 def stop_reason(change: DdlChange, table: str, location: str, policy: str) -> str:
+    if change.action == "STOP":
+        return (
+            f"capture at {location} of {table} stopped: {change.summary}. Rounds of the "
+            "table stop before that point. To go on: run syncpoint install (it puts "
+            f"capture back in place), then syncpoint snapshot --tables {table} --restart "
+            "(it copies the table again, with what was not captured)."
+        )
     what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
     return (
         f"DDL at {location} on {table}: {change.summary} ({change.kind}; {what}). "

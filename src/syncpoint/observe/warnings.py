@@ -10,6 +10,9 @@ gate) it is about, a ``message`` that says what to do, and the measured ``value`
 - ``gate_stuck``: a gate has stayed in a Loading state longer than
   ``warnings.gate_loading_s`` (a failed or hung producer or consumer turn);
 - ``table_stopped``: a table's rounds are stopped (the reason is in the message);
+- ``capture_broken``: a watched table's capture is not whole at its capture location (a
+  capture trigger dropped or disabled by hand, a replica identity removed: its status is
+  ERROR with the reason, or TRIGGER MISSING/DISABLED); its rounds stop where it broke;
 - ``queue_growing``: more change records wait in a capture location's queue than
   ``warnings.queue_rows`` (a consumer is stuck, or ``purge`` is not run);
 - ``log_retained``: a log-captured location keeps more of its log for us than
@@ -31,6 +34,7 @@ KINDS = (
     "not_integrated",
     "gate_stuck",
     "table_stopped",
+    "capture_broken",
     "queue_growing",
     "log_retained",
     "log_lost",
@@ -82,6 +86,19 @@ def _capture(capture: dict[str, Any], limits: WarningsConfig) -> list[dict[str, 
         if "error" in st:
             found.append(_w("unreachable", loc, None, f"{loc}: cannot be read: {st['error']}"))
             continue
+        # a lost log position stops every table with its reason: log_lost says it once
+        lost = bool((st.get("log") or {}).get("lost"))
+        for t in [] if lost else st.get("tables") or []:
+            state = str(t.get("status") or "")
+            if state.startswith(("ERROR", "TRIGGER MISSING", "TRIGGER DISABLED")):
+                found.append(
+                    _w(
+                        "capture_broken",
+                        loc,
+                        t.get("table"),
+                        f"{loc}: capture of {t.get('table')}: {state}",
+                    )
+                )
         n = int(st.get("pending") or 0)
         if n > limits.queue_rows:
             found.append(

@@ -44,6 +44,7 @@ _QUEUE_FILES = (
     "030_tables",
     "040_service",
     "100_fn_shape",
+    "115_fn_stop",
     "125_fn_ddl_tables",
     "150_fn_tick",
     "160_fn_snap",
@@ -287,7 +288,24 @@ class PostgresLogCapture(PostgresCapture):
         return None  # the slot is drained by ticks only: status counts up to the newest one
 
     def poll_ddl(self, conn: Any) -> int:
-        return 0  # DDL comes with the log (event triggers, or relation messages without)
+        """DDL comes with the log (event triggers, or relation messages without); what the
+        log does not show (a partition's TRUNCATE or rows attached before capture saw the
+        partition, a table out of the publication, a replica identity removed) is checked
+        here, in a transaction of its own: the tables it breaks stop (STOP records)."""
+        _no_open_transaction(conn, "poll_ddl")
+        with self._translated():
+            check, has_check = self._o.render("log/check.sql")
+            installed = (
+                catalog.installed(conn, self.objects)
+                and _has_state(conn, self._o)
+                and bool(conn.execute(has_check).fetchone()[0])
+            )
+            conn.rollback()
+            if not installed:
+                return 0
+            with conn.transaction():
+                (stopped,) = conn.execute(check).fetchone()
+        return int(stopped)
 
     # -- the stream --------------------------------------------------------------------
     def tick(self, conn: Any) -> Tick:

@@ -23,6 +23,7 @@ _LOG_SUFFIX = {
     "fn_identity": "log_identity",
     "fn_part_trunc": "partition_truncate",
     "fn_part_watch": "partition_watch",
+    "fn_log_check": "log_check",
     "trg_part": "partition_truncate",
 }
 
@@ -52,6 +53,7 @@ class LogNames(Names):
             msg_origin=self.message_prefix + "origin",
             trg_part=self.name("trg_part"),
             fn_part_trunc_q=self.qualified("fn_part_trunc"),
+            fn_log_check_q=self.qualified("fn_log_check"),
             **extra,
         )
 

@@ -122,6 +122,10 @@ class Records:
         w = self.by_id.get(int(d["id"]))
         if w is None:
             return
+        if d["action"] == "STOP":  # capture cannot go on exactly: rounds stop here
+            self.out.append(Record("STOP", w.schema, w.table, w.version, origin, at, None,
+                                   d["content"], None))  # fmt: skip
+            return
         w.version = int(d["version"])
         self.out.append(Record(d["action"], d["schema"], d["table"], w.version, origin, at,
                                None, d["content"], d["oldcontent"]))  # fmt: skip

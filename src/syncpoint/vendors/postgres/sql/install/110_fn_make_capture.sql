@@ -67,6 +67,17 @@ DECLARE
     v_body     text;
     v_trg      text;
     i          integer;
+    -- a partitioned table's partitions made after install (see the end)
+    v_had      boolean := false;
+    v_new      oid[] := '{}';
+    v_gone     text[];
+    v_kobj     text := '';
+    v_fkeys    text := '';
+    v_okeys    text := '';
+    v_prow     text := '';
+    v_dhead    text;
+    v_events   text;
+    v_saved    text[];
     -- types written the same whatever the session's settings
     v_plain    oid[] := ARRAY['int2', 'int4', 'int8', 'numeric', 'text', 'varchar', 'bpchar',
                               'bool', 'uuid', 'json', 'jsonb', 'date', 'timestamp', 'time',
@@ -132,7 +143,7 @@ BEGIN
             HINT = 'Add a primary key, or name a key in the channel file (key: [col, ...]).';
     END IF;
     FOR i IN 1 .. cardinality(v_keys) LOOP
-        SELECT a.attname, a.atttypid INTO c
+        SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod) AS typ INTO c
           FROM pg_attribute a
          WHERE a.attrelid = v_rel AND a.attnum = v_keys[i] AND NOT a.attisdropped;
         IF NOT FOUND THEN
@@ -155,6 +166,10 @@ BEGIN
         v_same := v_same || CASE WHEN i > 1 THEN ' AND ' ELSE '' END
                   || format('(OLD).%I %s (NEW).%I', c.attname, coalesce(v_eq, '='), c.attname);
         v_names := v_names || c.attname::text;
+        v_kobj := v_kobj || CASE WHEN i > 1 THEN ', ' ELSE '' END
+                  || format('%L, @ROW@.%I', c.attname, c.attname);
+        v_fkeys := v_fkeys || format(' AND x.%I = (f.k ->> %L)::%s', c.attname, c.attname, c.typ);
+        v_okeys := v_okeys || format(' AND x.%I = o.%I', c.attname, c.attname);
     END LOOP;
 
     -- Row by row for UPDATE (see the top): a valid, non-deferrable, non-partial unique index
@@ -269,13 +284,13 @@ BEGIN
     END IF;
 
     SELECT location, stream_id || ':' INTO v_loc, v_guid FROM ${schema}.${service};
+    -- one VALUES row per record: the cheapest plan to start, once per row
+    v_rec := format(
+        'INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, '
+        'db_schema, db_action, content, oldcontent, version, captured_at) '
+        'VALUES (sp_k, %L || sp_k::text, sp_x, sp_o, %L, %L, %L, ',
+        $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname);
     IF v_row THEN
-        -- one VALUES row per record: the cheapest plan to start, once per row
-        v_rec := format(
-            'INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, '
-            'db_schema, db_action, content, oldcontent, version, captured_at) '
-            'VALUES (sp_k, %L || sp_k::text, sp_x, sp_o, %L, %L, %L, ',
-            $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname);
         v_upd := format($upd$
         sp_k := nextval(%1$L::regclass);
         IF %2$s THEN
@@ -297,6 +312,45 @@ BEGIN
         '%s, sp_at FROM (SELECT nextval(%L::regclass) AS sp_k, ',
         $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname, t.version,
         $lit{seq_q});
+    -- The same for make's own records below (no trigger variables: bound as $1 to $3).
+    v_dhead := format(
+        'INSERT INTO %s (repl_key, guid, trans_key, dbid, tablename, db_catalog, db_schema, '
+        'db_action, content, oldcontent, version, captured_at) '
+        'SELECT q.sp_k, %L || q.sp_k::text, $1, $2, %L, %L, %L, q.sp_a, q.sp_c, q.sp_oc, '
+        '%s, $3 FROM (SELECT nextval(%L::regclass) AS sp_k, ',
+        $lit{items_q}, v_guid, t.tablename, current_database(), t.schemaname, t.version,
+        $lit{seq_q});
+    IF v_kind = 'p' THEN
+        -- The row trigger every partition made later inherits (enabled only on those, until
+        -- they get the statement triggers): one record per row, and the row's key kept in
+        -- the fresh keys for the TRUNCATE no trigger of that partition sees.
+        v_prow := format($row$
+    IF TG_LEVEL = 'ROW' THEN
+        sp_k := nextval(%1$L::regclass);
+        IF TG_OP = 'INSERT' THEN
+            %2$s 'INSERT', %3$s, NULL, %5$s, sp_at);
+        ELSIF TG_OP = 'UPDATE' THEN
+            %2$s 'UPDATE', %3$s, %4$s, %5$s, sp_at);
+        ELSE
+            %2$s 'DELETE', NULL, %4$s, %5$s, sp_at);
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+            INSERT INTO %6$s (tid, relid, k, row_text)
+            VALUES (%10$s, TG_RELID, jsonb_build_object(%7$s), %4$s)
+            ON CONFLICT (tid, relid, k) DO UPDATE SET row_text = EXCLUDED.row_text;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            INSERT INTO %6$s (tid, relid, k, row_text)
+            VALUES (%10$s, TG_RELID, jsonb_build_object(%8$s), %3$s)
+            ON CONFLICT (tid, relid, k) DO UPDATE SET row_text = EXCLUDED.row_text;
+        END IF;
+        %9$s
+        RETURN NULL;
+    END IF;$row$,
+            $lit{seq_q}, v_rec, replace(v_enc, '@ROW@', 'NEW'), replace(v_enc, '@ROW@', 'OLD'),
+            t.version, $lit{fresh_q}, replace(v_kobj, '@ROW@', 'OLD'),
+            replace(v_kobj, '@ROW@', 'NEW'), v_goff, p_id);
+    END IF;
     v_body := format($body$
 #variable_conflict use_variable
 DECLARE
@@ -311,6 +365,7 @@ BEGIN
         EXECUTE format('DELETE FROM %%I.%%I', TG_TABLE_SCHEMA, TG_TABLE_NAME);
         RETURN NULL;
     END IF;
+    %s
     %s
     IF TG_OP = 'INSERT' THEN
         %s 'INSERT' AS sp_a, %s AS sp_c, NULL::text AS sp_oc
@@ -332,7 +387,7 @@ BEGIN
     RETURN NULL;
 END
 $body$,
-        $lit{origin_guc}, v_loc, v_gdecl, v_gon,
+        $lit{origin_guc}, v_loc, v_gdecl, v_gon, v_prow,
         v_head, replace(v_enc, '@ROW@', 'n.*'),
         coalesce(v_upd, format($upd$%s CASE WHEN o.sp_m IS NULL THEN 'INSERT'
                 WHEN n.sp_m IS NULL THEN 'DELETE' ELSE 'UPDATE' END AS sp_a,
@@ -359,9 +414,29 @@ $body$,
                    'SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS %L',
                    v_fnq, v_body);
     v_actions := coalesce(t.actions, 'IUD');
+    -- The ALTERs below fire the DDL event triggers, which must neither make this again nor
+    -- take a trigger not made yet for one dropped by hand (capture_gap).
+    PERFORM set_config($lit{origin_guc} || '_making', '1', true);
     IF v_kind = 'p' THEN
-        -- the ALTERs below fire the DDL event trigger, which must not make this again
-        PERFORM set_config($lit{origin_guc} || '_making', '1', true);
+        -- Partitions made or attached since capture was made here: the leaves on which
+        -- the inherited row trigger is enabled (it is disabled where statement triggers
+        -- are in place). Read before that trigger is made again, which enables it on all.
+        v_had := EXISTS (SELECT 1 FROM pg_trigger
+                          WHERE tgrelid = v_rel AND tgname = v_fn || '_new');
+        IF v_had THEN
+            SELECT coalesce(array_agg(p.relid), '{}') INTO v_new
+              FROM pg_partition_tree(v_rel) p
+              JOIN pg_trigger g ON g.tgrelid = p.relid AND g.tgname = v_fn || '_new'
+             WHERE p.isleaf AND p.relid <> v_rel AND g.tgenabled <> 'D';
+        END IF;
+        -- make's own records below are written as the triggers write them
+        IF cardinality(v_need) > 0 THEN
+            v_saved := ARRAY(SELECT current_setting(g) FROM unnest(v_need) g ORDER BY g);
+            PERFORM set_config(g, CASE g WHEN 'TimeZone' THEN 'UTC' WHEN 'extra_float_digits'
+                                  THEN '1' WHEN 'IntervalStyle' THEN 'postgres'
+                                  WHEN 'DateStyle' THEN 'ISO, MDY' ELSE 'hex' END, true)
+              FROM unnest(v_need) g;
+        END IF;
     END IF;
     FOR c IN SELECT * FROM (VALUES
             ('I', '_ins', 'INSERT', 'REFERENCING NEW TABLE AS sp_new FOR EACH STATEMENT'),
@@ -383,7 +458,25 @@ $body$,
     -- A partitioned table: every partition (at every level) gets the parent's statement
     -- triggers too, for statements that name it directly (those that name the parent fire
     -- the parent's only); their rows are written under the parent's name and shape.
-    -- Triggers left on a table no longer in the tree (detached) go.
+    -- Triggers left on a table no longer in the tree (detached) go; the table's rows left
+    -- the partitioned table with it, so each becomes a DELETE record (but for a key that
+    -- is in the partitioned table again). The lock first: no write to it in between.
+    SELECT array_agg(DISTINCT tg.tgrelid::regclass::text) INTO v_gone
+      FROM pg_trigger tg
+     WHERE tg.tgfoid = (v_fnq || '()')::regprocedure AND tg.tgrelid <> v_rel
+       AND NOT tg.tgisinternal
+       AND tg.tgrelid NOT IN (SELECT relid FROM pg_partition_tree(v_rel));
+    FOR c IN SELECT g AS rel FROM unnest(v_gone) g
+              WHERE strpos(coalesce(t.actions, 'IUD'), 'D') > 0 LOOP
+        EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', c.rel);
+        EXECUTE v_dhead || '''DELETE'' AS sp_a, NULL::text AS sp_c, '
+                || replace(v_enc, '@ROW@', 'o.*') || ' AS sp_oc FROM ' || c.rel
+                || ' AS o WHERE NOT EXISTS (SELECT 1 FROM ' || v_relq || ' AS x WHERE '
+                || substr(v_okeys, 6) || ') OFFSET 0) AS q'
+          USING pg_current_xact_id(),
+                coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
+                clock_timestamp();
+    END LOOP;
     FOR c IN SELECT tg.tgname, tg.tgrelid::regclass::text AS rel
                FROM pg_trigger tg
               WHERE tg.tgfoid = (v_fnq || '()')::regprocedure AND tg.tgrelid <> v_rel
@@ -416,8 +509,53 @@ $body$,
                 EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', v_trg, c.rel);
             END IF;
         END LOOP;
-        PERFORM set_config($lit{origin_guc} || '_making', '', true);
+        -- A partition made (CREATE TABLE ... PARTITION OF, ATTACH PARTITION) after this
+        -- clones the partitioned table's row triggers, not its statement triggers: this
+        -- row trigger captures its rows from the first one until a tick (DDL by polling)
+        -- or the DDL event trigger gives it the statement triggers above. Made again, it
+        -- is enabled everywhere, then disabled on the leaves that have those.
+        SELECT string_agg(x.event, ' OR ' ORDER BY x.o) INTO v_events
+          FROM (VALUES (1, 'I', 'INSERT'), (2, 'U', 'UPDATE'), (3, 'D', 'DELETE'))
+               AS x(o, letter, event)
+         WHERE strpos(v_actions, x.letter) > 0;
+        EXECUTE format('CREATE OR REPLACE TRIGGER %I AFTER %s ON %s FOR EACH ROW '
+                       'EXECUTE FUNCTION %s()', v_fn || '_new', v_events, v_relq, v_fnq);
+        EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', v_relq, v_fn || '_new');
+        FOR c IN SELECT p.relid::regclass::text AS rel FROM pg_partition_tree(v_rel) p
+                  WHERE p.isleaf AND p.relid <> v_rel LOOP
+            EXECUTE format('ALTER TABLE %s DISABLE TRIGGER %I', c.rel, v_fn || '_new');
+        END LOOP;
+        -- What the row trigger saw of a partition now in place (or gone again): a key no
+        -- longer in the table was emptied by a TRUNCATE no trigger saw (or left with its
+        -- partition) and becomes a DELETE record; then every row of a new partition is
+        -- written once more (an attached table's rows were never captured). Its statement
+        -- triggers hold it locked: no write comes in between.
+        FOR c IN SELECT DISTINCT f.relid FROM ${schema}.${fresh} f WHERE f.tid = p_id LOOP
+            CONTINUE WHEN strpos(v_actions, 'D') = 0;
+            EXECUTE v_dhead || '''DELETE'' AS sp_a, NULL::text AS sp_c, f.row_text AS sp_oc FROM '
+                    || $lit{fresh_q} || ' AS f WHERE f.tid = $4 AND f.relid = $5 '
+                    || 'AND NOT EXISTS (SELECT 1 FROM ' || v_relq || ' AS x WHERE '
+                    || substr(v_fkeys, 6) || ') OFFSET 0) AS q'
+              USING pg_current_xact_id(),
+                    coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
+                    clock_timestamp(), p_id, c.relid;
+        END LOOP;
+        DELETE FROM ${schema}.${fresh} WHERE tid = p_id;
+        FOR c IN SELECT g::regclass::text AS rel FROM unnest(v_new) g
+                  WHERE strpos(v_actions, 'I') > 0 LOOP
+            EXECUTE v_dhead || '''INSERT'' AS sp_a, ' || replace(v_enc, '@ROW@', 'n.*')
+                    || ' AS sp_c, NULL::text AS sp_oc FROM ' || c.rel || ' AS n OFFSET 0) AS q'
+              USING pg_current_xact_id(),
+                    coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
+                    clock_timestamp();
+        END LOOP;
+        IF v_saved IS NOT NULL THEN
+            PERFORM set_config(y.g, v_saved[y.o], true)
+               FROM unnest(ARRAY(SELECT x FROM unnest(v_need) x ORDER BY x))
+                    WITH ORDINALITY AS y(g, o);
+        END IF;
     END IF;
+    PERFORM set_config($lit{origin_guc} || '_making', '', true);
 
     UPDATE ${schema}.${tables} SET status = 'OK', reason = NULL WHERE id = p_id;
 END

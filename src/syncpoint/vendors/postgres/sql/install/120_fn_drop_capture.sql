@@ -5,6 +5,8 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     r record;
 BEGIN
+    -- not a trigger dropped by hand (install/115_fn_stop.sql)
+    PERFORM set_config($lit{origin_guc} || '_making', '1', true);
     FOR r IN SELECT tg.tgname, tg.tgrelid::regclass::text AS rel
                FROM pg_trigger tg
                JOIN pg_proc p ON p.oid = tg.tgfoid
@@ -13,5 +15,6 @@ BEGIN
         EXECUTE format('DROP TRIGGER %I ON %s', r.tgname, r.rel);
     END LOOP;
     EXECUTE format('DROP FUNCTION IF EXISTS %I.%I()', $lit{schema}, $lit{fn_prefix} || p_id);
+    PERFORM set_config($lit{origin_guc} || '_making', '', true);
 END
 $fn$

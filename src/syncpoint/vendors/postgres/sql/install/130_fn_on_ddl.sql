@@ -19,6 +19,7 @@ DECLARE
     v_sid   text;
     v_k     bigint;
     v_at    timestamptz := clock_timestamp();
+    v_why   text;
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
         RETURN;  -- a partly removed install: let the DDL through
@@ -32,6 +33,11 @@ BEGIN
                 IF t.status = 'OK' AND (SELECT relkind FROM pg_class WHERE oid = r.objid) = 'p'
                    AND coalesce(current_setting($lit{origin_guc} || '_making', true), '') = '' THEN
                     PERFORM ${schema}.${fn_make}(t.id);
+                END IF;
+                -- a capture trigger disabled by hand (ALTER TABLE ... DISABLE TRIGGER)
+                v_why := ${schema}.${fn_gap}(t.id);
+                IF v_why IS NOT NULL THEN
+                    PERFORM ${schema}.${fn_stop}(t.id, v_why);
                 END IF;
                 CONTINUE;
             END IF;

@@ -11,6 +11,7 @@ DECLARE
     v_sid text;
     v_k   bigint;
     v_at  timestamptz := clock_timestamp();
+    v_why text;
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{items_q}) IS NULL THEN
         RETURN;
@@ -37,6 +38,32 @@ BEGIN
                reason = 'the table was dropped'
          WHERE id = t.id;
     END LOOP;
+    -- A partition dropped holding rows (ddl_start noted which might): they left the
+    -- partitioned table without a record, and stay at the targets; the table stops.
+    FOR r IN SELECT d.objid, d.object_identity, split_part(h.x, ':', 2)::integer AS tid
+               FROM pg_event_trigger_dropped_objects() d
+               JOIN unnest(string_to_array(coalesce(current_setting(
+                        $lit{origin_guc} || '_held', true), ''), ',')) AS h(x)
+                 ON split_part(h.x, ':', 1) = d.objid::text
+              WHERE d.object_type = 'table' LOOP
+        IF EXISTS (SELECT 1 FROM ${schema}.${tables} w WHERE w.id = r.tid AND w.status = 'OK')
+        THEN
+            PERFORM ${schema}.${fn_stop}(r.tid, format(
+                'partition %s was dropped holding rows, which are in no change record and '
+                'stay at the targets (detach a partition before dropping it)',
+                r.object_identity));
+        END IF;
+    END LOOP;
+    -- A capture trigger dropped by hand: the table stops where its capture broke.
+    IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() d
+                WHERE d.object_type = 'trigger') THEN
+        FOR t IN SELECT w.id FROM ${schema}.${tables} w WHERE w.status = 'OK' LOOP
+            v_why := ${schema}.${fn_gap}(t.id);
+            IF v_why IS NOT NULL THEN
+                PERFORM ${schema}.${fn_stop}(t.id, v_why);
+            END IF;
+        END LOOP;
+    END IF;
     -- A dropped unique index or constraint may have been what let a table's UPDATE be
     -- captured row by row (see make_capture): its capture is made again, and decides anew.
     IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() d
@@ -51,5 +78,25 @@ BEGIN
             PERFORM ${schema}.${fn_make}(t.id);
         END LOOP;
     END IF;
+END
+$fn$
+---
+-- ddl_command_start of DROP TABLE and DROP SCHEMA: which partitions of the watched tables
+-- hold rows now (a relation file that is not empty, read without taking a lock on them),
+-- for on_drop to know that a dropped partition took rows with it.
+CREATE OR REPLACE FUNCTION ${schema}.${fn_on_drop_start}() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    v_held text;
+BEGIN
+    IF to_regclass($lit{tables_q}) IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT string_agg(p.relid::oid::text || ':' || w.id::text, ',') INTO v_held
+      FROM ${schema}.${tables} w,
+           pg_partition_tree(w.relid) p
+     WHERE w.status = 'OK' AND w.relid IS NOT NULL AND p.isleaf AND p.relid <> w.relid
+       AND coalesce((pg_stat_file(pg_relation_filepath(p.relid), true)).size, 0) > 0;
+    PERFORM set_config($lit{origin_guc} || '_held', coalesce(v_held, ''), true);
 END
 $fn$

@@ -5,7 +5,10 @@
 --   table gone:            a DROP record (oldcontent: the last shape), status DROPPED;
 --   shape changed:         an ALTER record (renames are followed by oid), capture
 --                          function and triggers made again for the new shape;
---   dropped table back:    a CREATE record, capture made for the new table.
+--   dropped table back:    a CREATE record, capture made for the new table;
+--   partitions made, attached or detached (a partitioned table's shape is the same):
+--                          capture made again, which follows them (make_capture);
+--   a trigger dropped or disabled by hand: a STOP record, status ERROR (stop_table).
 -- One row per event is returned: the caller captures again, after the record, the rows that
 -- the old triggers captured since the last tick (ALTER) or that no trigger saw (CREATE).
 -- SECURITY DEFINER: it writes the queue and makes capture functions owned by the installer.
@@ -22,6 +25,7 @@ DECLARE
     v_sid    text;
     v_k      bigint;
     v_at     timestamptz := clock_timestamp();
+    v_why    text;
 BEGIN
     SELECT location, stream_id INTO v_loc, v_sid FROM ${schema}.${service};
     FOR t IN SELECT * FROM ${schema}.${tables} ORDER BY id FOR UPDATE LOOP
@@ -44,7 +48,36 @@ BEGIN
                 v_shape := ${schema}.${fn_shape}(v_rel);
             END IF;
         END IF;
-        CONTINUE WHEN v_action IS NULL;
+        IF v_action IS NULL THEN
+            CONTINUE WHEN t.status <> 'OK' OR t.relid IS NULL;
+            IF (SELECT relkind FROM pg_class WHERE oid = t.relid) = 'p' AND (
+                   EXISTS (SELECT 1 FROM ${schema}.${fresh} f WHERE f.tid = t.id)
+                   OR EXISTS (SELECT 1 FROM pg_partition_tree(t.relid) p
+                                JOIN pg_trigger g ON g.tgrelid = p.relid
+                               WHERE p.isleaf AND p.relid <> t.relid
+                                 AND g.tgname = t.trigger_name || '_new'
+                                 AND g.tgenabled <> 'D')
+                   OR EXISTS (SELECT 1 FROM pg_trigger g
+                               WHERE g.tgfoid = to_regprocedure(format('%I.%I()', $lit{schema},
+                                                                       t.trigger_name))
+                                 AND g.tgrelid NOT IN (SELECT relid
+                                                         FROM pg_partition_tree(t.relid)))) THEN
+                BEGIN
+                    PERFORM ${schema}.${fn_make}(t.id);
+                EXCEPTION WHEN OTHERS THEN
+                    -- a partition capture cannot put its triggers on (another owner, say):
+                    -- its rows would go uncaptured
+                    PERFORM ${schema}.${fn_stop}(t.id, 'capture cannot follow the partitions '
+                                                 'made, attached or detached: ' || SQLERRM);
+                    CONTINUE;
+                END;
+            END IF;
+            v_why := ${schema}.${fn_gap}(t.id);
+            IF v_why IS NOT NULL THEN
+                PERFORM ${schema}.${fn_stop}(t.id, v_why);
+            END IF;
+            CONTINUE;
+        END IF;
         v_k := nextval($lit{seq_q}::regclass);
         INSERT INTO ${schema}.${items} (repl_key, guid, trans_key, dbid, tablename, db_catalog,
                                        db_schema, db_action, content, oldcontent, version,

@@ -2,3 +2,6 @@
 REVOKE EXECUTE ON FUNCTION ${schema}.${fn_make}(integer) FROM PUBLIC
 ---
 REVOKE EXECUTE ON FUNCTION ${schema}.${fn_drop}(integer) FROM PUBLIC
+
+---
+REVOKE EXECUTE ON FUNCTION ${schema}.${fn_stop}(integer, text) FROM PUBLIC

@@ -18,4 +18,4 @@ DROP TABLE IF EXISTS ${schema}.${log_state}, ${schema}.${log_tables}
 ---
 DROP FUNCTION IF EXISTS ${schema}.${fn_horizon}(), ${schema}.${fn_origin}(text),
     ${schema}.${fn_identity}(oid, text[]), ${schema}.${fn_part_trunc}(),
-    ${schema}.${fn_part_watch}(oid)
+    ${schema}.${fn_part_watch}(oid), ${schema}.${fn_log_check}()

@@ -6,6 +6,8 @@ DROP EVENT TRIGGER IF EXISTS ${et_ddl}
 ---
 DROP EVENT TRIGGER IF EXISTS ${et_drop}
 ---
+DROP EVENT TRIGGER IF EXISTS ${et_start}
+---
 DO $do$
 DECLARE
     r record;
@@ -27,12 +29,12 @@ END
 $do$
 ---
 DROP TABLE IF EXISTS ${schema}.${items}, ${schema}.${ddl_log}, ${schema}.${tables}, ${schema}.${service},
-    ${schema}.${ticks}, ${schema}.${debug}
+    ${schema}.${ticks}, ${schema}.${debug}, ${schema}.${fresh}
 ---
 DROP SEQUENCE IF EXISTS ${schema}.${seq}
 ---
 DROP FUNCTION IF EXISTS ${schema}.${fn_make}(integer), ${schema}.${fn_drop}(integer),
-    ${schema}.${fn_shape}(oid), ${schema}.${fn_on_ddl}(), ${schema}.${fn_on_drop}(),
+    ${schema}.${fn_shape}(oid), ${schema}.${fn_on_ddl}(), ${schema}.${fn_on_drop}(), ${schema}.${fn_on_drop_start}(),
     ${schema}.${fn_ddl_tables}(),
     ${schema}.${fn_tick}(), ${schema}.${fn_snap}(bigint), ${schema}.${fn_tables_changed}(),
-    ${schema}.${fn_poll}()
+    ${schema}.${fn_poll}(), ${schema}.${fn_gap}(integer), ${schema}.${fn_stop}(integer, text)

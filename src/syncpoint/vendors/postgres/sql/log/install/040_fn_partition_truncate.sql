@@ -13,17 +13,20 @@ $fn$
 ---
 -- The TRUNCATE triggers of every partition (at every level) of the watched partitioned
 -- tables; a partition created, attached or detached later is seen to by the DDL event
--- trigger.
+-- trigger (or the next tick's log_check). The trigger's argument is the partitioned
+-- table's oid: a table detached holding rows still says whose rows it took away.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_part_watch}(p_rel oid) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     r record;
 BEGIN
+    -- its ALTERs fire the DDL event trigger, which must not come back here
+    PERFORM set_config($lit{origin_guc} || '_making', '1', true);
     FOR r IN SELECT p.relid::regclass::text AS name
                FROM pg_partition_tree(p_rel) p WHERE p.relid <> p_rel LOOP
         EXECUTE format('CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION %s()',
-                       $lit{trg_part}, r.name, $lit{fn_part_trunc_q});
+                       'FOR EACH STATEMENT EXECUTE FUNCTION %s(%L)',
+                       $lit{trg_part}, r.name, $lit{fn_part_trunc_q}, p_rel::text);
         EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', r.name, $lit{trg_part});
     END LOOP;
     -- a table detached from its partitioned table is the application's own again
@@ -32,5 +35,6 @@ BEGIN
               WHERE tg.tgname = $lit{trg_part} AND NOT c.relispartition LOOP
         EXECUTE format('DROP TRIGGER %I ON %s', $lit{trg_part}, r.name);
     END LOOP;
+    PERFORM set_config($lit{origin_guc} || '_making', '', true);
 END
 $fn$

@@ -15,11 +15,14 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     r       record;
     t       record;
+    x       record;
     v_shape jsonb;
     v_why   text;
+    v_rows  boolean;
 BEGIN
-    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL THEN
-        RETURN;
+    IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL
+       OR coalesce(current_setting($lit{origin_guc} || '_making', true), '') <> '' THEN
+        RETURN;  -- a partly removed install, or partition_watch's own ALTERs
     END IF;
     FOR r IN SELECT * FROM ${schema}.${fn_ddl_tables}() LOOP
         SELECT * INTO t FROM ${schema}.${tables} WHERE relid = r.objid FOR UPDATE;
@@ -38,10 +41,47 @@ BEGIN
                  WHERE id = t.id;
             END IF;
             IF (SELECT relkind FROM pg_class WHERE oid = r.objid) = 'p' THEN
+                -- Rows that enter or leave with a partition are in no log record: a table
+                -- attached holding rows, or detached holding rows, stops the table.
+                v_why := NULL;
+                FOR x IN SELECT p.relid::regclass::text AS name, 'attached' AS how
+                           FROM pg_partition_tree(r.objid) p
+                          WHERE p.isleaf AND p.relid <> r.objid
+                            AND NOT EXISTS (SELECT 1 FROM pg_trigger g
+                                             WHERE g.tgrelid = p.relid
+                                               AND g.tgname = $lit{trg_part})
+                          UNION ALL
+                         SELECT g.tgrelid::regclass::text, 'detached'
+                           FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid
+                          WHERE g.tgname = $lit{trg_part} AND NOT c.relispartition LOOP
+                    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s)', x.name) INTO v_rows;
+                    IF v_rows AND t.status = 'OK' THEN
+                        v_why := format('partition %s was %s holding rows, which are in no '
+                                        'log record', x.name, x.how);
+                    END IF;
+                END LOOP;
                 PERFORM ${schema}.${fn_part_watch}(r.objid);  -- attached, detached
+                IF v_why IS NOT NULL THEN
+                    PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
+                        'action', 'STOP', 'id', t.id, 'relid', r.objid,
+                        'schema', r.schema_name, 'table', r.table_name,
+                        'new_schema', r.schema_name, 'new_table', r.table_name,
+                        'content', json_build_object('reason', v_why)::text,
+                        'oldcontent', NULL, 'version', t.version)::text);
+                    UPDATE ${schema}.${tables} SET status = 'ERROR', reason = v_why
+                     WHERE id = t.id;
+                    t.status := 'ERROR';
+                END IF;
             END IF;
             v_why := ${schema}.${fn_identity}(r.objid, t.key_columns);
             IF v_why IS NOT NULL AND t.status = 'OK' THEN
+                PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
+                    'action', 'STOP', 'id', t.id, 'relid', r.objid,
+                    'schema', r.schema_name, 'table', r.table_name,
+                    'new_schema', r.schema_name, 'new_table', r.table_name,
+                    'content', json_build_object('reason', 'no usable replica identity any '
+                                                 'more (' || v_why || ')')::text,
+                    'oldcontent', NULL, 'version', t.version)::text);
                 EXECUTE format('ALTER PUBLICATION %I DROP TABLE %s', $lit{pub},
                                r.objid::regclass::text);
                 UPDATE ${schema}.${tables}
@@ -75,10 +115,15 @@ BEGIN
                                    r.objid::regclass::text);
                     PERFORM ${schema}.${fn_part_watch}(r.objid);
                 END IF;
-            ELSIF EXISTS (SELECT 1 FROM ${schema}.${tables} w
-                           WHERE w.relid IN (SELECT a.relid FROM pg_partition_ancestors(r.objid) a
-                                              WHERE a.relid <> r.objid)) THEN
-                PERFORM ${schema}.${fn_part_watch}(r.objid);
+            ELSE
+                -- a partition made under a watched table: the watched table's partitions
+                -- (this one among them) get their TRUNCATE trigger, in this transaction
+                FOR x IN SELECT w.relid FROM ${schema}.${tables} w
+                          WHERE w.relid IN (SELECT a.relid
+                                              FROM pg_partition_ancestors(r.objid) a
+                                             WHERE a.relid <> r.objid) LOOP
+                    PERFORM ${schema}.${fn_part_watch}(x.relid);
+                END LOOP;
             END IF;
         END IF;
     END LOOP;
