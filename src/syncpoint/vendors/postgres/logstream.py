@@ -218,14 +218,11 @@ class StreamDrain(Drain):
                 while True:
                     reached = s.read(upto, BATCH)
                     data = s.take()
-                    if data:
-                        self._store(conn, s, data)
+                    if data and self._store(conn, s, data):
+                        failpoints.hit("log_before_feedback")
                     # past the horizon, every transaction whose commit starts before it
                     # came and is stored: the server need not send them again
-                    confirm = max(s.last_end, upto) if reached else s.last_end
-                    if confirm > s.confirmed:
-                        failpoints.hit("log_before_feedback")
-                        s.confirm(confirm)
+                    s.confirm(max(s.last_end, upto) if reached else s.last_end)
                     if reached:
                         break
             with conn.pipeline():
@@ -239,9 +236,9 @@ class StreamDrain(Drain):
                     conn.execute("ROLLBACK")
                 conn.execute(o.one("log/unlock.sql"), self.key)
 
-    def _store(self, conn: Any, s: Session, data: list[bytes]) -> None:
+    def _store(self, conn: Any, s: Session, data: list[bytes]) -> bool:
         """The whole transactions received, those past ``decoded``, into the queue in one
-        transaction with the end LSN of the last."""
+        transaction with the end LSN of the last; whether there were any."""
         o = self.o
         with conn.pipeline():
             conn.execute("BEGIN")
@@ -271,3 +268,4 @@ class StreamDrain(Drain):
                 )
             failpoints.hit("log_before_commit")
             conn.execute("COMMIT")
+        return bool(fresh)
