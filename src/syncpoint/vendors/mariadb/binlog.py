@@ -192,12 +192,15 @@ def transactions(
     wanted: Callable[[str, str], bool],
     origins: tuple[str, str],
     schema: str | None = None,
+    tables: list[str] | None = None,
 ) -> Iterator[Transaction]:
     """Transactions after ``start`` up to and including ``upto`` (GTID lists), in binary log
     order. ``wanted(schema, table)`` says whose row changes to decode; ``origins`` is the
     (schema, table) of the origin marks; ``schema``: the only database whose row events
     matter (the library then skips the others' table maps and rows unparsed; statements of
-    every database still come through)."""
+    every database still come through). ``tables``: the only tables (of any database) whose
+    table maps and row events the library parses; the caller may change the list in place
+    between transactions (a DDL that renames a table into the channel, say)."""
     target = {d: n for d, (_, n) in parse_gtids(upto).items()}
     if all(parse_gtids(start).get(d, (0, 0))[1] >= n for d, n in target.items()):
         return  # nothing new
@@ -213,6 +216,7 @@ def transactions(
         is_mariadb=True,
         auto_position=start,
         only_schemas=[schema] if schema is not None else None,
+        only_tables=tables,
         # every event class the library knows, and the ones it does not know: none dropped
         only_events=EVERY_EVENT,
         filter_non_implemented_events=False,

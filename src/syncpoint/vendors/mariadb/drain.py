@@ -82,9 +82,19 @@ class _Drain:
         self.context: int | None = None  # the tick the transaction's records are written in
         self.literal = conn.escape
         self.tables: dict[str, Watched] = {}
+        self.only: list[str] = []
         self.last: binlog.Transaction | None = None
         self.pos: dict[int, tuple[int, int]] = {}
         self.head = render("log/item_insert.sql", site.names).strip() + " "
+        # literals that repeat from one source transaction to the next, escaped once: the
+        # values after the transaction's GTID up to the guid, per (origin, table, version),
+        # and the commit times (whole seconds)
+        self.middles: dict[tuple[str, str, int], str] = {}
+        self.times: dict[Any, str] = {}
+        # a record's guid: a random prefix per drain and a counter (unique, like the
+        # triggers' UUID(); a uuid4 a record read the system's random source each time)
+        self.guid_base = uuid.uuid4().hex[:20]
+        self.guids = 0
 
     def _watch(self) -> None:
         self.tables = {
@@ -92,6 +102,9 @@ class _Drain:
             for w in watched(self.cur, self.site.names)
             if w.schema == self.site.db and w.status != "DROPPED"
         }
+        # the reader parses the row events of these tables only (the list is the reader's:
+        # changed in place, it applies from the next transaction read)
+        self.only[:] = [*self.tables, self.site.names.obj("origin_marks")]
 
     def run(self, start: str, upto: str) -> None:
         site = self.site
@@ -110,6 +123,7 @@ class _Drain:
                 lambda schema, table: schema == site.db and table in self.tables,
                 (site.db, site.names.obj("origin_marks")),
                 site.db,
+                self.only,
             ):
                 self._add(txn)
                 if self.count >= BATCH:
@@ -129,29 +143,37 @@ class _Drain:
     def _add(self, txn: binlog.Transaction) -> None:
         at = txn.at if self.floor is None else max(txn.at, self.floor)
         literal = self.literal
-        # per origin and table: the values before the guid, and after the row images
-        ends: dict[tuple[str, str], tuple[str, str]] = {}
+        gtid = literal(txn.gtid) + ","
+        when = self.times.get(at)
+        if when is None:
+            if len(self.times) > 1000:
+                self.times.clear()
+            when = self.times[at] = literal(at) + ")"
+        middles, base = self.middles, self.guid_base
         for ch in txn.changes:
             if isinstance(ch, binlog.Statement):
                 self._flush()
                 if logddl.statement(self.cur, self.site, ch.text, ch.schema):
                     self._watch()
-                ends.clear()  # a table's version may have changed
                 continue
             w = self.tables.get(ch.table)
             if w is None or ACTIONS[ch.action] not in (w.actions or "IUD"):
                 continue
             origin = ch.origin or self.site.location
-            end = ends.get((origin, w.table))
-            if end is None:
+            key = (origin, w.table, int(w.version))
+            middle = middles.get(key)
+            if middle is None:
                 schema = literal(w.schema)
-                end = ends[(origin, w.table)] = (
-                    f"{literal(txn.gtid)},{literal(origin)},{literal(w.table)},{schema},{schema},'",
-                    f",{int(w.version)},{literal(at)})",
+                middle = middles[key] = (
+                    f"{literal(origin)},{literal(w.table)},{schema},{schema},'{base[:8]}-"
+                    f"{base[8:12]}-{base[12:16]}-{base[16:20]}-"
                 )
+            self.guids += 1
+            old = "NULL" if ch.oldcontent is None else literal(ch.oldcontent)
+            new = "NULL" if ch.content is None else literal(ch.content)
             row = (
-                f"{end[0]}{uuid.uuid4()}','{ch.action}',{literal(ch.content)},"
-                f"{literal(ch.oldcontent)}{end[1]}"
+                f"{gtid}{middle}{self.guids:012x}','{ch.action}',{new},{old},"
+                f"{key[2]},{when}"
             )
             self.rows.append(row)
             self.count += 1
