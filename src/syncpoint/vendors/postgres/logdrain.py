@@ -117,6 +117,8 @@ class Drain:
         conn.execute("BEGIN")
         conn.execute(o.one("log/settings.sql"))
         state_q = conn.execute(o.one("log/state_read.sql"))
+        # from here an error may be the slot's (gone, lost, streamed by another session)
+        self.reading = True
         # the last batch's commit is behind us: the slot may now pass its records
         conn.execute(o.one("log/advance.sql"), {"slot": self.slot})
         service_q = conn.execute(o.one("queries/service_read.sql"))
@@ -124,7 +126,6 @@ class Drain:
         tables_q = conn.execute(o.one("log/log_tables.sql"))
         peek = {"slot": self.slot, "n": BATCH, "pub": dialect.quote(o.name("pub"))}
         # binary: the messages come as they are, not as hex text to decode
-        self.reading = True
         peek_q = conn.cursor(binary=True).execute(o.one("log/peek.sql"), peek)
         state = state_q.fetchone()
         data = [r[0] for r in peek_q.fetchall()]
