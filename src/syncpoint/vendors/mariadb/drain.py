@@ -26,8 +26,11 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+import pymysql
+
 from syncpoint import failpoints
 from syncpoint.errors import LocationError, NotInstalled, TableStopped, TransientError
+from syncpoint.vendors import kept
 from syncpoint.vendors.mariadb import binlog, dialect, logddl
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
@@ -106,28 +109,68 @@ class _Drain:
         # changed in place, it applies from the next transaction read)
         self.only[:] = [*self.tables, self.site.names.obj("origin_marks")]
 
-    def run(self, start: str, upto: str) -> None:
+    def _reader(self, start: str) -> tuple[binlog.Reader, bool]:
+        """A reader standing at ``start``: the one a follower keeps (``kept.py``), made if
+        none or if it stands elsewhere (another process drained meanwhile), or one of this
+        drain's own; and whether it is kept (left open at the end)."""
         site = self.site
-        self.pos = binlog.parse_gtids(start)
-        self._watch()
         kw = dialect.parts(self.url)
         connection = {k: v for k, v in kw.items() if k != "database" and v is not None}
         connection.setdefault("connect_timeout", 10)
-        try:
-            self.conn.begin()
-            for txn in binlog.transactions(
+
+        def make() -> binlog.Reader:
+            return binlog.Reader(
                 connection,
                 binlog.replica_id(f"{site.db}\0{site.names.prefix}"),
                 start,
-                upto,
-                lambda schema, table: schema == site.db and table in self.tables,
                 (site.db, site.names.obj("origin_marks")),
                 site.db,
-                self.only,
-            ):
-                self._add(txn)
-                if self.count >= BATCH:
-                    self._commit()
+                [],
+            )
+
+        key = ("mariadb-log", self.url, site.names.prefix)
+        found = kept.session(key, make)
+        if isinstance(found, binlog.Reader) and not found.at(start):
+            kept.drop(key)
+            found = kept.session(key, make)
+        if isinstance(found, binlog.Reader):
+            return found, True
+        return make(), False
+
+    def _read(self, reader: binlog.Reader, upto: str) -> None:
+        site = self.site
+        wanted = lambda schema, table: schema == site.db and table in self.tables  # noqa: E731
+        for txn in reader.transactions(upto, wanted):
+            self._add(txn)
+            if self.count >= BATCH:
+                self._commit()
+
+    def run(self, start: str, upto: str) -> None:
+        site = self.site
+        self.pos = binlog.parse_gtids(start)
+        reader: binlog.Reader | None = None
+        keep = False
+        try:
+            self.conn.begin()
+            if not binlog.reached(self.pos, upto):
+                reader, keep = self._reader(start)
+                assert reader.only is not None
+                self.only = reader.only
+            self._watch()
+            if reader is not None:
+                try:
+                    self._read(reader, upto)
+                except pymysql.err.OperationalError:
+                    # a kept reader's connection may have ended while the follower applied
+                    # (the server's net_write_timeout): once more with a new one
+                    if not keep or reader.reads == 1 or self.last is not None:
+                        raise
+                    reader, keep = self._reader(start)
+                    assert reader.only is not None
+                    self.only[:] = []
+                    self.only = reader.only
+                    self._watch()
+                    self._read(reader, upto)
             self._commit()
         except binlog.Gone as exc:
             self.conn.rollback()
@@ -139,6 +182,9 @@ class _Drain:
                 f"{self.last.gtid if self.last else start} is captured until this is fixed",
                 location=site.location,
             ) from exc
+        finally:
+            if reader is not None and not keep:
+                reader.close()
 
     def _add(self, txn: binlog.Transaction) -> None:
         at = txn.at if self.floor is None else max(txn.at, self.floor)
