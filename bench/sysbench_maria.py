@@ -138,19 +138,22 @@ class Follower(threading.Thread):
         self.ready = threading.Event()
 
     def run(self) -> None:
+        from syncpoint.vendors.kept import kept
+
         conn = self.cap.connect()
-        # first past what the other modes wrote to the binary log meanwhile (skipped, as
-        # another database's), before the run starts
-        self.cap.tick(conn)
-        self.ready.set()
-        started = time.thread_time()
-        while not self.stop.wait(1.0):
+        with kept():  # the binary log reader kept open across ticks, as a follower keeps it
+            # first past what the other modes wrote to the binary log meanwhile (skipped, as
+            # another database's), before the run starts
+            self.cap.tick(conn)
+            self.ready.set()
+            started = time.thread_time()
+            while not self.stop.wait(1.0):
+                self._tick(conn)
+            t = time.perf_counter()
             self._tick(conn)
-        t = time.perf_counter()
-        self._tick(conn)
-        self.catch_up = time.perf_counter() - t
+            self.catch_up = time.perf_counter() - t
+            self.cpu = time.thread_time() - started
         conn.close()
-        self.cpu = time.thread_time() - started
 
     def _tick(self, conn: Any) -> None:
         try:
