@@ -19,7 +19,7 @@ one run:
   the follower's (the subscription's apply worker; syncpoint's process and its JVM), per
   thousand row changes, and whether both replicas equal their sources afterwards.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas]
+    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open]
         [--runs N] [--w1-rows N]
 """
 
@@ -410,6 +410,68 @@ def replicas_row(seconds: int, runs: int, master: str) -> None:
     )
 
 
+# -- a transaction left open at the source -------------------------------------------------------
+def _open_mode(dbs: Dbs, mode: str, seconds: float) -> str:
+    url = dbs.url(dbs.make(f"open_{mode}"))
+    with psycopg.connect(url, autocommit=True) as s:
+        s.execute("CREATE TABLE w (id bigint PRIMARY KEY, v text)")
+        s.execute("CREATE TABLE idle (id int)")
+    cap = install("log", url, [TableConfig(name="public.w")])
+    held = psycopg.connect(url)
+    held.execute("INSERT INTO idle VALUES (1)")  # an xid, held open: the slot cannot pass it
+    stop = threading.Event()
+    ticks: list[tuple[float, float]] = []  # (when, seconds)
+
+    def writer() -> None:
+        with psycopg.connect(url, autocommit=True) as w:
+            n, t0 = 0, time.perf_counter()
+            while not stop.is_set():
+                due = t0 + n / 2000
+                if time.perf_counter() < due:
+                    time.sleep(due - time.perf_counter())
+                w.execute("INSERT INTO w SELECT g, 'x' FROM generate_series(%s, %s) g",
+                          (n, n + 19))  # fmt: skip
+                n += 20
+
+    def ticker() -> None:
+        block = kept() if mode == "stream" else ExitStack()
+        with block, cap.connect() as c:
+            t0 = time.perf_counter()
+            while not stop.wait(1.0):
+                t = time.perf_counter()
+                cap.tick(c)
+                ticks.append((t - t0, time.perf_counter() - t))
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=ticker)]
+    for th in threads:
+        th.start()
+    time.sleep(seconds)
+    with psycopg.connect(url, autocommit=True) as s:
+        (behind,) = s.execute(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn) FROM "
+            "pg_replication_slots WHERE database = current_database()"
+        ).fetchone()
+    stop.set()
+    for th in threads:
+        th.join()
+    held.rollback()
+    held.close()
+    first = statistics.median(d for w, d in ticks if w < 10)
+    last = statistics.median(d for w, d in ticks if w > seconds - 10)
+    return (f"ticks {first:.2f} s in the first 10 s, {last:.2f} s in the last 10 s, "
+            f"{int(behind) / 1e6:,.0f} MB behind the restart position")  # fmt: skip
+
+
+def open_row(dbs: Dbs, seconds: float) -> None:
+    got = {mode: _open_mode(dbs, mode, seconds) for mode in ("sql", "stream")}
+    row(
+        f"a transaction open at the source for {seconds:.0f} s, 2,000 rows/s, a tick a second",
+        f"SQL functions (before): {got['sql']}; one session kept (run --follow now): "
+        f"{got['stream']}",
+        "a tick's cost does not grow with the open transaction's age",
+    )
+
+
 def log_rows(
     only: set[str], quick: bool, runs: int, master: str, w1_rows: int | None = None
 ) -> list[tuple[str, str, str]]:
@@ -429,6 +491,8 @@ def log_rows(
                 lag_row(dbs, 5 if quick else 15, master)
             if "replicas" in only:
                 replicas_row(5 if quick else 15, runs, master)
+            if "open" in only:
+                open_row(dbs, 30 if quick else 90)
         finally:
             # a database with a slot cannot be dropped
             dbs.admin.execute(
@@ -443,7 +507,7 @@ def log_rows(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="pgbench,w1,apply,lag,replicas")
+    ap.add_argument("--only", default="pgbench,w1,apply,lag,replicas,open")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--runs", type=int, default=None, help="interleaved runs of each mode")
     ap.add_argument("--w1-rows", type=int, default=None, help="rows W1 copies in")

@@ -607,7 +607,8 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
             import log_pg  # it imports this module's helpers: loaded once they exist
 
             for what, measured, goal in log_pg.log_rows(
-                {"pgbench", "w1", "apply", "lag", "replicas"}, args.quick, runs, args.master
+                {"pgbench", "w1", "apply", "lag", "replicas", "open"}, args.quick, runs,
+                args.master,
             ):
                 row(f"log capture: {what}", measured, goal, where="log")
         if "peers" in only:
