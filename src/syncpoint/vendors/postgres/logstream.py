@@ -131,10 +131,11 @@ class Session:
                         return False
                     continue
                 # keepalives are read inside read_message: wal_end is the server's position
-                self.reached = max(self.reached, int(cur.wal_end))
+                now = time.monotonic()
+                if int(cur.wal_end) > self.reached:
+                    self.reached, moved = int(cur.wal_end), now  # decoding, sending nothing
                 if self.reached >= upto and not self.in_txn:
                     return True
-                now = time.monotonic()
                 if now - moved > STALL_S:
                     raise TransientError(
                         f"PostgreSQL: the log stream of slot {self.slot} sent nothing for "
