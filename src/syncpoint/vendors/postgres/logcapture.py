@@ -41,6 +41,9 @@ from syncpoint.vendors.postgres.lognames import LogNames
 from syncpoint.vendors.postgres.logqueue import Types
 
 log = logging.getLogger("syncpoint.logcapture")
+# a stream that could not be opened is tried again after this long
+RETRY_STREAM_S = 60.0
+_REFUSED: dict[tuple[str, str, str], float] = {}
 
 # the queue's objects this capture shares with the trigger capture (install/ files)
 _QUEUE_FILES = (
@@ -341,6 +344,8 @@ class PostgresLogCapture(PostgresCapture):
         """The kept session streaming the slot, made if none; None (this tick reads the
         slot with the SQL functions) when it cannot be made, with the reason logged."""
         o = self._o
+        if _REFUSED.get(self._session_key, 0.0) > time.monotonic():
+            return None
         try:
             found = kept.session(
                 self._session_key,
@@ -352,9 +357,12 @@ class PostgresLogCapture(PostgresCapture):
                      "for it", self.location, exc)  # fmt: skip
             return None
         except SyncpointError as exc:
-            # a dropped or lost slot, say: the SQL reader tells it as such
-            log.warning("%s: cannot stream the slot %s (%s): this tick reads it with the "
-                        "SQL functions", self.location, slot, exc)  # fmt: skip
+            # a dropped or lost slot, say: the SQL reader tells it as such; tried again a
+            # minute later (not at every tick, nor warned of at every tick)
+            _REFUSED[self._session_key] = time.monotonic() + RETRY_STREAM_S
+            log.warning("%s: cannot stream the slot %s (%s): ticks read it with the SQL "
+                        "functions for %.0f s", self.location, slot, exc,
+                        RETRY_STREAM_S)  # fmt: skip
             return None
         return found  # type: ignore[return-value]
 
