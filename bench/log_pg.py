@@ -333,6 +333,10 @@ def replicas_row(seconds: int, runs: int, master: str) -> None:
         # syncpoint: capture: log, a follower applying into the second database
         log = stack.enter_context(psycopg.connect(f"{bases['log']}/pgb", autocommit=True))
         log.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
+        with psycopg.connect(f"{bases['log']}/pgb_dst", autocommit=True) as d:
+            # the channel's key of the keyless history table, indexed where rows are applied
+            # by it (the native subscription only appends)
+            d.execute(f"CREATE INDEX ON pgbench_history ({', '.join(HISTORY_KEY)})")
         cfg = channel_file(f"{bases['log']}/pgb", f"{bases['log']}/pgb_dst", master)
         data = json.loads(cfg.read_text())
         data["locations"]["src"]["capture"] = "log"
