@@ -433,8 +433,10 @@ def _open_mode(dbs: Dbs, mode: str, seconds: float) -> str:
                 due = t0 + n / 2000
                 if time.perf_counter() < due:
                     time.sleep(due - time.perf_counter())
-                w.execute("INSERT INTO w SELECT g, 'x' FROM generate_series(%s, %s) g",
-                          (n, n + 19))  # fmt: skip
+                w.execute(
+                    "INSERT INTO w SELECT g, 'x' FROM generate_series(%s::bigint, %s::bigint) g",
+                    (n, n + 19),
+                )
                 n += 20
 
     def ticker() -> None:
