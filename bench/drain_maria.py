@@ -70,7 +70,7 @@ def follow(seconds: float, rate: int) -> None:
     from contextlib import nullcontext
 
     from syncpoint.config import TableConfig
-    from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+    from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
     try:
         from syncpoint.vendors.kept import kept
@@ -130,7 +130,7 @@ def main() -> None:
         return
 
     from syncpoint.config import TableConfig
-    from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+    from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
     with private_mariadb() as admin:
         port = int(admin.rsplit(":", 1)[1].strip("/"))

@@ -49,7 +49,7 @@ from table import Dbs, follow_lag, syncpoint  # noqa: E402
 from syncpoint.config import TableConfig  # noqa: E402
 from syncpoint.vendors.kept import kept  # noqa: E402
 from syncpoint.vendors.postgres.capture import PostgresCapture  # noqa: E402
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture  # noqa: E402
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
 

@@ -179,7 +179,7 @@ def run_modes(
     """Mode -> (median transactions/s, median p95 ms) over ``pairs`` interleaved runs."""
     from syncpoint.config import TableConfig
     from syncpoint.vendors.mariadb.capture import MariadbCapture
-    from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+    from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
     with ExitStack() as stack:
         admin = stack.enter_context(private_mariadb({"max-connections": "500"}))

@@ -20,7 +20,7 @@ import yaml
 
 import syncpoint
 from syncpoint.ops.channel import Channel
-from syncpoint.vendors.postgres.pgoutput import lsn_int
+from syncpoint.vendors.postgres.log.pgoutput import lsn_int
 from tests.conftest import make_pg
 from tests.logpg import make_log_db
 from tests.system import roundkit as rk

@@ -14,7 +14,7 @@ from typing import Any
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.vendors.kept import kept
-from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
 
@@ -85,7 +85,7 @@ def test_one_reader_across_ticks_rows_once(log_maria_db: Any) -> None:
             # position, and a new one reads on from there
             db.execute("INSERT INTO t VALUES (1000, 'other')")
             code = (
-                "import sys; from syncpoint.vendors.mariadb.logcapture import "
+                "import sys; from syncpoint.vendors.mariadb.log.capture import "
                 "MariadbLogCapture as C; c = C('m1', sys.argv[1], 'repl_'); c.tick(c.connect())"
             )
             assert subprocess.run([sys.executable, "-c", code, db.url], timeout=120).returncode == 0

@@ -19,8 +19,8 @@ from test_postgres_capture_support import Pg, tx
 from test_postgres_capture_types import INSERT, ODD_SESSION, SETUP
 
 from syncpoint.vendors.kept import kept
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
-from syncpoint.vendors.postgres.pgoutput import lsn_int
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
+from syncpoint.vendors.postgres.log.pgoutput import lsn_int
 
 
 class LogPg(Pg):
@@ -110,7 +110,7 @@ def test_records_equal_the_sql_readers(log_db: Any) -> None:
 _KILLED = """
 import sys
 from syncpoint.vendors.kept import kept
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
 cap = PostgresLogCapture("dec01", sys.argv[1], "repl_")
 conn = cap.connect()
 with kept():
@@ -167,7 +167,7 @@ def test_a_tick_elsewhere_waits_for_the_streaming_session(log_db: Any) -> None:
         code = textwrap.dedent(
             """
             import sys
-            from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+            from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
             cap = PostgresLogCapture("dec01", sys.argv[1], "repl_")
             print(cap.tick(cap.connect()).context)
             """

@@ -27,7 +27,7 @@ from pymysqlreplication import row_event as rev
 from pymysqlreplication.constants.BINLOG import TABLE_MAP_EVENT
 from pymysqlreplication.packet import BinLogPacketWrapper
 
-from syncpoint.vendors.mariadb import binvalues
+from syncpoint.vendors.mariadb.log import binvalues
 
 TABLE_MAPS_KEPT = 4096
 

@@ -34,11 +34,14 @@ from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import SyncpointError, UsageError
 from syncpoint.vendors import kept
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain, logstream
+from syncpoint.vendors.postgres import catalog, dialect
 from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction, ddl_events
 from syncpoint.vendors.postgres.catalog import schema_of
-from syncpoint.vendors.postgres.lognames import LogNames
-from syncpoint.vendors.postgres.logqueue import Types
+from syncpoint.vendors.postgres.log import check as logcheck
+from syncpoint.vendors.postgres.log import drain as logdrain
+from syncpoint.vendors.postgres.log import stream as logstream
+from syncpoint.vendors.postgres.log.names import LogNames
+from syncpoint.vendors.postgres.log.queue import Types
 
 log = logging.getLogger("syncpoint.logcapture")
 # a stream that could not be opened is tried again after this long

@@ -31,7 +31,9 @@ import pymysql
 from syncpoint import failpoints
 from syncpoint.errors import LocationError, NotInstalled, TableStopped, TransientError
 from syncpoint.vendors import kept
-from syncpoint.vendors.mariadb import binlog, dialect, logddl
+from syncpoint.vendors.mariadb import dialect
+from syncpoint.vendors.mariadb.log import binlog
+from syncpoint.vendors.mariadb.log import ddl as logddl
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
 

@@ -27,10 +27,12 @@ import psycopg
 
 from syncpoint import failpoints
 from syncpoint.errors import LocationError, TransientError, UsageError
-from syncpoint.vendors.postgres import dialect, logqueue, pgoutput
-from syncpoint.vendors.postgres.lognames import LogNames
-from syncpoint.vendors.postgres.logqueue import Types
-from syncpoint.vendors.postgres.logrecords import Records, watched
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.log import pgoutput
+from syncpoint.vendors.postgres.log import queue as logqueue
+from syncpoint.vendors.postgres.log.names import LogNames
+from syncpoint.vendors.postgres.log.queue import Types
+from syncpoint.vendors.postgres.log.records import Records, watched
 
 # messages a batch asks for (whole transactions: may be more). Each peek decodes again from
 # the slot's restart position, which the server moves only now and then: fewer, larger

@@ -35,9 +35,11 @@ import psycopg2.extras
 
 from syncpoint import failpoints
 from syncpoint.errors import LocationError, TransientError, UsageError
-from syncpoint.vendors.postgres import dialect, logqueue, pgoutput
-from syncpoint.vendors.postgres.logdrain import BATCH, Drain
-from syncpoint.vendors.postgres.logrecords import Records, watched
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.log import pgoutput
+from syncpoint.vendors.postgres.log import queue as logqueue
+from syncpoint.vendors.postgres.log.drain import BATCH, Drain
+from syncpoint.vendors.postgres.log.records import Records, watched
 
 log = logging.getLogger("syncpoint.logstream")
 
