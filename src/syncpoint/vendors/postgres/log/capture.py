@@ -11,10 +11,10 @@ between decodes the same transactions again and skips those at or below ``decode
 the ordinary tick (its snapshot sees the batch transactions committed). How and why:
 docs/internals.md, "Log capture", PostgreSQL.
 
-This module is the capture role (install, plan, status, tick); the rest is in
-``logcheck`` (what validate checks), ``logdrain`` (the drain, exactly once), ``logrecords``
-(decoded transactions to records), ``logqueue`` (records into the queue) and ``pgoutput``
-(the messages).
+This module is the capture role (install, plan, status, tick); the rest of this folder is
+``check`` (what validate checks), ``drain`` (the drain, exactly once), ``stream`` (a
+follower's drain through one decoding session), ``records`` (decoded transactions to
+records), ``queue`` (records into the queue), ``names`` and ``pgoutput`` (the messages).
 """
 
 from __future__ import annotations
@@ -307,10 +307,10 @@ class PostgresLogCapture(PostgresCapture):
     def tick(self, conn: Any) -> Tick:
         """Drain the slot into the queue, then the ordinary tick, its guaranteed time
         lowered to what the drain read: through the session kept open while a follower
-        runs (logstream.py), else with the SQL functions (logdrain.py)."""
+        runs (stream.py), else with the SQL functions (drain.py)."""
         _no_open_transaction(conn, "tick")
         autocommit = conn.autocommit
-        conn.autocommit = True  # explicit transactions, in one pipeline (logdrain.py)
+        conn.autocommit = True  # explicit transactions, in one pipeline (drain.py)
         try:
             with self._translated():
                 slot = self.slot_name(conn)

@@ -48,7 +48,7 @@ class Lost(Exception):
 
 
 class _Busy(Exception):
-    """Another session streams the slot (a follower's, ``logstream.py``)."""
+    """Another session streams the slot (a follower's, ``stream.py``)."""
 
 
 def lost_text(slot: str, why: str) -> str:
