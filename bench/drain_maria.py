@@ -9,7 +9,13 @@ timed. ``--others`` adds as many rows written to a database that is not captured
 binary log is one per server: the drain reads past them). ``--profile`` prints the drain's
 heaviest functions (cProfile; the rate under it is lower).
 
+``--follow S``: a follower instead, the way ``run --follow --interval 1`` reads: a thread
+ticking every second (with the reader kept open across ticks, as a follower keeps it) while
+single-row transactions commit at ``--rate`` a second for S seconds; it prints the
+follower thread's CPU per 10,000 row changes (ticks, drains, queue writes and purges).
+
     .venv/bin/python bench/drain_maria.py [--txns 2000] [--rows 10] [--others 0] [--profile]
+    .venv/bin/python bench/drain_maria.py --follow 20 [--rate 500]
 """
 
 from __future__ import annotations
@@ -58,16 +64,73 @@ def write(cur: pymysql.cursors.Cursor, table: str, txns: int, rows: int) -> int:
     return changed
 
 
+def follow(seconds: float, rate: int) -> None:
+    """A follower's CPU per 10,000 row changes under a steady single-row writer."""
+    import threading
+    from contextlib import nullcontext
+
+    from syncpoint.config import TableConfig
+    from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
+
+    try:
+        from syncpoint.vendors.kept import kept
+    except ImportError:  # a version without kept readers: a reader a tick
+        kept = nullcontext  # type: ignore[assignment]
+    with private_mariadb() as admin:
+        port = int(admin.rsplit(":", 1)[1].strip("/"))
+        root = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+        cur = root.cursor()
+        cur.execute("CREATE DATABASE src")
+        cur.execute(DDL.format(t="src.t"))
+        cap = MariadbLogCapture("bench", f"{admin}src", "repl_")
+        conn = cap.connect()
+        cap.install(conn, [TableConfig(name="t")])
+        stop = threading.Event()
+        used: list[float] = []
+
+        def follower() -> None:
+            with kept(), cap.connect() as c:
+                start = time.thread_time()
+                while not stop.wait(1.0):
+                    t = cap.tick(c)
+                    cap.purge(c, t.context)
+                t = cap.tick(c)
+                cap.purge(c, t.context)
+                used.append(time.thread_time() - start)
+
+        th = threading.Thread(target=follower)
+        th.start()
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            due = t0 + n / rate
+            if time.perf_counter() < due:
+                time.sleep(due - time.perf_counter())
+            cur.execute("INSERT INTO src.t VALUES (%s, 1, 'c', 'p')", (n,))
+            n += 1
+        stop.set()
+        th.join()
+        conn.close()
+        root.close()
+    print(f"follower: {n:,} single-row transactions at {n / seconds:,.0f}/s for {seconds:.0f} s: "
+          f"{used[0]:.2f} s of the follower thread's CPU, {used[0] / n * 10_000:.2f} s per "
+          f"10,000 row changes; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--txns", type=int, default=2000)
     ap.add_argument("--rows", type=int, default=10)
     ap.add_argument("--others", type=int, default=0, help="rows written to another database")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--follow", type=float, default=0.0, help="seconds of a follower's run")
+    ap.add_argument("--rate", type=int, default=500, help="--follow: transactions a second")
     args = ap.parse_args()
+    if args.follow:
+        follow(args.follow, args.rate)
+        return
 
     from syncpoint.config import TableConfig
-    from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+    from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
     with private_mariadb() as admin:
         port = int(admin.rsplit(":", 1)[1].strip("/"))

@@ -11,22 +11,31 @@ one run:
 - apply W1 from the log vs from the trigger queue: one ``syncpoint run --once`` each (cold
   start), the targets checked against their sources;
 - lag p50/p99 at 1,000 changes/s under ``run --follow --interval 0.2``, log capture then
-  trigger capture.
+  trigger capture;
+- ``replicas``: ``pgbench`` on three private instances of their own, interleaved: no
+  replication; native logical replication (a subscription in a second database of the same
+  instance); syncpoint log capture with ``run --follow --interval 1`` into a second database
+  of its instance. Beside the throughput, the server's CPU to decode (the walsender's) and
+  the follower's (the subscription's apply worker; syncpoint's process and its JVM), per
+  thousand row changes, and whether both replicas equal their sources afterwards.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag] [--runs N]
-        [--w1-rows N]
+    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open]
+        [--runs N] [--w1-rows N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +47,9 @@ from private_pg import private_cluster  # noqa: E402
 from table import Dbs, follow_lag, syncpoint  # noqa: E402
 
 from syncpoint.config import TableConfig  # noqa: E402
+from syncpoint.vendors.kept import kept  # noqa: E402
 from syncpoint.vendors.postgres.capture import PostgresCapture  # noqa: E402
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture  # noqa: E402
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture  # noqa: E402
 
 ROWS: list[tuple[str, str, str]] = []
 
@@ -65,7 +75,8 @@ class Drainer(threading.Thread):
         self.cap, self.stop, self.ticks = cap, threading.Event(), 0
 
     def run(self) -> None:
-        with self.cap.connect() as c:
+        # one decoding session kept across the ticks, as a follower keeps it
+        with kept(), self.cap.connect() as c:
             while not self.stop.wait(1.0):
                 self.cap.tick(c)
                 self.ticks += 1
@@ -217,6 +228,256 @@ def lag_row(dbs: Dbs, seconds: float, master: str) -> None:
     )
 
 
+# -- pgbench beside native logical replication ---------------------------------------------------
+PGBENCH_TABLES = ("accounts", "branches", "tellers", "history")
+HISTORY_KEY = ["tid", "bid", "aid", "delta", "mtime"]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pids: list[int]) -> float:
+    """CPU seconds (user + system) of these processes and all their descendants."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(d)] = int(fields[1])
+        times[int(d)] = (int(fields[11]) + int(fields[12])) / TICK
+    keep = set(pids)
+    grew = True
+    while grew:
+        more = {p for p, pp in parents.items() if pp in keep and p not in keep}
+        keep |= more
+        grew = bool(more)
+    return sum(times.get(p, 0.0) for p in keep)
+
+
+def _pgbench(base: str, db: str, *args: str) -> str:
+    host, port = base.split("@", 1)[1].split(":")
+    cmd = ["pgbench", "-h", host, "-p", port, "-U", "postgres", *args, db]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def _lsn(conn: Any) -> str:
+    return str(conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0])
+
+
+def _caught_up(conn: Any, upto: str, timeout: float = 120) -> bool:
+    """Every slot of the instance confirmed ``upto`` (its replica has it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        (behind,) = conn.execute(
+            "SELECT count(*) FROM pg_replication_slots WHERE confirmed_flush_lsn < %s::pg_lsn",
+            (upto,),
+        ).fetchone()
+        if not behind:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _walsender(conn: Any) -> int | None:
+    row = conn.execute("SELECT active_pid FROM pg_replication_slots WHERE active").fetchone()
+    return None if row is None else int(row[0])
+
+
+def _same(base: str) -> bool:
+    """The replica database equals its source (balances, history rows)."""
+    q = (
+        "SELECT (SELECT sum(abalance) FROM pgbench_accounts), "
+        "(SELECT sum(bbalance) FROM pgbench_branches), (SELECT count(*) FROM pgbench_history), "
+        "(SELECT sum(delta) FROM pgbench_history)"
+    )
+    with psycopg.connect(f"{base}/pgb") as a, psycopg.connect(f"{base}/pgb_dst") as b:
+        return bool(a.execute(q).fetchone() == b.execute(q).fetchone())
+
+
+def _until_same(base: str, timeout: float = 180) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _same(base):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
+    return True
+
+
+def replicas_row(seconds: int, runs: int, master: str) -> None:
+    if shutil.which("pgbench") is None:
+        row("pgbench beside native logical replication", "not measured (no pgbench)", "")
+        return
+    settings = {"max_replication_slots": "10", "max_wal_senders": "10"}
+    with ExitStack() as stack:
+        bases = {m: stack.enter_context(private_cluster(settings)) for m in
+                 ("none", "native", "log")}  # fmt: skip
+        for m, base in bases.items():
+            with psycopg.connect(f"{base}/postgres", autocommit=True) as a:
+                for db in ("pgb", "pgb_dst") if m != "none" else ("pgb",):
+                    a.execute(f"CREATE DATABASE {db}")
+                    _pgbench(base, db, "-i", "-s", "5", "-q")
+        tables = ", ".join(f"pgbench_{t}" for t in PGBENCH_TABLES)
+        # native: a publication, its slot, a subscription in the instance's second database
+        nat = stack.enter_context(psycopg.connect(f"{bases['native']}/pgb", autocommit=True))
+        nat.execute(f"CREATE PUBLICATION bench_pub FOR TABLE {tables}")
+        nat.execute("SELECT pg_create_logical_replication_slot('bench_sub', 'pgoutput')")
+        with psycopg.connect(f"{bases['native']}/pgb_dst", autocommit=True) as d:
+            d.execute(
+                "CREATE SUBSCRIPTION bench_sub CONNECTION "
+                f"'{bases['native']}/pgb' "
+                "PUBLICATION bench_pub WITH (create_slot = false, slot_name = 'bench_sub', "
+                "copy_data = false)"
+            )
+        # syncpoint: capture: log, a follower applying into the second database
+        log = stack.enter_context(psycopg.connect(f"{bases['log']}/pgb", autocommit=True))
+        log.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
+        with psycopg.connect(f"{bases['log']}/pgb_dst", autocommit=True) as d:
+            # the channel's key of the keyless history table, indexed where rows are applied
+            # by it (the native subscription only appends)
+            d.execute(f"CREATE INDEX ON pgbench_history ({', '.join(HISTORY_KEY)})")
+        cfg = channel_file(f"{bases['log']}/pgb", f"{bases['log']}/pgb_dst", master)
+        data = json.loads(cfg.read_text())
+        data["locations"]["src"]["capture"] = "log"
+        data["tables"] = [
+            {"name": f"public.pgbench_{t}", "snapshot": "none",
+             **({"key": HISTORY_KEY} if t == "history" else {})}
+            for t in PGBENCH_TABLES
+        ]  # fmt: skip
+        cfg.write_text(json.dumps(data))
+        assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
+        flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
+        follower = syncpoint(cfg, "run", "--follow", "--interval", "1", stdout=flog,
+                             stderr=flog)  # fmt: skip
+        stack.callback(flog.close)
+        conns = {"native": nat, "log": log}
+        for c in conns.values():
+            deadline = time.monotonic() + 180
+            while _walsender(c) is None and time.monotonic() < deadline:
+                time.sleep(0.5)
+        tps: dict[str, list[float]] = {m: [] for m in bases}
+        server: dict[str, list[float]] = {"native": [], "log": []}
+        follow: dict[str, list[float]] = {"native": [], "log": []}
+        order = list(bases)
+        try:
+            for r in range(runs):
+                for m in order[r % 3 :] + order[: r % 3]:
+                    c = conns.get(m)
+                    sender = _walsender(c) if c is not None else None
+                    if m == "native":
+                        with psycopg.connect(f"{bases[m]}/pgb_dst") as d:
+                            (pid,) = d.execute(
+                                "SELECT pid FROM pg_stat_subscription WHERE relid IS NULL"
+                            ).fetchone()
+                        worker = [int(pid)]
+                    else:
+                        worker = [follower.pid]
+                    before = (cpu_of([sender]) if sender else 0.0, cpu_of(worker))
+                    out = _pgbench(bases[m], "pgb", "-n", "-c", "4", "-j", "2", "-T",
+                                   str(seconds))  # fmt: skip
+                    line = next(ln for ln in out.splitlines() if ln.startswith("tps"))
+                    tps[m].append(float(line.split()[2]))
+                    txns = int(next(ln for ln in out.splitlines()
+                                    if "transactions actually processed" in ln
+                                    ).split(":")[1].split("/")[0])  # fmt: skip
+                    if c is None or sender is None:
+                        continue
+                    # the CPU up to the replica equal to its source: decoding and applying
+                    if not _caught_up(c, _lsn(c)) or not _until_same(bases[m]):
+                        print(f"  {m}: the replica did not catch up", file=sys.stderr)
+                    changes = txns * 4 / 1000  # TPC-B-like: 3 updates and an insert
+                    server[m].append((cpu_of([sender]) - before[0]) / changes)
+                    follow[m].append((cpu_of(worker) - before[1]) / changes)
+            equal = {m: _until_same(bases[m]) for m in ("native", "log")}
+        finally:
+            follower.send_signal(signal.SIGTERM)
+            follower.wait(120)
+        with psycopg.connect(f"{bases['native']}/pgb_dst", autocommit=True) as d:
+            d.execute("ALTER SUBSCRIPTION bench_sub DISABLE")
+            d.execute("ALTER SUBSCRIPTION bench_sub SET (slot_name = NONE)")
+            d.execute("DROP SUBSCRIPTION bench_sub")
+    med = {m: statistics.median(v) for m, v in tps.items()}
+    ms = {m: statistics.median(v) if v else float("nan") for m, v in server.items()}
+    mf = {m: statistics.median(v) if v else float("nan") for m, v in follow.items()}
+    row(
+        f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved, three "
+        "instances: no replication, native logical replication, syncpoint log capture "
+        "(run --follow --interval 1)",
+        f"none {med['none']:,.0f} tps; native {med['native'] / med['none']:.2f} of it; "
+        f"syncpoint {med['log'] / med['none']:.2f}; server CPU to decode per 1,000 changes: "
+        f"native's walsender {ms['native'] * 1000:.0f} ms, syncpoint's "
+        f"{ms['log'] * 1000:.0f} ms; the follower's per 1,000 changes: native's apply worker "
+        f"{mf['native'] * 1000:.0f} ms, syncpoint's process {mf['log'] * 1000:.0f} ms; "
+        f"replicas equal: native {equal['native']}, syncpoint {equal['log']}",
+        ">= 0.95 of none and ahead of native; decoding CPU <= native's",
+    )
+
+
+# -- a transaction left open at the source -------------------------------------------------------
+def _open_mode(dbs: Dbs, mode: str, seconds: float) -> str:
+    url = dbs.url(dbs.make(f"open_{mode}"))
+    with psycopg.connect(url, autocommit=True) as s:
+        s.execute("CREATE TABLE w (id bigint PRIMARY KEY, v text)")
+        s.execute("CREATE TABLE idle (id int)")
+    cap = install("log", url, [TableConfig(name="public.w")])
+    held = psycopg.connect(url)
+    held.execute("INSERT INTO idle VALUES (1)")  # an xid, held open: the slot cannot pass it
+    stop = threading.Event()
+    ticks: list[tuple[float, float]] = []  # (when, seconds)
+
+    def writer() -> None:
+        with psycopg.connect(url, autocommit=True) as w:
+            n, t0 = 0, time.perf_counter()
+            while not stop.is_set():
+                due = t0 + n / 2000
+                if time.perf_counter() < due:
+                    time.sleep(due - time.perf_counter())
+                w.execute(
+                    "INSERT INTO w SELECT g, 'x' FROM generate_series(%s::bigint, %s::bigint) g",
+                    (n, n + 19),
+                )
+                n += 20
+
+    def ticker() -> None:
+        block = kept() if mode == "stream" else ExitStack()
+        with block, cap.connect() as c:
+            t0 = time.perf_counter()
+            while not stop.wait(1.0):
+                t = time.perf_counter()
+                cap.tick(c)
+                ticks.append((t - t0, time.perf_counter() - t))
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=ticker)]
+    for th in threads:
+        th.start()
+    time.sleep(seconds)
+    with psycopg.connect(url, autocommit=True) as s:
+        (behind,) = s.execute(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn) FROM "
+            "pg_replication_slots WHERE database = current_database()"
+        ).fetchone()
+    stop.set()
+    for th in threads:
+        th.join()
+    held.rollback()
+    held.close()
+    first = statistics.median(d for w, d in ticks if w < 10)
+    last = statistics.median(d for w, d in ticks if w > seconds - 10)
+    return (f"ticks {first:.2f} s in the first 10 s, {last:.2f} s in the last 10 s, "
+            f"{int(behind) / 1e6:,.0f} MB behind the restart position")  # fmt: skip
+
+
+def open_row(dbs: Dbs, seconds: float) -> None:
+    got = {mode: _open_mode(dbs, mode, seconds) for mode in ("sql", "stream")}
+    row(
+        f"a transaction open at the source for {seconds:.0f} s, 2,000 rows/s, a tick a second",
+        f"SQL functions (before): {got['sql']}; one session kept (run --follow now): "
+        f"{got['stream']}",
+        "a tick's cost does not grow with the open transaction's age",
+    )
+
+
 def log_rows(
     only: set[str], quick: bool, runs: int, master: str, w1_rows: int | None = None
 ) -> list[tuple[str, str, str]]:
@@ -234,6 +495,10 @@ def log_rows(
                 apply_row(dbs, 20_000 if quick else 100_000, master)
             if "lag" in only:
                 lag_row(dbs, 5 if quick else 15, master)
+            if "replicas" in only:
+                replicas_row(5 if quick else 15, runs, master)
+            if "open" in only:
+                open_row(dbs, 30 if quick else 90)
         finally:
             # a database with a slot cannot be dropped
             dbs.admin.execute(
@@ -248,7 +513,7 @@ def log_rows(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="pgbench,w1,apply,lag")
+    ap.add_argument("--only", default="pgbench,w1,apply,lag,replicas,open")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--runs", type=int, default=None, help="interleaved runs of each mode")
     ap.add_argument("--w1-rows", type=int, default=None, help="rows W1 copies in")

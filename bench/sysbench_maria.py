@@ -13,9 +13,16 @@ during the log mode's runs only (the other modes run with no capture process at 
 follower first drains past what they wrote, before the run starts), and after each of them
 one more tick drains what is left (timed: the follower's lag at the
 end). Also printed per mode: the binary log written per transaction, and for the log mode
-the follower's CPU (seconds of its thread per second of run).
+the follower's CPU (seconds of its thread per second of run, and per thousand row changes).
+
+``replica``: MariaDB's own replication, the peer: a second private server replicating the
+mode's database (``replicate-do-db``, GTID) is connected during the mode's runs only (as
+the follower runs during the log mode's only: it first catches up with what the other modes
+wrote, then the run; after it, the wait until it applied everything); its CPU (the whole
+replica server's) per thousand row changes.
 
     .venv/bin/python bench/sysbench_maria.py [--pairs 5] [--seconds 30] [--rows 100000]
+        [--modes none,trigger,log,log-logged,replica]
 
 Needs ``sysbench`` (Debian's package; ``make bench`` installs it).
 """
@@ -31,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +49,64 @@ from tests.private_mariadb import private_mariadb  # noqa: E402
 
 # "log": the follower's user has BINLOG ADMIN (root), so its ticks and purges write nothing
 # to the binary log; "log-logged": a user without it, the queue's writes in the binary log
-MODES = ("none", "trigger", "log", "log-logged")
+MODES = ("none", "trigger", "log", "log-logged", "replica")
 PLAIN_USER = "sb_plain"  # the user of "log-logged": no BINLOG ADMIN
 TABLES = 4
+WRITES = 4  # row changes a transaction of oltp_read_write makes (2 updates, a delete, an insert)
+TICK = os.sysconf("SC_CLK_TCK")
+# mode -> the follower's (log modes) or the replica server's CPU seconds per 1,000 row
+# changes, one figure a run (read by table.py)
+CPU_PER_1000: dict[str, list[float]] = {m: [] for m in MODES}
+
+
+def server_cpu(port: int) -> float:
+    """CPU seconds of the mariadbd listening on ``port`` (all its threads)."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{d}/cmdline").read_bytes().split(b"\0")
+            if f"--port={port}".encode() in cmd and cmd[0].endswith(b"mariadbd"):
+                fields = Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / TICK
+        except OSError:
+            continue
+    return 0.0
+
+
+class Replica:
+    """A second private server replicating database ``db`` of the source (GTID)."""
+
+    def __init__(self, admin: str, source_port: int, db: str):
+        self.port = int(admin.rsplit(":", 1)[1].strip("/"))
+        self.conn = pymysql.connect(host="127.0.0.1", port=self.port, user="root",
+                                    autocommit=True)  # fmt: skip
+        cur = self.conn.cursor()
+        # the source's CREATE DATABASE had no default database (replicate-do-db passes it
+        # over); made here, out of this server's own binary log
+        cur.execute("SET SESSION sql_log_bin = 0")
+        cur.execute(f"CREATE DATABASE {db}")
+        cur.execute(
+            "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = %s, MASTER_USER = "
+            "'root', MASTER_USE_GTID = slave_pos",
+            (source_port,),
+        )
+
+    def start(self, source: Any) -> None:
+        self.conn.cursor().execute("START SLAVE")
+        self.caught_up(source)
+
+    def caught_up(self, source: Any, timeout: float = 600) -> None:
+        cur = source.cursor()
+        cur.execute("SELECT @@gtid_binlog_pos")
+        want = str(cur.fetchone()[0])
+        mine = self.conn.cursor()
+        mine.execute("SELECT MASTER_GTID_WAIT(%s, %s)", (want, timeout))
+        if mine.fetchone()[0] != 0:
+            raise RuntimeError(f"the replica did not reach {want} in {timeout} s")
+
+    def stop(self) -> None:
+        self.conn.cursor().execute("STOP SLAVE")
 
 
 def sysbench(port: int, db: str, action: str, *extra: str) -> str:
@@ -75,19 +138,22 @@ class Follower(threading.Thread):
         self.ready = threading.Event()
 
     def run(self) -> None:
+        from syncpoint.vendors.kept import kept
+
         conn = self.cap.connect()
-        # first past what the other modes wrote to the binary log meanwhile (skipped, as
-        # another database's), before the run starts
-        self.cap.tick(conn)
-        self.ready.set()
-        started = time.thread_time()
-        while not self.stop.wait(1.0):
+        with kept():  # the binary log reader kept open across ticks, as a follower keeps it
+            # first past what the other modes wrote to the binary log meanwhile (skipped, as
+            # another database's), before the run starts
+            self.cap.tick(conn)
+            self.ready.set()
+            started = time.thread_time()
+            while not self.stop.wait(1.0):
+                self._tick(conn)
+            t = time.perf_counter()
             self._tick(conn)
-        t = time.perf_counter()
-        self._tick(conn)
-        self.catch_up = time.perf_counter() - t
+            self.catch_up = time.perf_counter() - t
+            self.cpu = time.thread_time() - started
         conn.close()
-        self.cpu = time.thread_time() - started
 
     def _tick(self, conn: Any) -> None:
         try:
@@ -113,11 +179,22 @@ def run_modes(
     """Mode -> (median transactions/s, median p95 ms) over ``pairs`` interleaved runs."""
     from syncpoint.config import TableConfig
     from syncpoint.vendors.mariadb.capture import MariadbCapture
-    from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+    from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
-    with private_mariadb({"max-connections": "500"}) as admin:
+    with ExitStack() as stack:
+        admin = stack.enter_context(private_mariadb({"max-connections": "500"}))
         port = int(admin.rsplit(":", 1)[1].strip("/"))
         root = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+        replica = None
+        if "replica" in modes:
+            replica = Replica(
+                stack.enter_context(
+                    private_mariadb({"server-id": "4243", "replicate-do-db": "sb_replica",
+                                     "gtid-strict-mode": "OFF"})
+                ),
+                port,
+                "sb_replica",
+            )
         tables = [TableConfig(name=f"sbtest{i}") for i in range(1, TABLES + 1)]
         caps: dict[str, Any] = {}
         for mode in modes:
@@ -150,6 +227,9 @@ def run_modes(
                     if follower:
                         follower.start()
                         follower.ready.wait(600)
+                    if mode == "replica" and replica is not None:
+                        replica.start(root)
+                        replica_cpu = server_cpu(replica.port)
                     before = binlog_bytes(cur)
                     out = sysbench(
                         port, f"sb_{mode.replace('-', '_')}", "run",
@@ -162,12 +242,25 @@ def run_modes(
                     results[mode].append(measure(out))
                     tps = results[mode][-1][0]
                     per_txn = (binlog_bytes(cur) - before) / max(tps * seconds, 1)
+                    changes = max(tps * seconds * WRITES / 1000, 1e-9)
+                    if follower:
+                        CPU_PER_1000[mode].append(follower.cpu / changes)
                     extra = (
                         f"; follower {follower.ticks} drains, {follower.errors} errors, CPU "
-                        f"{follower.cpu / seconds:.2f} s/s, last drain {follower.catch_up:.1f} s"
+                        f"{follower.cpu / seconds:.2f} s/s ({follower.cpu / changes * 1000:.0f} "
+                        f"ms per 1,000 row changes), last drain {follower.catch_up:.1f} s"
                         if follower
                         else ""
                     )
+                    if mode == "replica" and replica is not None:
+                        replica.caught_up(root)
+                        used = server_cpu(replica.port) - replica_cpu
+                        replica.stop()
+                        CPU_PER_1000[mode].append(used / changes)
+                        extra = (
+                            f"; the replica server's CPU {used / seconds:.2f} s/s "
+                            f"({used / changes * 1000:.0f} ms a 1,000 row changes)"
+                        )
                     print(f"  sysbench pair {pair + 1} {mode}: {results[mode][-1]}, binary log "
                           f"{per_txn:,.0f} bytes a transaction{extra}",
                           file=sys.stderr, flush=True)  # fmt: skip

@@ -28,6 +28,8 @@ STEPS: dict[str, str] = {
     "gate_after_take": "a gate was taken (Loading state committed), command not started",
     "gate_before_release": "command finished, Loaded state not written",
     "log_before_commit": "log capture: decoded records written to the queue, COMMIT not sent",
+    "log_before_feedback": "log capture (a follower's stream): the queue committed, the slot "
+    "not yet told (no feedback sent)",
 }
 
 _hits: Counter[str] = Counter()

@@ -137,10 +137,13 @@ def syncpoint(
     )
 
 
-def start_syncpoint(cfg: Path, *args: str, log: Path) -> subprocess.Popen[bytes]:
+def start_syncpoint(
+    cfg: Path, *args: str, log: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     exe = str(Path(sys.executable).with_name("syncpoint"))
     e = dict(os.environ)
     e.pop("SYNCPOINT_FAILPOINT", None)
+    e.update(env or {})
     return subprocess.Popen(
         [exe, "-c", str(cfg), *args], stdout=log.open("wb"), stderr=subprocess.STDOUT, env=e
     )

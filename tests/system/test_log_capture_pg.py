@@ -20,6 +20,7 @@ import yaml
 
 import syncpoint
 from syncpoint.ops.channel import Channel
+from syncpoint.vendors.postgres.log.pgoutput import lsn_int
 from tests.conftest import make_pg
 from tests.logpg import make_log_db
 from tests.system import roundkit as rk
@@ -107,6 +108,41 @@ def test_follower_killed_again_and_again_then_rerun_converges(pair: Any, tmp_pat
     ok, why = rk.same(src, dst)
     assert ok, why
     assert rk.duplicates(dst) == []
+
+
+def test_follower_killed_between_queue_commit_and_feedback_then_rerun(
+    pair: Any, tmp_path: Path
+) -> None:
+    # the follower streams the slot: killed after its queue transaction committed and
+    # before the slot was told, the next follower's session gets those transactions again
+    src, dst = pair
+    rk.setup_source(src)
+    rk.setup_target(dst)
+    cfg = as_log(rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst))
+    assert rk.syncpoint(cfg, "install").returncode == 0
+    writers = rk.run_writers(src.vendor, src.url, 2, 4)
+    f = rk.start_syncpoint(
+        cfg, "run", "--follow", "--interval", "0.2", log=tmp_path / "f0.log",
+        env={"SYNCPOINT_FAILPOINT": "log_before_feedback@2"},
+    )  # fmt: skip
+    assert f.wait(120) == -9, (tmp_path / "f0.log").read_text(errors="replace")[-3000:]
+    for w in writers:
+        w.join()
+    stored, flushed = src.query(
+        "SELECT decoded::text, confirmed_flush_lsn::text FROM repl_log_state, pg_replication_slots"
+    )[0]
+    assert lsn_int(flushed) < lsn_int(stored)  # stored, the slot not told
+    f = rk.start_syncpoint(cfg, "run", "--follow", "--interval", "0.2", log=tmp_path / "f1.log")
+    try:
+        rk.wait_until(lambda: rk.same(src, dst)[0], 120, step=1)
+    finally:
+        f.send_signal(signal.SIGTERM)
+        assert f.wait(120) == 0, (tmp_path / "f1.log").read_text(errors="replace")[-3000:]
+    ok, why = rk.same(src, dst)
+    assert ok, why
+    assert rk.duplicates(dst) == []
+    for t in ("parent", "child"):
+        assert src.query(f"SELECT count(*) FROM {t}") == dst.query(f"SELECT count(*) FROM {t}")
 
 
 def test_snapshot_hands_over_to_the_log(pair: Any, tmp_path: Path, spark: Any) -> None:

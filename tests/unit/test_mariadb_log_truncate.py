@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from syncpoint.vendors.mariadb.logddl import truncated
+from syncpoint.vendors.mariadb.log.ddl import truncated
 
 
 def test_truncate_targets() -> None:

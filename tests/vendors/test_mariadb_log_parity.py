@@ -9,7 +9,7 @@ from typing import Any
 
 from syncpoint.config import TableConfig
 from syncpoint.vendors.mariadb.capture import MariadbCapture
-from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 
 TYPES = """CREATE TABLE t (
   id INT PRIMARY KEY,

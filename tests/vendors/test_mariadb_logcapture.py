@@ -19,9 +19,9 @@ import pytest
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import ChangeRecord
 from syncpoint.errors import LocationError, TableStopped
-from syncpoint.vendors.mariadb import drain
 from syncpoint.vendors.mariadb.capture import MariadbCapture
-from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture
+from syncpoint.vendors.mariadb.log import drain
+from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
 from tests.private_mariadb import binlog_head, tables_logged
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
@@ -126,7 +126,7 @@ def test_guarantee_is_the_sampled_time_and_never_goes_back(log: Log) -> None:
 def test_kill_before_the_drain_commits_then_rerun_captures_once(log: Log) -> None:
     log.db.execute("INSERT INTO t VALUES (1, 'x'), (2, 'y')", "UPDATE t SET name = 'z'")
     code = (
-        "import sys; from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture as C;"
+        "import sys; from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture as C;"
         "c = C('m1', sys.argv[1], 'repl_'); c.tick(c.connect())"
     )
     env = {**os.environ, "SYNCPOINT_FAILPOINT": "log_before_commit"}

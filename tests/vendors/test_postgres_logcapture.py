@@ -21,7 +21,7 @@ from test_postgres_capture_types import INSERT, ODD_SESSION, SETUP
 from syncpoint.config import TableConfig, WarningsConfig
 from syncpoint.errors import LocationError, UsageError
 from syncpoint.observe.warnings import status_warnings
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
 
 
 class LogPg(Pg):
@@ -139,7 +139,7 @@ def test_origin_marks_the_transactions_changes(log_db: Any) -> None:
 
 _KILLED = """
 import sys
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
 cap = PostgresLogCapture("dec01", sys.argv[1], "repl_")
 conn = cap.connect()
 cap.tick(conn)

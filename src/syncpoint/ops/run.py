@@ -197,9 +197,11 @@ def run(
             raise TableStopped(_stopped_text(report))
         return report
     from syncpoint.ops.follower import holding
+    from syncpoint.vendors.kept import kept
 
     total = RunReport()
-    with holding(cfg) as keep, _signals() as stopping:
+    # a log is read by one session kept open across the polls (where the vendor has one)
+    with holding(cfg) as keep, _signals() as stopping, kept():
         retry_at: dict[str, float] = {}
         stop_said: dict[str, str] = {}  # the stop last logged, per integrate location and group
         while not stopping.is_set():

@@ -9,7 +9,7 @@ from syncpoint.vendors.mariadb.capture import MariadbCapture as Capture
 from syncpoint.vendors.mariadb.cdr import MariadbCdr as Cdr
 from syncpoint.vendors.mariadb.gate import MariadbGateStore as GateStore
 from syncpoint.vendors.mariadb.integrate import MariadbIntegrate as Integrate
-from syncpoint.vendors.mariadb.logcapture import MariadbLogCapture as LogCapture
+from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture as LogCapture
 
 __all__ = [
     "Capture",

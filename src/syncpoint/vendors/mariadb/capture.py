@@ -22,7 +22,7 @@ from syncpoint.vendors.mariadb.state import Site, watched
 
 class MariadbCapture(Capture):
     vendor: ClassVar[str] = "mariadb"
-    kind: ClassVar[str] = "trigger"  # logcapture.py's subclass: "log"
+    kind: ClassVar[str] = "trigger"  # log/capture.py's subclass: "log"
 
     def __init__(self, location: str, url: str, prefix: str):
         super().__init__(location, url, prefix)

@@ -9,7 +9,7 @@ from syncpoint.vendors.postgres.capture import PostgresCapture as Capture
 from syncpoint.vendors.postgres.cdr import PostgresCdr as Cdr
 from syncpoint.vendors.postgres.gate import PostgresGateStore as GateStore
 from syncpoint.vendors.postgres.integrate import PostgresIntegrate as Integrate
-from syncpoint.vendors.postgres.logcapture import PostgresLogCapture as LogCapture
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture as LogCapture
 
 __all__ = [
     "Capture",

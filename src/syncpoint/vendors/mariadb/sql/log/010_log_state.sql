@@ -1,4 +1,4 @@
--- Log capture (logcapture.py): how far the binary log has been drained into ${items}. One
+-- Log capture (log/capture.py): how far the binary log has been drained into ${items}. One
 -- row, written in the same transaction as the records it accounts for: `gtid` is the
 -- position after the last transaction drained (MariaDB's GTID list, one per domain),
 -- `log_file`/`log_pos` where that is in the binary log (for the retained-binlog figures),

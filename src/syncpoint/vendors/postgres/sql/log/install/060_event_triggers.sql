@@ -1,6 +1,6 @@
 -- As with trigger capture: database-wide, one pair per prefix, ENABLE ALWAYS; a superuser
 -- creates them (install leaves this file out otherwise: DDL then comes from the decoded
--- relation messages, see logcapture.py).
+-- relation messages, see log/capture.py).
 DROP EVENT TRIGGER IF EXISTS ${et_ddl}
 ---
 CREATE EVENT TRIGGER ${et_ddl} ON ddl_command_end

@@ -18,6 +18,7 @@ batch's reads, the advance past the previous batch and the peek (one); the queue
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -25,20 +26,29 @@ from typing import Any
 import psycopg
 
 from syncpoint import failpoints
-from syncpoint.errors import LocationError, UsageError
-from syncpoint.vendors.postgres import dialect, logqueue, pgoutput
-from syncpoint.vendors.postgres.lognames import LogNames
-from syncpoint.vendors.postgres.logqueue import Types
-from syncpoint.vendors.postgres.logrecords import Records, watched
+from syncpoint.errors import LocationError, TransientError, UsageError
+from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.log import pgoutput
+from syncpoint.vendors.postgres.log import queue as logqueue
+from syncpoint.vendors.postgres.log.names import LogNames
+from syncpoint.vendors.postgres.log.queue import Types
+from syncpoint.vendors.postgres.log.records import Records, watched
 
 # messages a batch asks for (whole transactions: may be more). Each peek decodes again from
 # the slot's restart position, which the server moves only now and then: fewer, larger
 # batches decode less twice.
 BATCH = 50_000
+# how long a tick waits for the session streaming the slot (a follower's) to store what it
+# must (that session drains at its own ticks)
+BUSY_WAIT_S = 120.0
 
 
 class Lost(Exception):
     """The slot is gone or cannot be read any more (the message says why and what to do)."""
+
+
+class _Busy(Exception):
+    """Another session streams the slot (a follower's, ``stream.py``)."""
 
 
 def lost_text(slot: str, why: str) -> str:
@@ -54,9 +64,9 @@ class Drain:
         self.o, self.types, self.location, self.slot = o, types, location, slot
         self.key = {"key": f"syncpoint:log:{o.schema}.{prefix}"}
 
-    def run(self, conn: Any, tick: Callable[[Any, datetime], Any]) -> Any:
+    def run(self, conn: Any, tick: Callable[[Any, datetime, bool], Any]) -> Any:
         """Decode the slot into the queue up to the position sampled now, then
-        ``tick(conn, guaranteed)``, which queues the tick's statements and returns what to
+        ``tick(conn, guaranteed, True)``, which queues the tick's statements and returns what to
         fetch once they ran. ``guaranteed``: the clock, or the oldest transaction's start
         if earlier, sampled before that position. ``conn`` is in autocommit mode and every
         transaction explicit, so that a quiet tick is two round trips: psycopg sends a
@@ -77,7 +87,7 @@ class Drain:
                     while self._batch(conn):
                         pass
                     clock, oldest, _upto = horizon.fetchone()
-                    out = tick(conn, min(x for x in (clock, oldest) if x is not None))
+                    out = tick(conn, min(x for x in (clock, oldest) if x is not None), True)
                     conn.execute(o.one("log/unlock.sql"), self.key)
                     locked = False
                 return out
@@ -86,6 +96,11 @@ class Drain:
                     _rollback(conn)
                     self._unreadable(conn, exc)
                 raise
+        except _Busy:
+            _rollback(conn)
+            conn.execute(o.one("log/unlock.sql"), self.key)
+            locked = False
+            return self._behind_stream(conn, tick)
         except Lost as lost:
             _rollback(conn)
             with conn.transaction():  # every table stops with the reason, then it is raised
@@ -104,6 +119,8 @@ class Drain:
         conn.execute("BEGIN")
         conn.execute(o.one("log/settings.sql"))
         state_q = conn.execute(o.one("log/state_read.sql"))
+        # from here an error may be the slot's (gone, lost, streamed by another session)
+        self.reading = True
         # the last batch's commit is behind us: the slot may now pass its records
         conn.execute(o.one("log/advance.sql"), {"slot": self.slot})
         service_q = conn.execute(o.one("queries/service_read.sql"))
@@ -111,7 +128,6 @@ class Drain:
         tables_q = conn.execute(o.one("log/log_tables.sql"))
         peek = {"slot": self.slot, "n": BATCH, "pub": dialect.quote(o.name("pub"))}
         # binary: the messages come as they are, not as hex text to decode
-        self.reading = True
         peek_q = conn.cursor(binary=True).execute(o.one("log/peek.sql"), peek)
         state = state_q.fetchone()
         data = [r[0] for r in peek_q.fetchall()]
@@ -137,10 +153,52 @@ class Drain:
         conn.execute("COMMIT")
         return len(data) >= BATCH
 
-    def _unreadable(self, conn: Any, exc: psycopg.Error) -> None:
-        """Why a batch could not read the slot: capture stopped earlier, the slot dropped
-        or invalidated (``Lost``), or else ``exc`` itself (raised by the caller)."""
+    def _behind_stream(self, conn: Any, tick: Callable[[Any, datetime, bool], Any]) -> Any:
+        """The tick of a process that cannot read the slot because another session streams
+        it: a horizon sampled now, then a wait until that session confirmed it (it confirms
+        only what its queue transactions committed), then the tick. If that session ends
+        first, the slot is read here after all."""
         o = self.o
+        with conn.pipeline():
+            conn.execute(o.one("log/lock.sql"), self.key)
+            conn.execute("BEGIN")
+            conn.execute(o.one("log/synchronous_commit.sql"))
+            horizon = conn.execute(o.one("log/horizon.sql"))
+            conn.execute("COMMIT")
+            conn.execute(o.one("log/unlock.sql"), self.key)
+        clock, oldest, upto = horizon.fetchone()
+        deadline = time.monotonic() + BUSY_WAIT_S
+        while True:
+            found = conn.execute(
+                o.one("log/slot_confirmed.sql"), {"slot": self.slot, "upto": upto}
+            ).fetchone()
+            if found is None or found[0] is None:
+                return self.run(conn, tick)  # the session ended: read the slot here
+            if found[1]:
+                break
+            if time.monotonic() > deadline:
+                raise TransientError(
+                    f"PostgreSQL: the replication slot {self.slot} is streamed by another "
+                    f"session (pid {found[0]}, a follower's?), which has not stored the log up "
+                    f"to {upto} in {BUSY_WAIT_S:.0f} s",
+                    location=self.location,
+                )
+            time.sleep(0.1)
+        with conn.pipeline():
+            conn.execute(o.one("log/lock.sql"), self.key)
+            try:
+                out = tick(conn, min(x for x in (clock, oldest) if x is not None), False)
+            finally:
+                conn.execute(o.one("log/unlock.sql"), self.key)
+        return out
+
+    def _unreadable(self, conn: Any, exc: psycopg.Error) -> None:
+        """Why a batch could not read the slot: capture stopped earlier, another session
+        streams it (``_Busy``), the slot dropped or invalidated (``Lost``), or else ``exc``
+        itself (raised by the caller)."""
+        o = self.o
+        if isinstance(exc, psycopg.errors.ObjectInUse):
+            raise _Busy(str(exc)) from None
         with conn.transaction():
             state = conn.execute(o.one("log/state_peek.sql")).fetchone()
             info = conn.execute(o.one("log/slot.sql"), {"slot": self.slot}).fetchone()

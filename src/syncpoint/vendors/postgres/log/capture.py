@@ -11,15 +11,17 @@ between decodes the same transactions again and skips those at or below ``decode
 the ordinary tick (its snapshot sees the batch transactions committed). How and why:
 docs/internals.md, "Log capture", PostgreSQL.
 
-This module is the capture role (install, plan, status, tick); the rest is in
-``logcheck`` (what validate checks), ``logdrain`` (the drain, exactly once), ``logrecords``
-(decoded transactions to records), ``logqueue`` (records into the queue) and ``pgoutput``
-(the messages).
+This module is the capture role (install, plan, status, tick); the rest of this folder is
+``check`` (what validate checks), ``drain`` (the drain, exactly once), ``stream`` (a
+follower's drain through one decoding session), ``records`` (decoded transactions to
+records), ``queue`` (records into the queue), ``names`` and ``pgoutput`` (the messages).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -29,13 +31,23 @@ from psycopg import sql
 
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
-from syncpoint.errors import UsageError
+from syncpoint.errors import SyncpointError, UsageError
+from syncpoint.vendors import kept
 from syncpoint.vendors.base import Capture
-from syncpoint.vendors.postgres import catalog, dialect, logcheck, logdrain, logunread, privileges
+from syncpoint.vendors.postgres import catalog, dialect, privileges
 from syncpoint.vendors.postgres.capture import PostgresCapture, _no_open_transaction, ddl_events
 from syncpoint.vendors.postgres.catalog import schema_of
-from syncpoint.vendors.postgres.lognames import LogNames
-from syncpoint.vendors.postgres.logqueue import Types
+from syncpoint.vendors.postgres.log import check as logcheck
+from syncpoint.vendors.postgres.log import drain as logdrain
+from syncpoint.vendors.postgres.log import stream as logstream
+from syncpoint.vendors.postgres.log import unread as logunread
+from syncpoint.vendors.postgres.log.names import LogNames
+from syncpoint.vendors.postgres.log.queue import Types
+
+log = logging.getLogger("syncpoint.logcapture")
+# a stream that could not be opened is tried again after this long
+RETRY_STREAM_S = 60.0
+_REFUSED: dict[tuple[str, str, str], float] = {}
 
 # the queue's objects this capture shares with the trigger capture (install/ files)
 _QUEUE_FILES = (
@@ -185,6 +197,7 @@ class PostgresLogCapture(PostgresCapture):
         _no_open_transaction(conn, "uninstall")
         o = self._o
         with self._translated(None, conn):
+            self._released(conn)
             conn.execute(o.one("log/slot_drop.sql"), {"slot": self.slot_name(conn)})
             conn.commit()
             with conn.transaction():
@@ -196,6 +209,23 @@ class PostgresLogCapture(PostgresCapture):
                     conn.execute(stmt)
                 for stmt in o.folder("uninstall"):
                     conn.execute(stmt)
+
+    def _released(self, conn: Any, wait_s: float = 10.0) -> None:
+        """Wait for a session streaming the slot to end (a follower stopped just now: its
+        server process ends a moment later); a follower still running is named."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            found = self.slot_info(conn)
+            conn.commit()
+            if found is None or found[7] is None:
+                return
+            if time.monotonic() > deadline:
+                raise UsageError(
+                    f"the replication slot {self.slot_name(conn)} is read by another session "
+                    f"(pid {found[7]}) at {self.location}: stop the follower (run --follow) "
+                    "first"
+                )
+            time.sleep(0.2)
 
     def uninstall_plan(self, conn: Any) -> list[str]:
         o = self._o
@@ -310,15 +340,27 @@ class PostgresLogCapture(PostgresCapture):
     # -- the stream --------------------------------------------------------------------
     def tick(self, conn: Any) -> Tick:
         """Drain the slot into the queue, then the ordinary tick, its guaranteed time
-        lowered to what the drain read (see logdrain.py)."""
+        lowered to what the drain read: through the session kept open while a follower
+        runs (stream.py), else with the SQL functions (drain.py)."""
         _no_open_transaction(conn, "tick")
         autocommit = conn.autocommit
-        conn.autocommit = True  # explicit transactions, in one pipeline (logdrain.py)
+        conn.autocommit = True  # explicit transactions, in one pipeline (drain.py)
         try:
             with self._translated():
-                drain = logdrain.Drain(self._o, self._types, self.location, self.prefix,
-                                       self.slot_name(conn))  # fmt: skip
-                lowered = drain.run(conn, self._queue_tick)
+                slot = self.slot_name(conn)
+                session = self._session(slot) if kept.active() else None
+                if session is not None:
+                    streamed = logstream.StreamDrain(self._o, self._types, self.location,
+                                                     self.prefix, slot)  # fmt: skip
+                    try:
+                        lowered = streamed.stream(conn, session, self._queue_tick)
+                    except BaseException:
+                        kept.drop(self._session_key)  # the next tick starts a new session
+                        raise
+                else:
+                    drain = logdrain.Drain(self._o, self._types, self.location, self.prefix,
+                                           slot)  # fmt: skip
+                    lowered = drain.run(conn, self._queue_tick)
                 context, guaranteed, made_at = lowered.fetchone()
         finally:
             if not conn.broken:
@@ -331,13 +373,45 @@ class PostgresLogCapture(PostgresCapture):
             sampled_at=made_at.astimezone(UTC),
         )
 
-    def _queue_tick(self, conn: Any, g: datetime) -> Any:
+    @property
+    def _session_key(self) -> tuple[str, str, str]:
+        return ("postgres-log", self.url, self.prefix)
+
+    def _session(self, slot: str) -> logstream.Session | None:
+        """The kept session streaming the slot, made if none; None (this tick reads the
+        slot with the SQL functions) when it cannot be made, with the reason logged."""
+        o = self._o
+        if _REFUSED.get(self._session_key, 0.0) > time.monotonic():
+            return None
+        try:
+            found = kept.session(
+                self._session_key,
+                lambda: logstream.Session(self.url, slot, dialect.quote(o.name("pub")),
+                                          self.location),  # fmt: skip
+            )
+        except logstream.Busy as exc:
+            log.info("%s: the slot is streamed by another session (%s): this tick waits "
+                     "for it", self.location, exc)  # fmt: skip
+            return None
+        except SyncpointError as exc:
+            # a dropped or lost slot, say: the SQL reader tells it as such; tried again a
+            # minute later (not at every tick, nor warned of at every tick)
+            _REFUSED[self._session_key] = time.monotonic() + RETRY_STREAM_S
+            log.warning("%s: cannot stream the slot %s (%s): ticks read it with the SQL "
+                        "functions for %.0f s", self.location, slot, exc,
+                        RETRY_STREAM_S)  # fmt: skip
+            return None
+        return found  # type: ignore[return-value]
+
+    def _queue_tick(self, conn: Any, g: datetime, advance: bool = True) -> Any:
         """The ordinary tick, its guaranteed time lowered to ``g``, in one transaction
-        queued in the drain's pipeline; the cursor whose row is the tick."""
+        queued in the drain's pipeline; the cursor whose row is the tick. ``advance``: the
+        slot moved to what the queue stores (not while a session streams it: that session
+        confirms it)."""
         o = self._o
         conn.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-        # past the drain's last batch (committed): before the tick's snapshot
-        conn.execute(o.one("log/advance.sql"), {"slot": self.slot_name(conn)})
+        if advance:  # past the drain's last batch (committed): before the tick's snapshot
+            conn.execute(o.one("log/advance.sql"), {"slot": self.slot_name(conn)})
         conn.execute(o.one("queries/tick.sql"))
         lowered = conn.execute(o.one("log/tick_lowered.sql"), {"g": g})
         conn.execute(o.one("log/service_lowered.sql"), {"g": g})

@@ -27,7 +27,7 @@ from pymysqlreplication import row_event as rev
 from pymysqlreplication.constants.BINLOG import TABLE_MAP_EVENT
 from pymysqlreplication.packet import BinLogPacketWrapper
 
-from syncpoint.vendors.mariadb import binvalues
+from syncpoint.vendors.mariadb.log import binvalues
 
 TABLE_MAPS_KEPT = 4096
 
@@ -192,48 +192,117 @@ def transactions(
     wanted: Callable[[str, str], bool],
     origins: tuple[str, str],
     schema: str | None = None,
+    tables: list[str] | None = None,
 ) -> Iterator[Transaction]:
     """Transactions after ``start`` up to and including ``upto`` (GTID lists), in binary log
-    order. ``wanted(schema, table)`` says whose row changes to decode; ``origins`` is the
-    (schema, table) of the origin marks; ``schema``: the only database whose row events
-    matter (the library then skips the others' table maps and rows unparsed; statements of
-    every database still come through)."""
-    target = {d: n for d, (_, n) in parse_gtids(upto).items()}
-    if all(parse_gtids(start).get(d, (0, 0))[1] >= n for d, n in target.items()):
+    order, read by a ``Reader`` of their own (see there)."""
+    if reached(parse_gtids(start), upto):
         return  # nothing new
-    settings = {**connection, "read_timeout": READ_TIMEOUT_S}
-    reader = BinLogStreamReader(
-        connection_settings=settings,
-        server_id=server_id,
-        # MariaDB 10.11 resets a non-blocking dump in the middle of a large transaction:
-        # the dump blocks, and the reader stops at the target, or at the first heartbeat
-        # (sent when the server has nothing more to send) if the target was not reached
-        blocking=True,
-        slave_heartbeat=HEARTBEAT_S,
-        is_mariadb=True,
-        auto_position=start,
-        only_schemas=[schema] if schema is not None else None,
-        # every event class the library knows, and the ones it does not know: none dropped
-        only_events=EVERY_EVENT,
-        filter_non_implemented_events=False,
-        # every table map read again (a frozen one would keep a table's old columns)
-        freeze_schema=False,
-        enable_logging=False,
-        pymysql_wrapper=_Connection,
-    )
-    seen = {d: n for d, (_, n) in parse_gtids(start).items()}
-    txn: Transaction | None = None
-    origin: str | None = None
-    standalone = False
-    moved = time.monotonic()  # when the last event other than a heartbeat came
-
-    def done() -> bool:
-        return all(seen.get(d, 0) >= n for d, n in target.items())
-
+    reader = Reader(connection, server_id, start, origins, schema, tables)
     try:
+        yield from reader.transactions(upto, wanted)
+    finally:
+        reader.close()
+
+
+def reached(seen: dict[int, Any], upto: str) -> bool:
+    """Whether the position ``seen`` ({domain: (server, seq)} or {domain: seq}) is at or
+    past every domain of the GTID list ``upto``."""
+    got = {d: (v[1] if isinstance(v, tuple) else v) for d, v in seen.items()}
+    return all(got.get(d, 0) >= n for d, (_, n) in parse_gtids(upto).items())
+
+
+class Reader:
+    """A replica connection (COM_BINLOG_DUMP) reading the binary log from a GTID position
+    (exclusive, as MariaDB's ``@slave_connect_state``), transaction by transaction.
+
+    A drain makes one and closes it; a follower keeps one open across its drains
+    (``vendors/kept.py``) while it stands where the stored position is (``at``): the server
+    then sends each event once, where a new connection makes it read the binary log file
+    holding the position from its start up to it again, and the reader's setup (two
+    connections, the server's settings) is not paid at every tick.
+
+    ``only``: the tables (of any database) whose table maps and row events the library
+    parses (None: every table of ``schema``); the caller may change the list in place
+    between transactions (a DDL that renames a table into the channel, say)."""
+
+    def __init__(
+        self,
+        connection: dict[str, Any],
+        server_id: int,
+        start: str,
+        origins: tuple[str, str],
+        schema: str | None = None,
+        tables: list[str] | None = None,
+    ):
+        self.only = tables
+        self.origins = origins
+        self.broken = False
+        self.seen = {d: n for d, (_, n) in parse_gtids(start).items()}
+        self.held: Any = None  # an event read past the last target, read first next time
+        self.reads = 0  # calls of transactions()
+        settings = {**connection, "read_timeout": READ_TIMEOUT_S}
+        self.reader = BinLogStreamReader(
+            connection_settings=settings,
+            server_id=server_id,
+            # MariaDB 10.11 resets a non-blocking dump in the middle of a large transaction:
+            # the dump blocks, and the reader stops at the target, or at the first heartbeat
+            # (sent when the server has nothing more to send) if the target was not reached
+            blocking=True,
+            slave_heartbeat=HEARTBEAT_S,
+            is_mariadb=True,
+            auto_position=start,
+            only_schemas=[schema] if schema is not None else None,
+            only_tables=tables,
+            # every event class the library knows, and the ones it does not know: none dropped
+            only_events=EVERY_EVENT,
+            filter_non_implemented_events=False,
+            # every table map read again (a frozen one would keep a table's old columns)
+            freeze_schema=False,
+            enable_logging=False,
+            pymysql_wrapper=_Connection,
+        )
+
+    def at(self, position: str) -> bool:
+        """Whether the reader stands right after ``position`` (what the drain stored)."""
+        want = {d: n for d, (_, n) in parse_gtids(position).items()}
+        return not self.broken and {d: n for d, n in self.seen.items() if n} == {
+            d: n for d, n in want.items() if n
+        }
+
+    def close(self) -> None:
+        self.broken = True
+        self.reader.close()
+
+    def transactions(self, upto: str, wanted: Callable[[str, str], bool]) -> Iterator[Transaction]:
+        """The transactions after the reader's position up to and including ``upto``;
+        ``wanted(schema, table)`` says whose row changes to decode. A reader left before
+        the end (an error, the caller stopping) is broken: it is not read again."""
+        self.reads += 1
+        if reached(self.seen, upto):
+            return
+        complete = False
+        try:
+            yield from self._read(upto, wanted)
+            complete = True
+        finally:
+            if not complete:
+                self.close()
+
+    def _read(self, upto: str, wanted: Callable[[str, str], bool]) -> Iterator[Transaction]:
+        reader, seen, origins = self.reader, self.seen, self.origins
+        target = {d: n for d, (_, n) in parse_gtids(upto).items()}
+        txn: Transaction | None = None
+        origin: str | None = None
+        standalone = False
+        moved = time.monotonic()  # when the last event other than a heartbeat came
+
+        def done() -> bool:
+            return all(seen.get(d, 0) >= n for d, n in target.items())
+
         while True:
             try:
-                event = reader.fetchone()
+                event, self.held = (self.held, None) if self.held else (reader.fetchone(), None)
             except pymysql.err.OperationalError as exc:
                 if exc.args and exc.args[0] == ER_MASTER_FATAL_ERROR_READING_BINLOG:
                     raise Gone(str(exc.args[1]) if len(exc.args) > 1 else str(exc)) from exc
@@ -246,6 +315,7 @@ def transactions(
                         f"the binary log ended before position {upto} (read up to "
                         f"{render_gtids({d: (0, n) for d, n in seen.items()})})"
                     )
+                self.broken = True  # the library closed the stream
                 return
             if isinstance(event, ev.HeartbeatLogEvent):
                 # the server idles (or skips events before our position: it sends heartbeats
@@ -265,7 +335,8 @@ def transactions(
                 if txn is not None:
                     raise Unreadable(f"transaction {txn.gtid} has no end in the binary log")
                 if event.gtid_seq_no > target.get(event.domain_id, -1):
-                    return  # written after the target was sampled
+                    self.held = event  # written after the target: the next read's first
+                    return
                 txn = Transaction(
                     event.gtid,
                     event.domain_id,
@@ -339,8 +410,6 @@ def transactions(
                 f"transaction {txn.gtid}: binary log event {type(event).__name__} (type "
                 f"0x{getattr(event, 'event_type', 0):02X}) is not understood by log capture"
             )
-    finally:
-        reader.close()
 
 
 def _text(v: Any) -> str | None:

@@ -378,13 +378,13 @@ class Rows:
             raise Unsupported(
                 f"the row event has {event.number_of_columns} columns, its table map {self.n}"
             )
-        self.names = [c.name for c in columns]
-        self.keys = [json_string(n) + ": " for n in self.names]
-        self.decoders = [decoder(c) for c in columns]
+        self.names, self.keys, self.decoders, full = _setup(columns)
         bitmaps = [event.columns_present_bitmap]
         if hasattr(event, "columns_present_bitmap2"):
             bitmaps.append(event.columns_present_bitmap2)
         for bitmap in bitmaps:
+            if bytes(bitmap) == full:
+                continue
             missing = [c.name for i, c in enumerate(columns) if not bitmap[i >> 3] >> (i & 7) & 1]
             if missing:
                 raise Unsupported(
@@ -415,6 +415,28 @@ class Rows:
     def text(self, values: list[str]) -> str:
         """``JSON_OBJECT('a', .., 'b', ..)``'s text of one row image, columns in table order."""
         return "{" + ", ".join([k + v for k, v in zip(self.keys, values, strict=True)]) + "}"
+
+
+# A table's names, JSON keys, decoders and full column bitmap, made once per table map: a
+# transaction of one row (OLTP's commonest) made them again for its one row otherwise. The
+# table maps parsed once (binlog.py) hand every event of a table the same columns list;
+# the list is kept here with its setup, so its id stays its own.
+_SETUPS: dict[int, tuple[Any, tuple[list[str], list[str], list[Decoder], bytes]]] = {}
+SETUPS_KEPT = 4096
+
+
+def _setup(columns: Any) -> tuple[list[str], list[str], list[Decoder], bytes]:
+    found = _SETUPS.get(id(columns))
+    if found is not None and found[0] is columns:
+        return found[1]
+    names = [c.name for c in columns]
+    n = len(names)
+    full = bytes([0xFF] * (n >> 3) + ([(1 << (n & 7)) - 1] if n & 7 else []))
+    made = (names, [json_string(x) + ": " for x in names], [decoder(c) for c in columns], full)
+    if len(_SETUPS) >= SETUPS_KEPT:
+        _SETUPS.clear()
+    _SETUPS[id(columns)] = (columns, made)
+    return made
 
 
 def _ewkb(stored: bytes) -> bytes:

@@ -11,7 +11,7 @@ from syncpoint.vendors.postgres import catalog, dialect
 from syncpoint.vendors.postgres.catalog import schema_of
 
 if TYPE_CHECKING:
-    from syncpoint.vendors.postgres.logcapture import PostgresLogCapture
+    from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
 
 
 def server(cap: PostgresLogCapture, conn: Any) -> list[str]:

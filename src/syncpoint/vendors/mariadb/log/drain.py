@@ -26,9 +26,14 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+import pymysql
+
 from syncpoint import failpoints
 from syncpoint.errors import LocationError, NotInstalled, TableStopped, TransientError
-from syncpoint.vendors.mariadb import binlog, dialect, logddl
+from syncpoint.vendors import kept
+from syncpoint.vendors.mariadb import dialect
+from syncpoint.vendors.mariadb.log import binlog
+from syncpoint.vendors.mariadb.log import ddl as logddl
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
 
@@ -82,9 +87,19 @@ class _Drain:
         self.context: int | None = None  # the tick the transaction's records are written in
         self.literal = conn.escape
         self.tables: dict[str, Watched] = {}
+        self.only: list[str] = []
         self.last: binlog.Transaction | None = None
         self.pos: dict[int, tuple[int, int]] = {}
         self.head = render("log/item_insert.sql", site.names).strip() + " "
+        # literals that repeat from one source transaction to the next, escaped once: the
+        # values after the transaction's GTID up to the guid, per (origin, table, version),
+        # and the commit times (whole seconds)
+        self.middles: dict[tuple[str, str, int], str] = {}
+        self.times: dict[Any, str] = {}
+        # a record's guid: a random prefix per drain and a counter (unique, like the
+        # triggers' UUID(); a uuid4 a record read the system's random source each time)
+        self.guid_base = uuid.uuid4().hex[:20]
+        self.guids = 0
 
     def _watch(self) -> None:
         self.tables = {
@@ -92,28 +107,72 @@ class _Drain:
             for w in watched(self.cur, self.site.names)
             if w.schema == self.site.db and w.status != "DROPPED"
         }
+        # the reader parses the row events of these tables only (the list is the reader's:
+        # changed in place, it applies from the next transaction read)
+        self.only[:] = [*self.tables, self.site.names.obj("origin_marks")]
+
+    def _reader(self, start: str) -> tuple[binlog.Reader, bool]:
+        """A reader standing at ``start``: the one a follower keeps (``kept.py``), made if
+        none or if it stands elsewhere (another process drained meanwhile), or one of this
+        drain's own; and whether it is kept (left open at the end)."""
+        site = self.site
+        kw = dialect.parts(self.url)
+        connection = {k: v for k, v in kw.items() if k != "database" and v is not None}
+        connection.setdefault("connect_timeout", 10)
+
+        def make() -> binlog.Reader:
+            return binlog.Reader(
+                connection,
+                binlog.replica_id(f"{site.db}\0{site.names.prefix}"),
+                start,
+                (site.db, site.names.obj("origin_marks")),
+                site.db,
+                [],
+            )
+
+        key = ("mariadb-log", self.url, site.names.prefix)
+        found = kept.session(key, make)
+        if isinstance(found, binlog.Reader) and not found.at(start):
+            kept.drop(key)
+            found = kept.session(key, make)
+        if isinstance(found, binlog.Reader):
+            return found, True
+        return make(), False
+
+    def _read(self, reader: binlog.Reader, upto: str) -> None:
+        site = self.site
+        wanted = lambda schema, table: schema == site.db and table in self.tables  # noqa: E731
+        for txn in reader.transactions(upto, wanted):
+            self._add(txn)
+            if self.count >= BATCH:
+                self._commit()
 
     def run(self, start: str, upto: str) -> None:
         site = self.site
         self.pos = binlog.parse_gtids(start)
-        self._watch()
-        kw = dialect.parts(self.url)
-        connection = {k: v for k, v in kw.items() if k != "database" and v is not None}
-        connection.setdefault("connect_timeout", 10)
+        reader: binlog.Reader | None = None
+        keep = False
         try:
             self.conn.begin()
-            for txn in binlog.transactions(
-                connection,
-                binlog.replica_id(f"{site.db}\0{site.names.prefix}"),
-                start,
-                upto,
-                lambda schema, table: schema == site.db and table in self.tables,
-                (site.db, site.names.obj("origin_marks")),
-                site.db,
-            ):
-                self._add(txn)
-                if self.count >= BATCH:
-                    self._commit()
+            if not binlog.reached(self.pos, upto):
+                reader, keep = self._reader(start)
+                assert reader.only is not None
+                self.only = reader.only
+            self._watch()
+            if reader is not None:
+                try:
+                    self._read(reader, upto)
+                except pymysql.err.OperationalError:
+                    # a kept reader's connection may have ended while the follower applied
+                    # (the server's net_write_timeout): once more with a new one
+                    if not keep or reader.reads == 1 or self.last is not None:
+                        raise
+                    reader, keep = self._reader(start)
+                    assert reader.only is not None
+                    self.only[:] = []
+                    self.only = reader.only
+                    self._watch()
+                    self._read(reader, upto)
             self._commit()
         except binlog.Gone as exc:
             self.conn.rollback()
@@ -125,33 +184,44 @@ class _Drain:
                 f"{self.last.gtid if self.last else start} is captured until this is fixed",
                 location=site.location,
             ) from exc
+        finally:
+            if reader is not None and not keep:
+                reader.close()
 
     def _add(self, txn: binlog.Transaction) -> None:
         at = txn.at if self.floor is None else max(txn.at, self.floor)
         literal = self.literal
-        # per origin and table: the values before the guid, and after the row images
-        ends: dict[tuple[str, str], tuple[str, str]] = {}
+        gtid = literal(txn.gtid) + ","
+        when = self.times.get(at)
+        if when is None:
+            if len(self.times) > 1000:
+                self.times.clear()
+            when = self.times[at] = literal(at) + ")"
+        middles, base = self.middles, self.guid_base
         for ch in txn.changes:
             if isinstance(ch, binlog.Statement):
                 self._flush()
                 if logddl.statement(self.cur, self.site, ch.text, ch.schema):
                     self._watch()
-                ends.clear()  # a table's version may have changed
                 continue
             w = self.tables.get(ch.table)
             if w is None or ACTIONS[ch.action] not in (w.actions or "IUD"):
                 continue
             origin = ch.origin or self.site.location
-            end = ends.get((origin, w.table))
-            if end is None:
+            key = (origin, w.table, int(w.version))
+            middle = middles.get(key)
+            if middle is None:
                 schema = literal(w.schema)
-                end = ends[(origin, w.table)] = (
-                    f"{literal(txn.gtid)},{literal(origin)},{literal(w.table)},{schema},{schema},'",
-                    f",{int(w.version)},{literal(at)})",
+                middle = middles[key] = (
+                    f"{literal(origin)},{literal(w.table)},{schema},{schema},'{base[:8]}-"
+                    f"{base[8:12]}-{base[12:16]}-{base[16:20]}-"
                 )
+            self.guids += 1
+            old = "NULL" if ch.oldcontent is None else literal(ch.oldcontent)
+            new = "NULL" if ch.content is None else literal(ch.content)
             row = (
-                f"{end[0]}{uuid.uuid4()}','{ch.action}',{literal(ch.content)},"
-                f"{literal(ch.oldcontent)}{end[1]}"
+                f"{gtid}{middle}{self.guids:012x}','{ch.action}',{new},{old},"
+                f"{key[2]},{when}"
             )
             self.rows.append(row)
             self.count += 1

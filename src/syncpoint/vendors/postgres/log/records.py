@@ -10,10 +10,10 @@ from typing import Any
 
 from psycopg import sql
 
-from syncpoint.vendors.postgres import pgoutput
-from syncpoint.vendors.postgres.lognames import LogNames
-from syncpoint.vendors.postgres.logqueue import Record, Types, identity_columns
-from syncpoint.vendors.postgres.pgoutput import UNCHANGED, Relation
+from syncpoint.vendors.postgres.log import pgoutput
+from syncpoint.vendors.postgres.log.names import LogNames
+from syncpoint.vendors.postgres.log.pgoutput import UNCHANGED, Relation
+from syncpoint.vendors.postgres.log.queue import Record, Types, identity_columns
 
 
 @dataclass

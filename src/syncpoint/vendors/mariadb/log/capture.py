@@ -20,11 +20,12 @@ import pymysql
 from syncpoint.config import TableConfig
 from syncpoint.core.model import CaptureStatus, Tick
 from syncpoint.errors import ConfigError
-from syncpoint.vendors.mariadb import binlog, catalog, dialect, drain, objects, stream, triggers
+from syncpoint.vendors.mariadb import catalog, dialect, objects, stream, triggers
 from syncpoint.vendors.mariadb.capture import MariadbCapture
+from syncpoint.vendors.mariadb.log import binlog, drain
+from syncpoint.vendors.mariadb.log.unlogged import note, unlogged
 from syncpoint.vendors.mariadb.names import Names, render, statements
 from syncpoint.vendors.mariadb.state import Site, run, watched
-from syncpoint.vendors.mariadb.unlogged import note, unlogged
 from syncpoint.vendors.mariadb.watch import save_snapshot
 
 LOG_OBJECTS = ("log/010_log_state.sql", "log/020_origin_marks.sql")

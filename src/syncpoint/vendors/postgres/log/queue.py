@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from syncpoint.vendors.postgres import dialect
-from syncpoint.vendors.postgres.lognames import LogNames
-from syncpoint.vendors.postgres.pgoutput import Relation
+from syncpoint.vendors.postgres.log.names import LogNames
+from syncpoint.vendors.postgres.log.pgoutput import Relation
 
 ROW_ACTIONS = ("INSERT", "UPDATE", "DELETE")
 

@@ -1,0 +1,1 @@
+"""MariaDB log capture: the binary log read into the queue."""

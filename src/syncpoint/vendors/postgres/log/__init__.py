@@ -1,0 +1,1 @@
+"""PostgreSQL log capture: logical decoding of the write-ahead log into the queue."""
