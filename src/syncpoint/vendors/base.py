@@ -46,6 +46,12 @@ class Capture(ABC):
         them all in one query do."""
         return {str(t): self.describe(conn, t) for t in tables}
 
+    def cascades(self, conn: Any) -> list[Any]:
+        """The foreign keys of the location whose cascades the capture cannot see
+        (``core.cascade.Cascade``; rounds make their changes at the target). None by default:
+        PostgreSQL and SQLite capture the rows a cascade changes like any other."""
+        return []
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         """Problems that make capture of these tables unsafe (``validate``, ``install``).
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from syncpoint import failpoints, vendors
 from syncpoint.config import TableName
+from syncpoint.core import cascade
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.model import TableShape
 from syncpoint.core.positions import Position, SyncPoint
@@ -394,7 +395,7 @@ class Integrate:
             self._cas(conn, plan)
             if plan.moves:
                 self.run(conn, "staging_cleanup", (plan.application, plan.group, plan.round_id))
-            self._check_staged(conn, plan, staged)
+            self._check_staged(conn, plan, {**staged, **plan.events})
             rank = {name: i for i, name in enumerate(order)}
             ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))
             parts = {w.tbl: self._by_origin(conn, plan, w) for w in ws if staged.get(w.tbl)}
@@ -415,6 +416,10 @@ class Integrate:
                     if set_origin:
                         set_origin(conn, origin)
                     step.upsert(conn, plan.round_id, part, tables[w.tbl])
+            # after the upserts (a child row upserted by a change made after the cascade is
+            # kept by its position), before the deletes (a parent the target's foreign keys
+            # protect is deleted after its children)
+            self._cascade(conn, plan, tables, set_origin)
             for w in reversed(ws):
                 if w.tbl in tables:
                     step = resolve.get(w.tbl, self)
@@ -553,6 +558,193 @@ class Integrate:
             conn.cursor().executemany(stmt, [(application, group, round_id, *r) for r in rows])
         self.commit(conn)
         return "batched"
+
+    # -- cascades the capture could not see (core/cascade.py) ------------------------------
+    def _cascade(
+        self,
+        conn: Any,
+        plan: RoundPlan,
+        tables: dict[int, ApplyTable],
+        set_origin: Callable[[Any, str | None], None] | None,
+    ) -> None:
+        """Make at the target, in position order, the cascades of the round's staged events
+        (docs/internals.md, "Foreign keys with cascades")."""
+        if not plan.events:
+            return
+        edges = [e for e in plan.edges if e.parent in tables and e.child in tables]
+        by_window = {w.tbl: w for w in plan.windows}
+        pos: dict[int, str] = {}
+        for child in sorted({e.child for e in edges}):
+            pos[child] = self.q(f"{self.prefix}cascade_{child}")
+            self.cascade_positions(conn, plan.round_id, by_window[child], tables[child], pos[child])
+        found: list[cascade.Event] = []
+        for tbl in sorted(plan.events):
+            parent = tbl - cascade.EVENTS
+            cols = sorted({c for e in edges if e.parent == parent for c in e.fk.parent_columns})
+            if not cols:
+                continue
+            chosen = [self._column(tables[parent], c) for c in cols]
+            rows = self.cascade_events(conn, plan.round_id, tbl, chosen)
+            found += cascade.events(parent, rows, cols)
+        found.sort(key=lambda e: e.repl_key)
+        for e in found:
+            if set_origin:
+                set_origin(conn, by_window[e.window].location)
+            self._follow(conn, e, edges, tables, pos)
+
+    def _column(self, t: ApplyTable, name: str) -> ApplyColumn:
+        c = next((c for c in t.columns if c.name == name), None)
+        if c is None:
+            raise WorkFailed(
+                f"column {name} of {t.target.ref}, which a foreign key with a cascade refers "
+                "to, is missing at the target: the cascade cannot be made there",
+                table=str(t.target.ref),
+            )
+        return c
+
+    def _follow(
+        self,
+        conn: Any,
+        e: cascade.Event,
+        edges: list[cascade.Edge],
+        tables: dict[int, ApplyTable],
+        pos: dict[int, str],
+    ) -> None:
+        """The cascade of one event on each child of its table, and on theirs in turn (at
+        the same position): only the child rows whose own last change in the round came
+        before it (or none did) are the source's rows the cascade changed."""
+        for edge in (x for x in edges if x.parent == e.window):
+            rule, old, new = cascade.rule_for(e, edge.fk)
+            if not rule:
+                continue
+            child = tables[edge.child]
+            below = [c for x in edges if x.parent == edge.child for c in x.fk.parent_columns]
+            need = list(dict.fromkeys([*child.key, *edge.fk.columns, *below]))
+            for row in self._cascade_rows(conn, child, need, edge.fk.columns, old, pos[edge.child]):
+                *values, at, action = row
+                if at is not None and (int(at) > e.repl_key or action != "U"):
+                    continue  # changed by a record after the cascade, or gone before it
+                was = dict(zip(need, values, strict=True))
+                if new is None and rule == cascade.CASCADE:
+                    # its own children first: the target's foreign keys may protect it
+                    self._follow(
+                        conn, cascade.Event(e.repl_key, edge.child, was), edges, tables, pos
+                    )
+                    self._by_key(conn, "cascade_delete", child, was)
+                    continue
+                now = dict(was)
+                fill = (None,) * len(edge.fk.columns) if rule == cascade.SET_NULL else new
+                now.update(zip(edge.fk.columns, fill or (), strict=True))
+                self._cascade_update(conn, child, was, now, e.repl_key, pos[edge.child])
+                self._follow(
+                    conn, cascade.Event(e.repl_key, edge.child, was, now), edges, tables, pos
+                )
+
+    def _cascade_rows(
+        self,
+        conn: Any,
+        t: ApplyTable,
+        need: list[str],
+        columns: tuple[str, ...],
+        values: tuple[Any, ...],
+        pos: str,
+    ) -> list[tuple[Any, ...]]:
+        """The rows of ``t`` whose ``columns`` hold ``values``: the ``need`` columns, then
+        the position and action of their net row in the round (NULL: none)."""
+        p = Params()
+        match = " AND ".join(
+            f"t.{self.q(c)} = {p.bind(v)}" for c, v in zip(columns, values, strict=True)
+        )
+        join = " AND ".join(f"p.{self.q(k)} = t.{self.q(k)}" for k in t.key)
+        cur = self.run(
+            conn,
+            "cascade_rows",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            columns=", ".join(f"t.{self.q(c)}" for c in need),
+            pos=pos,
+            join=join,
+            match=match,
+        )
+        return [tuple(r) for r in cur.fetchall()]
+
+    def _key_match(self, t: ApplyTable, row: dict[str, Any], p: Params) -> str:
+        return " AND ".join(f"{self.q(k)} = {p.bind(row[k])}" for k in t.key)
+
+    def _by_key(self, conn: Any, sql: str, t: ApplyTable, row: dict[str, Any], **raw: str) -> Any:
+        p = Params()
+        match = self._key_match(t, row, p)
+        return self.run(
+            conn,
+            sql,
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            match=match,
+            **raw,
+        )
+
+    def _cascade_update(
+        self,
+        conn: Any,
+        t: ApplyTable,
+        was: dict[str, Any],
+        now: dict[str, Any],
+        at: int,
+        pos: str,
+    ) -> None:
+        """Set a child row's foreign key columns as the cascade did. Where they are part of
+        its key, the row moves to another key: a row a later record made there stays and
+        this one goes; one a record deleted before the cascade goes first."""
+        moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
+        if moved:
+            p = Params()
+            found = self.run(
+                conn, "cascade_position", p, pos=pos, match=self._key_match(t, now, p)
+            ).fetchone()
+            if found is not None and int(found[0]) > at:
+                self._by_key(conn, "cascade_delete", t, was)
+                return
+            self._by_key(conn, "cascade_delete", t, now)
+        p = Params()
+        assign = ", ".join(f"{self.q(c)} = {p.bind(now[c])}" for c in now if now[c] != was[c])
+        if not assign:
+            return
+        match = self._key_match(t, was, p)
+        self.run(
+            conn,
+            "cascade_update",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            assign=assign,
+            match=match,
+        )
+        self._checked(conn, t)
+
+    def _checked(self, conn: Any, t: ApplyTable) -> None:
+        """After a statement of the cascade step (MariaDB: its warnings fail the round)."""
+
+    def cascade_positions(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
+    ) -> None:
+        """A temporary table ``pos`` of the key of each staged net row of window ``w``, in
+        the key columns' own types, with its ``sp_pos`` (repl_key) and ``sp_action``."""
+        raise WorkFailed(
+            f"foreign keys with cascades at the source need rounds to make the cascades at "
+            f"the target, which a {self.dialect.TITLE} target cannot do yet: replicate these "
+            "tables to PostgreSQL or MariaDB",
+            location=self.location,
+            table=str(t.target.ref),
+        )
+
+    def cascade_events(
+        self, conn: Any, round_id: str, tbl: int, columns: list[ApplyColumn]
+    ) -> list[tuple[Any, ...]]:
+        """The staged events of one events window: (repl_key, action, *values of
+        ``columns``), in the types the target reads them in, in position order."""
+        raise NotImplementedError
 
     # -- uninstall -------------------------------------------------------------------------
     def uninstall_statements(self, conn: Any, keep_positions: bool = False) -> list[str]:

@@ -41,6 +41,11 @@ class MariadbCapture(Capture):
             schema = table.schema_ or catalog.database(cur)
             return catalog.shape(schema, table.name, catalog.columns(cur, schema, table.name))
 
+    def cascades(self, conn: Any) -> list[Any]:
+        with dialect.translated(self.location):
+            cur = conn.cursor()
+            return catalog.cascades(cur, catalog.database(cur))
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         problems = super().check(conn, tables)
         with dialect.translated(self.location):
