@@ -1,7 +1,8 @@
 """Foreign keys with cascades at a MariaDB source, replicated exactly: InnoDB writes none of
 the rows a cascade changes to the binary log and fires no trigger for them, so the rounds
 make those changes at the target. Both capture kinds, into a PostgreSQL target syncpoint
-creates (with the foreign keys, as created targets have them) and into a MariaDB one:
+creates (with the foreign keys, as created targets have them) and into a MariaDB one
+syncpoint creates:
 ON DELETE CASCADE, ON DELETE SET NULL, ON UPDATE CASCADE (a key that moves too), a chain of
 three levels, the parent deleted and inserted again with a new child in one round, a child
 changed in the round before its parent goes; and a cascading foreign key added while
@@ -152,15 +153,16 @@ def test_cascades_replicated_exactly_into_postgres(
     assert_same(src, dst)
 
 
-def test_cascades_into_mariadb_target_with_its_own_cascades(
+def test_cascades_into_a_created_mariadb_target(
     log_maria_db: Any, maria_db: Any, tmp_path: Path, spark: Any
 ) -> None:
-    """A MariaDB target made beforehand with the same schema cascades by itself too: the
-    rounds' own cascade and the target's agree."""
+    """A MariaDB target syncpoint creates without foreign keys, trigger capture."""
     src, dst = log_maria_db, maria_db
     src.execute(*SCHEMA)
-    dst.execute(*SCHEMA)
-    cfg = channel(tmp_path, src, dst, "log")
+    cfg = channel(tmp_path, src, dst, "trigger")
+    data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    data["create_foreign_keys"] = False
+    cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
     ch = Channel.from_file(cfg)
     ch.install()
     fill(src)
@@ -205,9 +207,9 @@ def test_cascade_added_while_follow_runs(
     follower = rk.start_syncpoint(cfg, "run", "--follow", "--interval", "0.2", log=tmp_path / "f")
     try:
         src.execute(
-            "ALTER TABLE rental DROP FOREIGN KEY r_c, ADD CONSTRAINT r_c FOREIGN KEY "
+            "ALTER TABLE rental DROP FOREIGN KEY r_c, ADD CONSTRAINT r_c2 FOREIGN KEY "
             "(cust_id) REFERENCES cust (id) ON DELETE CASCADE",
-            "ALTER TABLE lone DROP FOREIGN KEY l_o, ADD CONSTRAINT l_o FOREIGN KEY (o) "
+            "ALTER TABLE lone DROP FOREIGN KEY l_o, ADD CONSTRAINT l_o2 FOREIGN KEY (o) "
             "REFERENCES outside (id) ON DELETE CASCADE",
         )
         src.execute("DELETE FROM cust WHERE id = 1", "DELETE FROM outside WHERE id = 1")
