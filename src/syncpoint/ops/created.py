@@ -34,6 +34,11 @@ def default_sql(target_vendor: str, d: Default, col_type: str) -> str:
     dialect = vendors.get(target_vendor).dialect
     if d.kind == "text":
         return str(dialect.literal(d.value))
+    if target_vendor == "postgres" and col_type.strip().lower().startswith("bool"):
+        if d.kind in ("bool", "number"):
+            # also a boolean written as a number (MariaDB's tinyint(1) DEFAULT 1):
+            # PostgreSQL has no cast of an integer default to boolean
+            return "false" if _zero(d.value) else "true"
     if d.kind == "bool":
         if target_vendor == "postgres":
             return "true" if d.value == "1" else "false"
@@ -46,6 +51,13 @@ def default_sql(target_vendor: str, d: Default, col_type: str) -> str:
             else ("CURRENT_TIMESTAMP")
         )
     return d.value
+
+
+def _zero(number: str) -> bool:
+    try:
+        return float(number) == 0
+    except ValueError:
+        return False
 
 
 def _name(*parts: str) -> str:
