@@ -147,9 +147,7 @@ def test_cascades_replicated_exactly_into_postgres(
     assert fks[0][0] >= 3  # review refers to a non-unique index: left out there
     cascading_round(src)
     ch.run(once=True, spark=spark)
-    assert dst.query("SELECT id, note FROM rental WHERE cust_id = 2 ORDER BY id") == [
-        (25, "new")
-    ]
+    assert dst.query("SELECT id, note FROM rental WHERE cust_id = 2 ORDER BY id") == [(25, "new")]
     assert dst.query("SELECT cust_code FROM review WHERE id = 1") == [(None,)]
     assert dst.query("SELECT tag FROM tag WHERE cust_id = 33 ORDER BY tag") == [("a",), ("b",)]
     assert_same(src, dst)
@@ -174,9 +172,7 @@ def test_cascades_into_a_created_mariadb_target(
     assert_same(src, dst)
 
 
-def test_cascade_added_while_follow_runs(
-    log_maria_db: Any, pg_db: Any, tmp_path: Path
-) -> None:
+def test_cascade_added_while_follow_runs(log_maria_db: Any, pg_db: Any, tmp_path: Path) -> None:
     """A foreign key made ON DELETE CASCADE while ``run --follow`` runs: the deletes it
     cascades reach the target. One whose parent is not replicated stops its child with the
     reason instead."""

@@ -60,12 +60,12 @@ def unfollowable(fk: Cascade, watched: set[str]) -> str | None:
     at its location)."""
     if "SET DEFAULT" in (fk.on_delete, fk.on_update):
         return (
-            f"foreign key {fk.name!r} of {fk.child!r} has a SET DEFAULT rule, which InnoDB "
+            f"foreign key {fk.name!r} to {fk.parent!r} has a SET DEFAULT rule, which InnoDB "
             "does not apply; make it RESTRICT, NO ACTION, CASCADE or SET NULL"
         )
     if fk.parent not in watched:
         return (
-            f"foreign key {fk.name!r} of {fk.child!r} to {fk.parent!r} has {fk.rules}: InnoDB "
+            f"foreign key {fk.name!r} to {fk.parent!r} has {fk.rules}: InnoDB "
             f"changes {fk.child!r} below the SQL layer (no trigger fires, the binary log holds "
             f"only the {fk.parent!r} row), so syncpoint makes those changes at the target from "
             f"the changes of {fk.parent!r}, which it only sees when {fk.parent!r} is replicated "
