@@ -139,7 +139,7 @@ def main() -> None:
     pg.execute(f'CREATE DATABASE "{tag}"')
     stop, counts = threading.Event(), {"ops": 0, "errors": 0}
     try:
-        print("schema changed for capture: cascades to RESTRICT, film_text to InnoDB, no views")
+        print("schema changed for capture: film_text to InnoDB, no views")
         mysql_load(src, schema_for_capture(args.schema.read_text()).encode())
         data = re.sub(rb"(?m)^USE .*$", b"", args.data.read_bytes())
         mysql_load(src, data)
