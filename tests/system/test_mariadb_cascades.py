@@ -131,6 +131,17 @@ def test_cascades_replicated_exactly_into_postgres(
     src, dst = log_maria_db, pg_db
     src.execute(*SCHEMA)
     cfg = channel(tmp_path, src, dst, kind)
+    # a child in another sync group than its cascading parent is refused, saying which
+    data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    data["sync_groups"] = {"g": [t for t in TABLES if t != "tag"], "h": ["tag"]}
+    split = tmp_path / "split.yaml"
+    split.write_text(yaml.safe_dump(data), encoding="utf-8")
+    _, _, per_location, _ = Channel.check_file(split)
+    assert [p for p in per_location["src"] if "sync group" in p] == [
+        "table tag: foreign key 't_c' to 'cust' has ON DELETE CASCADE and ON UPDATE CASCADE, "
+        "which the rounds make at the target with the changes of 'cust': put 'tag' in the "
+        "sync group of 'cust' (g)"
+    ]
     source, problems, per_location, _ = Channel.check_file(cfg)
     assert not problems and not any(per_location.values()), per_location
     ch = Channel.from_file(cfg)

@@ -175,12 +175,31 @@ class Channel:
                 with self.location(name).capture() as (cap, conn):
                     if loc.capture:
                         found += cap.check(conn, self.cfg.tables_at(name))
+                        found += self._cascade_groups(name, cap, conn)
                     else:
                         found += self._integrate(name).check(conn)
             except SyncpointError as exc:
                 found.append(str(exc))
             problems[name] = found
         return problems
+
+    def _cascade_groups(self, name: str, cap: Capture, conn: Any) -> list[str]:
+        """Cascades the capture cannot see between two replicated tables of different sync
+        groups: a round makes them with the parent's changes, in the parent's group only
+        (docs/log-capture.md, "Foreign keys with cascades")."""
+        at = {t.ref.name: t for t in self.cfg.tables_at(name)}
+        group = {str(t.ref): g for g, ts in self.cfg.groups().items() for t in ts}
+        out = []
+        for fk in cap.cascades(conn):
+            child, parent = at.get(fk.child), at.get(fk.parent)
+            if child and parent and group[str(child.ref)] != group[str(parent.ref)]:
+                out.append(
+                    f"table {fk.child}: foreign key {fk.name!r} to {fk.parent!r} has "
+                    f"{fk.rules}, which the rounds make at the target with the changes of "
+                    f"{fk.parent!r}: put {fk.child!r} in the sync group of {fk.parent!r} "
+                    f"({group[str(parent.ref)]})"
+                )
+        return out
 
     def _new_file_target(self, name: str) -> bool:
         return self.location(name).file_not_made
