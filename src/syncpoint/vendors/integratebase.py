@@ -575,6 +575,16 @@ class Integrate:
         by_window = {w.tbl: w for w in plan.windows}
         pos: dict[int, str] = {}
         for child in sorted({e.child for e in edges}):
+            if len(by_window[child].origins) > 1:
+                # its staged rows are split by origin: their positions are not all in one
+                # window, and a cascade must not be made over a row changed after it
+                raise WorkFailed(
+                    "a foreign key with a cascade into a table whose changes come from "
+                    "several sites (a ring) cannot be made at the target: replicate it "
+                    "without the ring or make the rule RESTRICT or NO ACTION",
+                    location=self.location,
+                    table=by_window[child].table,
+                )
             pos[child] = self.q(f"{self.prefix}cascade_{child}")
             self.cascade_positions(conn, plan.round_id, by_window[child], tables[child], pos[child])
         found: list[cascade.Event] = []
