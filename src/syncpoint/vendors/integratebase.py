@@ -600,7 +600,7 @@ class Integrate:
         for e in found:
             if set_origin:
                 set_origin(conn, by_window[e.window].location)
-            self._follow(conn, e, edges, tables, pos)
+            self._follow(conn, [e], edges, tables, pos)
 
     def _column(self, t: ApplyTable, name: str) -> ApplyColumn:
         c = next((c for c in t.columns if c.name == name), None)
@@ -615,40 +615,59 @@ class Integrate:
     def _follow(
         self,
         conn: Any,
-        e: cascade.Event,
+        events: list[cascade.Event],
         edges: list[cascade.Edge],
         tables: dict[int, ApplyTable],
         pos: dict[int, str],
     ) -> None:
-        """The cascade of one event on each child of its table, and on theirs in turn (at
-        the same position): only the child rows whose own last change in the round came
-        before it (or none did) are the source's rows the cascade changed."""
-        for edge in (x for x in edges if x.parent == e.window):
-            rule, old, new = cascade.rule_for(e, edge.fk)
-            if not rule:
+        """The cascades of ``events`` (one parent change, or the rows it changed a level up:
+        one window, one position) on each child of their table, and on theirs in turn: only
+        the child rows whose own last change in the round came before it (or none did) are
+        the source's rows the cascade changed. Deletes go by sets of rows, children first
+        (the target's foreign keys may protect a row)."""
+        if not events:
+            return
+        window, rk = events[0].window, events[0].repl_key
+        for edge in (x for x in edges if x.parent == window):
+            asks = [a for a in (cascade.rule_for(e, edge.fk) for e in events) if a[0]]
+            if not asks:
                 continue
             child = tables[edge.child]
             below = [c for x in edges if x.parent == edge.child for c in x.fk.parent_columns]
             need = list(dict.fromkeys([*child.key, *edge.fk.columns, *below]))
-            for row in self._cascade_rows(conn, child, need, edge.fk.columns, old, pos[edge.child]):
-                *values, at, action = row
-                if at is not None and (int(at) > e.repl_key or action != "U"):
-                    continue  # changed by a record after the cascade, or gone before it
-                was = dict(zip(need, values, strict=True))
-                if new is None and rule == cascade.CASCADE:
-                    # its own children first: the target's foreign keys may protect it
-                    self._follow(
-                        conn, cascade.Event(e.repl_key, edge.child, was), edges, tables, pos
-                    )
-                    self._by_key(conn, "cascade_delete", child, was)
-                    continue
-                now = dict(was)
-                fill = (None,) * len(edge.fk.columns) if rule == cascade.SET_NULL else new
-                now.update(zip(edge.fk.columns, fill or (), strict=True))
-                self._cascade_update(conn, child, was, now, e.repl_key, pos[edge.child])
-                self._follow(
-                    conn, cascade.Event(e.repl_key, edge.child, was, now), edges, tables, pos
+            deleted = [old for rule, old, new in asks if new is None and rule == cascade.CASCADE]
+            if deleted:
+                gone = self._cascade_rows(
+                    conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk
                 )
+                self._follow(
+                    conn, [cascade.Event(rk, edge.child, was) for was in gone], edges, tables, pos
+                )
+                self._delete_rows(conn, child, gone)
+            changed = []
+            for rule, old, new in asks:
+                if new is None and rule == cascade.CASCADE:
+                    continue
+                fill = (None,) * len(edge.fk.columns) if rule == cascade.SET_NULL else new
+                found = self._cascade_rows(
+                    conn, child, need, edge.fk.columns, [old], pos[edge.child], rk
+                )
+                for was in found:
+                    now = {**was, **dict(zip(edge.fk.columns, fill or (), strict=True))}
+                    self._cascade_update(conn, child, was, now, rk, pos[edge.child])
+                    changed.append(cascade.Event(rk, edge.child, was, now))
+            self._follow(conn, changed, edges, tables, pos)
+
+    def _in(
+        self, columns: Sequence[str], values: Sequence[tuple[Any, ...]], p: Params, alias: str
+    ) -> str:
+        """``columns`` (of ``alias``, "" for none) among the tuples ``values``."""
+        a = f"{alias}." if alias else ""
+        if len(columns) == 1:
+            return f"{a}{self.q(columns[0])} IN ({', '.join(p.bind(v[0]) for v in values)})"
+        cols = ", ".join(f"{a}{self.q(c)}" for c in columns)
+        rows = ", ".join("(" + ", ".join(p.bind(x) for x in v) + ")" for v in values)
+        return f"({cols}) IN ({rows})"
 
     def _cascade_rows(
         self,
@@ -656,28 +675,48 @@ class Integrate:
         t: ApplyTable,
         need: list[str],
         columns: tuple[str, ...],
-        values: tuple[Any, ...],
+        values: list[tuple[Any, ...]],
         pos: str,
-    ) -> list[tuple[Any, ...]]:
-        """The rows of ``t`` whose ``columns`` hold ``values``: the ``need`` columns, then
-        the position and action of their net row in the round (NULL: none)."""
-        p = Params()
-        match = " AND ".join(
-            f"t.{self.q(c)} = {p.bind(v)}" for c, v in zip(columns, values, strict=True)
-        )
-        join = " AND ".join(f"p.{self.q(k)} = t.{self.q(k)}" for k in t.key)
-        cur = self.run(
-            conn,
-            "cascade_rows",
-            p,
-            table=str(t.target.ref),
-            target=self.qualified(t.target.ref),
-            columns=", ".join(f"t.{self.q(c)}" for c in need),
-            pos=pos,
-            join=join,
-            match=match,
-        )
-        return [tuple(r) for r in cur.fetchall()]
+        at: int,
+    ) -> list[dict[str, Any]]:
+        """The rows of ``t`` whose ``columns`` hold one of ``values`` and whose net row in
+        the round is none, or an upsert before ``at`` (``need`` columns of each)."""
+        out: list[dict[str, Any]] = []
+        step = max(1, IN_LIST_MAX // len(columns))
+        unique = list(dict.fromkeys(values))
+        for chunk in (unique[i : i + step] for i in range(0, len(unique), step)):
+            p = Params()
+            cur = self.run(
+                conn,
+                "cascade_rows",
+                p,
+                table=str(t.target.ref),
+                target=self.qualified(t.target.ref),
+                columns=", ".join(f"t.{self.q(c)}" for c in need),
+                pos=pos,
+                join=" AND ".join(f"p.{self.q(k)} = t.{self.q(k)}" for k in t.key),
+                match=self._in(columns, chunk, p, "t"),
+            )
+            for *row, seen, action in cur.fetchall():
+                # changed by a record after the cascade (its record says what it is), or
+                # deleted by one before it (not there when the cascade came)
+                if seen is None or (int(seen) < at and action == "U"):
+                    out.append(dict(zip(need, row, strict=True)))
+        return out
+
+    def _delete_rows(self, conn: Any, t: ApplyTable, rows: list[dict[str, Any]]) -> None:
+        keys = [tuple(r[k] for k in t.key) for r in rows]
+        step = max(1, IN_LIST_MAX // len(t.key))
+        for chunk in (keys[i : i + step] for i in range(0, len(keys), step)):
+            p = Params()
+            self.run(
+                conn,
+                "cascade_delete",
+                p,
+                table=str(t.target.ref),
+                target=self.qualified(t.target.ref),
+                match=self._in(t.key, chunk, p, ""),
+            )
 
     def _key_match(self, t: ApplyTable, row: dict[str, Any], p: Params) -> str:
         return " AND ".join(f"{self.q(k)} = {p.bind(row[k])}" for k in t.key)
