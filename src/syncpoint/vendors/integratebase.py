@@ -745,7 +745,7 @@ class Integrate:
     ) -> None:
         """Set a child row's foreign key columns as the cascade did. Where they are part of
         its key, the row moves to another key: a row a later record made there stays and
-        this one goes; one a record deleted before the cascade goes first."""
+        this one goes."""
         moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
         if moved:
             p = Params()
@@ -755,7 +755,16 @@ class Integrate:
             if found is not None and int(found[0]) > at:
                 self._by_key(conn, "cascade_delete", t, was)
                 return
-            self._by_key(conn, "cascade_delete", t, now)
+            if found is not None:
+                # that key's row was deleted by a record before the cascade: the round's
+                # delete of it would take the moved row too
+                raise WorkFailed(
+                    f"a cascade moved a row of {t.target.ref} to the key of a row deleted "
+                    "earlier in the same round, which rounds cannot apply yet: load the "
+                    "table again with syncpoint snapshot",
+                    location=self.location,
+                    table=str(t.target.ref),
+                )
         p = Params()
         assign = ", ".join(f"{self.q(c)} = {p.bind(now[c])}" for c in now if now[c] != was[c])
         if not assign:
