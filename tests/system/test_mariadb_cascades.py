@@ -142,6 +142,13 @@ def test_cascades_replicated_exactly_into_postgres(
         "which the rounds make at the target with the changes of 'cust': put 'tag' in the "
         "sync group of 'cust' (g)"
     ]
+    # a SQLite target cannot take them: said before anything is installed
+    data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    data["locations"]["cen"]["url"] = f"sqlite:///{tmp_path}/t.db"
+    lite = tmp_path / "lite.yaml"
+    lite.write_text(yaml.safe_dump(data), encoding="utf-8")
+    _, _, per_location, _ = Channel.check_file(lite)
+    assert len([p for p in per_location["src"] if "SQLite target (cen)" in p]) == 4
     source, problems, per_location, _ = Channel.check_file(cfg)
     assert not problems and not any(per_location.values()), per_location
     ch = Channel.from_file(cfg)

@@ -189,10 +189,22 @@ class Channel:
         (docs/log-capture.md, "Foreign keys with cascades")."""
         at = {t.ref.name: t for t in self.cfg.tables_at(name)}
         group = {str(t.ref): g for g, ts in self.cfg.groups().items() for t in ts}
+        sqlite = [
+            i
+            for i, loc in self.cfg.integrate_locations().items()
+            if loc.vendor == "sqlite" and name in self.cfg.sources_of(i)
+        ]
         out = []
         for fk in cap.cascades(conn):
             child, parent = at.get(fk.child), at.get(fk.parent)
-            if child and parent and group[str(child.ref)] != group[str(parent.ref)]:
+            if child and parent and sqlite:
+                out.append(
+                    f"table {fk.child}: foreign key {fk.name!r} to {fk.parent!r} has "
+                    f"{fk.rules}, which the rounds make at the target, and a SQLite target "
+                    f"({', '.join(sqlite)}) cannot take them yet: replicate these tables to "
+                    "PostgreSQL or MariaDB"
+                )
+            elif child and parent and group[str(child.ref)] != group[str(parent.ref)]:
                 out.append(
                     f"table {fk.child}: foreign key {fk.name!r} to {fk.parent!r} has "
                     f"{fk.rules}, which the rounds make at the target with the changes of "
