@@ -1,13 +1,14 @@
-"""Foreign-key cascades a capture cannot see, made again at the target (MariaDB sources).
+"""Foreign-key cascades a capture cannot see, made again at the target.
 
-InnoDB applies ``ON DELETE CASCADE``, ``ON DELETE SET NULL`` and ``ON UPDATE CASCADE`` below
-the SQL layer: the child rows they change fire no trigger and are not written to the binary
-log. A round therefore carries, besides its net rows, the *events* of the parent tables that
-have such children (each DELETE, and each UPDATE that changed the referenced columns, with
-its position), and the apply transaction makes each event's cascade at the target, in
-position order, on the child rows whose own last change in the round comes before the event
-(a row changed later by a record of its own was made after the cascade: the record says
-what it is). docs/internals.md, "Foreign keys with cascades".
+Some storage engines apply ``ON DELETE CASCADE``, ``ON DELETE SET NULL`` and ``ON UPDATE
+CASCADE`` below the SQL layer: the child rows they change fire no trigger and are not
+written to the change log either (the capture side says which: ``Capture.cascades``). A
+round therefore carries, besides its net rows, the *events* of the parent tables that have
+such children (each DELETE, and each UPDATE that changed the referenced columns, with its
+position), and the apply transaction makes each event's cascade at the target, in position
+order, on the child rows whose own last change in the round comes before the event (a row
+changed later by a record of its own was made after the cascade: the record says what it
+is). docs/internals.md, "Foreign keys with cascades".
 """
 
 from __future__ import annotations
@@ -54,28 +55,6 @@ class Cascade:
         )
 
 
-def unfollowable(fk: Cascade, watched: set[str]) -> str | None:
-    """Why rounds cannot make the cascades of ``fk`` at the target (its child is watched),
-    or None. ``watched``: the names of the tables watched with the child (its sync group's,
-    at its location)."""
-    if "SET DEFAULT" in (fk.on_delete, fk.on_update):
-        return (
-            f"foreign key {fk.name!r} to {fk.parent!r} has a SET DEFAULT rule, which InnoDB "
-            "does not apply; make it RESTRICT, NO ACTION, CASCADE or SET NULL"
-        )
-    if fk.parent not in watched:
-        return (
-            f"foreign key {fk.name!r} to {fk.parent!r} has {fk.rules}: InnoDB "
-            f"changes {fk.child!r} below the SQL layer (no trigger fires, the binary log holds "
-            f"only the {fk.parent!r} row), so syncpoint makes those changes at the target from "
-            f"the changes of {fk.parent!r}, which it only sees when {fk.parent!r} is replicated "
-            f"in the same sync group as {fk.child!r}. Add {fk.parent!r} to the channel (and to "
-            f"that sync group), or make the rule RESTRICT or NO ACTION (docs/log-capture.md, "
-            '"Foreign keys with cascades")'
-        )
-    return None
-
-
 @dataclass(frozen=True)
 class Edge:
     """A cascade between two windows of a round (parent window, child window)."""
@@ -92,7 +71,7 @@ def event_rows(
     records (repl_key, db_action, content, oldcontent): a DELETE is one row (the old row);
     an UPDATE that changed one of the referenced ``columns`` two (the old and the new row).
     Compared as the source wrote them: a change of case or of trailing spaces is a change
-    to InnoDB's cascade as well."""
+    to the source's cascade as well (checked where it matters)."""
     out: list[tuple[str, str, int]] = []
     for rk, action, content, old in records:
         if action == "DELETE" and old is not None:

@@ -229,7 +229,7 @@ class GroupRound:
             child = by_name.get(fk.child)
             if child is None or child.table in stops:
                 continue
-            reason = cascade.unfollowable(fk, set(by_name))
+            reason = src.capture.unfollowable(fk, set(by_name))
             if reason:
                 child.upto = child.after
                 stops[child.table] = Stop(

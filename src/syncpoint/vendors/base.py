@@ -52,6 +52,11 @@ class Capture(ABC):
         PostgreSQL and SQLite capture the rows a cascade changes like any other."""
         return []
 
+    def unfollowable(self, fk: Any, watched: set[str]) -> str | None:
+        """Why rounds cannot make the cascades of ``fk`` (one of ``cascades``) at the
+        target, its child being replicated with the tables ``watched``; None when they can."""
+        return None
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         """Problems that make capture of these tables unsafe (``validate``, ``install``).
 

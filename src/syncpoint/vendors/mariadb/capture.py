@@ -46,6 +46,9 @@ class MariadbCapture(Capture):
             cur = conn.cursor()
             return catalog.cascades(cur, catalog.database(cur))
 
+    def unfollowable(self, fk: Any, watched: set[str]) -> str | None:
+        return catalog.unfollowable(fk, watched)
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         problems = super().check(conn, tables)
         with dialect.translated(self.location):

@@ -14,7 +14,7 @@ from typing import Any
 import pymysql
 
 from syncpoint.config import TableConfig, TableName
-from syncpoint.core.cascade import Cascade, unfollowable
+from syncpoint.core.cascade import Cascade
 from syncpoint.core.model import TableShape
 from syncpoint.vendors.mariadb.dialect import literal
 from syncpoint.vendors.mariadb.encode import ColumnInfo
@@ -135,6 +135,28 @@ def cascades(cur: Any, schema: str) -> list[Cascade]:
         Cascade(name, child, tuple(f["cols"]), f["parent"], tuple(f["pcols"]), *f["rules"])
         for (child, name), f in found.items()
     ]
+
+
+def unfollowable(fk: Cascade, watched: set[str]) -> str | None:
+    """Why rounds cannot make the cascades of ``fk`` at the target (its child is watched),
+    or None. ``watched``: the names of the tables watched with the child (its sync group's,
+    at its location)."""
+    if "SET DEFAULT" in (fk.on_delete, fk.on_update):
+        return (
+            f"foreign key {fk.name!r} to {fk.parent!r} has a SET DEFAULT rule, which InnoDB "
+            "does not apply; make it RESTRICT, NO ACTION, CASCADE or SET NULL"
+        )
+    if fk.parent not in watched:
+        return (
+            f"foreign key {fk.name!r} to {fk.parent!r} has {fk.rules}: InnoDB "
+            f"changes {fk.child!r} below the SQL layer (no trigger fires, the binary log holds "
+            f"only the {fk.parent!r} row), so syncpoint makes those changes at the target from "
+            f"the changes of {fk.parent!r}, which it only sees when {fk.parent!r} is replicated "
+            f"in the same sync group as {fk.child!r}. Add {fk.parent!r} to the channel (and to "
+            f"that sync group), or make the rule RESTRICT or NO ACTION (docs/log-capture.md, "
+            '"Foreign keys with cascades")'
+        )
+    return None
 
 
 def has_process(cur: Any) -> bool:
