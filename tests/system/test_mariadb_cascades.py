@@ -181,14 +181,15 @@ def test_cascades_into_a_created_mariadb_target(
     cfg = channel(tmp_path, src, dst, "trigger")
     data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
     data["create_foreign_keys"] = False
-    data["spark"]["driver_round_max"] = 0
     cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
     ch = Channel.from_file(cfg)
     ch.install()
     fill(src)
     ch.run(once=True, spark=spark)
     cascading_round(src)
-    report = ch.run(once=True, spark=spark)
+    data["spark"]["driver_round_max"] = 0
+    cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
+    report = Channel.from_file(cfg).run(once=True, spark=spark)
     assert [r["engine"] for r in report.rounds] == ["spark"]
     assert_same(src, dst)
 
