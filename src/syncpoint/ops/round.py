@@ -42,6 +42,8 @@ log = logging.getLogger("syncpoint.rounds")
 # rows in another order, often under conflict resolution's row locks) is done again a few
 # times within the round, a little later each time, before the round gives up.
 DEADLOCK_RETRIES = 5
+# the start of the reason of a table stopped for a cascade the rounds cannot make
+CASCADE_STOP = "cascade not followed: "
 DEADLOCK_BACKOFF_S = 0.2
 
 
@@ -221,10 +223,25 @@ class GroupRound:
         in a window). Between two tables of the group: an edge whose cascades the apply
         makes at the target. To a child from a table outside the group: the child stops
         where it is, before anything that could differ from its source is applied."""
+        if not src.capture.unseen_cascades:
+            return []
         fks = src.capture.cascades(src.conn)
         _idle(src.conn)
         by_name = {w.source.name: w for w in ws}
         stops: dict[str, Stop] = {}
+        # a table stopped for a cascade stays stopped until it moves (a snapshot loads it
+        # again): taking the foreign key away does not bring back what it cascaded meanwhile
+        for s in self.target.stops(self.conn, self.cfg.application):
+            w = next((w for w in ws if w.table == s["table"]), None)
+            if (
+                w is not None
+                and s["location"] == src.name
+                and str(s["reason"]).startswith(CASCADE_STOP)
+                and s["context"] is not None
+                and int(s["context"]) == w.after
+            ):
+                w.upto = w.after
+                stops[w.table] = Stop(src.name, w.table, w.after, str(s["reason"]))
         for fk in fks:
             child = by_name.get(fk.child)
             if child is None or child.table in stops:
@@ -236,8 +253,9 @@ class GroupRound:
                     src.name,
                     child.table,
                     child.after,
-                    f"{reason}. Its rounds stop before any change that could differ from the "
-                    "source; once that is fixed, load it again with syncpoint snapshot",
+                    f"{CASCADE_STOP}{reason}. Its rounds stop before any change that could "
+                    "differ from the source, and stay stopped: once that is fixed, load it "
+                    f"again with syncpoint snapshot --tables {child.table} --truncate --restart",
                 )
         for fk in fks:
             child, parent = by_name.get(fk.child), by_name.get(fk.parent)

@@ -46,6 +46,9 @@ class Capture(ABC):
         them all in one query do."""
         return {str(t): self.describe(conn, t) for t in tables}
 
+    # whether ``cascades`` can find foreign keys whose changes the capture does not see
+    unseen_cascades: ClassVar[bool] = False
+
     def cascades(self, conn: Any) -> list[Any]:
         """The foreign keys of the location whose cascades the capture cannot see
         (``core.cascade.Cascade``; rounds make their changes at the target). None by default:

@@ -23,6 +23,7 @@ from syncpoint.vendors.mariadb.state import Site, watched
 class MariadbCapture(Capture):
     vendor: ClassVar[str] = "mariadb"
     kind: ClassVar[str] = "trigger"  # logcapture.py's subclass: "log"
+    unseen_cascades: ClassVar[bool] = True  # InnoDB's cascades fire no trigger, log no row
 
     def __init__(self, location: str, url: str, prefix: str):
         super().__init__(location, url, prefix)
