@@ -187,15 +187,21 @@ class Channel:
         """Cascades the capture cannot see between two replicated tables of different sync
         groups: a round makes them with the parent's changes, in the parent's group only
         (docs/log-capture.md, "Foreign keys with cascades")."""
+        fks = cap.cascades(conn) if cap.unseen_cascades else []
+        if not fks:
+            return []
         at = {t.ref.name: t for t in self.cfg.tables_at(name)}
-        group = {str(t.ref): g for g, ts in self.cfg.groups().items() for t in ts}
+        try:
+            group = {str(t.ref): g for g, ts in self.cfg.groups().items() for t in ts}
+        except ConfigError:
+            return []  # the file's own problem, said with the others
         sqlite = [
             i
             for i, loc in self.cfg.integrate_locations().items()
             if loc.vendor == "sqlite" and name in self.cfg.sources_of(i)
         ]
         out = []
-        for fk in cap.cascades(conn):
+        for fk in fks:
             child, parent = at.get(fk.child), at.get(fk.parent)
             if child and parent and sqlite:
                 out.append(
