@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from syncpoint.ops.channel import Channel
+from tests.conftest import make_mariadb, make_pg
 from tests.system import roundkit as rk
 from tests.system import sakila
 
@@ -325,14 +326,24 @@ def sakila_round(src: Any) -> None:
     )
 
 
-@pytest.mark.parametrize("kind", ["trigger", "log"])
+@pytest.mark.parametrize(
+    ("kind", "into"), [("trigger", "postgres"), ("log", "postgres"), ("log", "mariadb")]
+)
 def test_sakila_as_shipped_replicates_with_its_cascades(
-    kind: str, log_maria_db: Any, pg_db: Any, tmp_path: Path, spark: Any
+    kind: str, into: str, log_maria_db: Any, tmp_path: Path, spark: Any
 ) -> None:
-    """Sakila's schema with its 22 cascading foreign keys, unchanged, into a PostgreSQL
-    target syncpoint creates: validate says ok, and the rounds make the target
+    """Sakila's schema with its 22 cascading foreign keys, unchanged, into a PostgreSQL or
+    MariaDB target syncpoint creates: validate says ok, and the rounds make the target
     equal to the source, cascades included."""
-    src, dst = log_maria_db, pg_db
+    target = (make_pg if into == "postgres" else make_mariadb)()
+    src, dst = log_maria_db, next(target)
+    try:
+        sakila_into(kind, src, dst, tmp_path, spark)
+    finally:
+        next(target, None)
+
+
+def sakila_into(kind: str, src: Any, dst: Any, tmp_path: Path, spark: Any) -> None:
     conn = src.connect(autocommit=True)
     sakila.create(conn)
     conn.close()
