@@ -74,6 +74,8 @@ class Integrate:
         self.location = location
         self.url = url
         self.prefix = prefix
+        # rows a cascade moved onto a key the round deletes afterwards (put back then)
+        self._put_back: list[tuple[ApplyTable, dict[str, Any]]] = []
         self.dialect = vendors.get(self.vendor).dialect
         self.types = vendors.get(self.vendor).types
         self.idents = {
@@ -391,6 +393,7 @@ class Integrate:
         with the same arguments; ``syncpoint.ops.cdr``)."""
         resolve = resolve or {}
         self.begin(conn)
+        relaxed = bool(plan.events) and self.relax_foreign_keys(conn, True)
         try:
             self._cas(conn, plan)
             if plan.moves:
@@ -427,6 +430,19 @@ class Integrate:
                         if set_origin:
                             set_origin(conn, origin)
                         step.delete(conn, plan.round_id, part, tables[w.tbl])
+            for t, row in self._put_back:
+                p = Params()
+                values = ", ".join(p.bind(v) for v in row.values())
+                columns = ", ".join(self.q(c) for c in row)
+                self.run(
+                    conn,
+                    "cascade_insert",
+                    p,
+                    table=str(t.target.ref),
+                    target=self.qualified(t.target.ref),
+                    columns=columns,
+                    values=values,
+                )
             if set_origin:
                 set_origin(conn, None)
             self.put_stops(conn, plan.application, plan.group, plan.stops)
@@ -449,6 +465,9 @@ class Integrate:
         except BaseException:
             self.rollback(conn)
             raise
+        finally:
+            if relaxed:
+                self.relax_foreign_keys(conn, False)
 
     def _by_origin(
         self, conn: Any, plan: RoundPlan, w: TableWindow
@@ -569,6 +588,7 @@ class Integrate:
     ) -> None:
         """Make at the target, in position order, the cascades of the round's staged events
         (docs/internals.md, "Foreign keys with cascades")."""
+        self._put_back = []
         if not plan.events:
             return
         edges = [e for e in plan.edges if e.parent in tables and e.child in tables]
@@ -637,11 +657,18 @@ class Integrate:
             need = list(dict.fromkeys([*child.key, *edge.fk.columns, *below]))
             deleted = [old for rule, old, new in asks if new is None and rule == cascade.CASCADE]
             if deleted:
+                later: list[dict[str, Any]] = []
                 gone = self._cascade_rows(
-                    conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk
+                    conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk, later=later
                 )
+                # a row made again after the cascade with the same key stays, but what its
+                # earlier self had below it went with it
                 self._follow(
-                    conn, [cascade.Event(rk, edge.child, was) for was in gone], edges, tables, pos
+                    conn,
+                    [cascade.Event(rk, edge.child, was) for was in gone + later],
+                    edges,
+                    tables,
+                    pos,
                 )
                 self._delete_rows(conn, child, gone)
             changed = []
@@ -649,8 +676,9 @@ class Integrate:
                 if new is None and rule == cascade.CASCADE:
                     continue
                 fill = (None,) * len(edge.fk.columns) if rule == cascade.SET_NULL else new
+                moves = bool(set(edge.fk.columns) & set(child.key))
                 found = self._cascade_rows(
-                    conn, child, need, edge.fk.columns, [old], pos[edge.child], rk
+                    conn, child, need, edge.fk.columns, [old], pos[edge.child], rk, moves
                 )
                 for was in found:
                     now = {**was, **dict(zip(edge.fk.columns, fill or (), strict=True))}
@@ -678,9 +706,14 @@ class Integrate:
         values: list[tuple[Any, ...]],
         pos: str,
         at: int,
+        moves: bool = False,
+        later: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
         """The rows of ``t`` whose ``columns`` hold one of ``values`` and whose net row in
-        the round is none, or an upsert before ``at`` (``need`` columns of each)."""
+        the round is none, or an upsert before ``at`` (``need`` columns of each). ``moves``:
+        the cascade changes the key; a key whose net row came after it may have held an
+        earlier row that the cascade moved away, which the target no longer has: the table
+        stops, saying so."""
         out: list[dict[str, Any]] = []
         step = max(1, IN_LIST_MAX // len(columns))
         unique = list(dict.fromkeys(values))
@@ -698,10 +731,21 @@ class Integrate:
                 match=self._in(columns, chunk, p, "t"),
             )
             for *row, seen, action in cur.fetchall():
-                # changed by a record after the cascade (its record says what it is), or
-                # deleted by one before it (not there when the cascade came)
+                if moves and seen is not None and int(seen) > at:
+                    raise WorkFailed(
+                        f"an ON UPDATE CASCADE moved rows of {t.target.ref} to other keys, and "
+                        "a key it moved from was used again later in the same round: the row "
+                        "that moved is no longer at the target to follow. Load the table again "
+                        f"with syncpoint snapshot --tables <table> --truncate --restart",
+                        location=self.location,
+                        table=str(t.target.ref),
+                    )
+                # changed by a record after the cascade (its record says what it is; kept
+                # in ``later``), or deleted by one before it (not there when it came)
                 if seen is None or (int(seen) < at and action == "U"):
                     out.append(dict(zip(need, row, strict=True)))
+                elif later is not None and int(seen) > at:
+                    later.append(dict(zip(need, row, strict=True)))
         return out
 
     def _delete_rows(self, conn: Any, t: ApplyTable, rows: list[dict[str, Any]]) -> None:
@@ -755,16 +799,20 @@ class Integrate:
             if found is not None and int(found[0]) > at:
                 self._by_key(conn, "cascade_delete", t, was)
                 return
-            if found is not None:
-                # that key's row was deleted by a record before the cascade: the round's
-                # delete of it would take the moved row too
-                raise WorkFailed(
-                    f"a cascade moved a row of {t.target.ref} to the key of a row deleted "
-                    "earlier in the same round, which rounds cannot apply yet: load the "
-                    "table again with syncpoint snapshot",
-                    location=self.location,
-                    table=str(t.target.ref),
-                )
+            # a row the target still has there was gone at the source before the cascade
+            self._by_key(conn, "cascade_delete", t, now)
+            if found is not None and found[1] == "D":
+                # the round's delete of that key comes after this step: the moved row is
+                # taken out and put back after the deletes
+                names = [c.name for c in t.target.columns]
+                row = self._by_key(
+                    conn, "cascade_select", t, was, columns=", ".join(self.q(c) for c in names)
+                ).fetchone()
+                self._by_key(conn, "cascade_delete", t, was)
+                back = dict(zip(names, row, strict=True))
+                back.update(now)
+                self._put_back.append((t, back))
+                return
         p = Params()
         assign = ", ".join(f"{self.q(c)} = {p.bind(now[c])}" for c in now if now[c] != was[c])
         if not assign:
@@ -780,6 +828,13 @@ class Integrate:
             match=match,
         )
         self._checked(conn, t)
+
+    def relax_foreign_keys(self, conn: Any, on: bool) -> bool:
+        """Where the target checks foreign keys row by row and cannot defer them (MariaDB),
+        turn the checks off for a round with cascades to make (``on``) and back on: a row
+        the round upserts may refer to a parent its cascade removes with the row. True when
+        something was turned off. PostgreSQL's created foreign keys are deferrable instead."""
+        return False
 
     def _checked(self, conn: Any, t: ApplyTable) -> None:
         """After a statement of the cascade step (MariaDB: its warnings fail the round)."""

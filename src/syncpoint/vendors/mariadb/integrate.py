@@ -174,6 +174,12 @@ class MariadbIntegrate(Integrate):
     def _checked(self, conn: Any, t: ApplyTable) -> None:
         self._warnings(conn, t.target.ref)
 
+    def relax_foreign_keys(self, conn: Any, on: bool) -> bool:
+        # the session's setting: also keeps a target's own cascading foreign keys from
+        # repeating the cascade the round makes
+        self.run(conn, "foreign_key_checks", value="0" if on else "1")
+        return True
+
     def cascade_positions(
         self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
     ) -> None:
