@@ -396,6 +396,8 @@ def writer(src: Any, seed: int, until: float) -> int:
     cur = conn.cursor()
     done = 0
 
+    fresh = iter(range(1000 + seed * 100_000, 1000 + (seed + 1) * 100_000))
+
     def n(top: int) -> int:
         return rng.randint(1, top)
 
@@ -404,7 +406,9 @@ def writer(src: Any, seed: int, until: float) -> int:
         # made again: 7 to 12 only (1 to 6 are renamed away, below, and never come back: a
         # key a cascade moved rows from, used again in the same round, stops the table)
         ("INSERT INTO cust VALUES (%s, %s, 'w')", lambda: (k := 6 + n(6), f"c{k}")),
-        ("INSERT INTO rental VALUES (%s, %s, 'w')", lambda: (n(400), n(12))),
+        # new rentals take new keys: a middle row of a chain made again with a key a cascade
+        # deleted in the same round is not followed yet (docs/log-capture.md)
+        ("INSERT INTO rental VALUES (%s, %s, 'w')", lambda: (next(fresh), n(12))),
         ("INSERT INTO payment VALUES (%s, %s, 1.25)", lambda: (n(900), n(400))),
         ("UPDATE rental SET cust_id = %s WHERE id = %s", lambda: (n(12), n(400))),
         ("UPDATE cust SET code = %s WHERE id = %s", lambda: (f"c{n(12)}", n(12))),

@@ -657,18 +657,11 @@ class Integrate:
             need = list(dict.fromkeys([*child.key, *edge.fk.columns, *below]))
             deleted = [old for rule, old, new in asks if new is None and rule == cascade.CASCADE]
             if deleted:
-                later: list[dict[str, Any]] = []
                 gone = self._cascade_rows(
-                    conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk, later=later
+                    conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk
                 )
-                # a row made again after the cascade with the same key stays, but what its
-                # earlier self had below it went with it
                 self._follow(
-                    conn,
-                    [cascade.Event(rk, edge.child, was) for was in gone + later],
-                    edges,
-                    tables,
-                    pos,
+                    conn, [cascade.Event(rk, edge.child, was) for was in gone], edges, tables, pos
                 )
                 self._delete_rows(conn, child, gone)
             changed = []
@@ -707,7 +700,6 @@ class Integrate:
         pos: str,
         at: int,
         moves: bool = False,
-        later: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
         """The rows of ``t`` whose ``columns`` hold one of ``values`` and whose net row in
         the round is none, or an upsert before ``at`` (``need`` columns of each). ``moves``:
@@ -740,12 +732,10 @@ class Integrate:
                         location=self.location,
                         table=str(t.target.ref),
                     )
-                # changed by a record after the cascade (its record says what it is; kept
-                # in ``later``), or deleted by one before it (not there when it came)
+                # changed by a record after the cascade (its record says what it is), or
+                # deleted by one before it (not there when the cascade came)
                 if seen is None or (int(seen) < at and action == "U"):
                     out.append(dict(zip(need, row, strict=True)))
-                elif later is not None and int(seen) > at:
-                    later.append(dict(zip(need, row, strict=True)))
         return out
 
     def _delete_rows(self, conn: Any, t: ApplyTable, rows: list[dict[str, Any]]) -> None:
