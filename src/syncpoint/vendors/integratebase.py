@@ -22,7 +22,7 @@ from syncpoint.core.model import TableShape
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
-from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
+from syncpoint.errors import DuplicateKey, PositionConflict, SyncpointError, WorkFailed
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
@@ -467,7 +467,10 @@ class Integrate:
             raise
         finally:
             if relaxed:
-                self.relax_foreign_keys(conn, False)
+                try:
+                    self.relax_foreign_keys(conn, False)
+                except SyncpointError:
+                    pass  # a lost connection takes its session's setting with it
 
     def _by_origin(
         self, conn: Any, plan: RoundPlan, w: TableWindow
