@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from syncpoint import failpoints
 from syncpoint.config import TableConfig, TableName, parse_table_name
+from syncpoint.core.cascade import Edge
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.model import WindowStats
 from syncpoint.core.netting import NetRows
@@ -84,6 +85,12 @@ class RoundPlan:
     # how the net rows reached the staging table: "bulk" (the target's bulk path, from the
     # driver or from each Spark partition), "batched" (JDBC or DB-API batches), "" (none)
     staging: str = ""
+    # cascades the capture cannot see, between windows of the round (core/cascade.py), the
+    # parents' events staged for them (window, action, content, repl_key, origin), and how
+    # many of each events window were staged
+    edges: list[Edge] = field(default_factory=list)
+    event_rows: list[tuple[int, str, str, int, str | None]] = field(default_factory=list)
+    events: dict[int, int] = field(default_factory=dict)
 
     @property
     def moves(self) -> bool:

@@ -195,6 +195,7 @@ class Channel:
                 with self.location(name).capture() as (cap, conn):
                     if loc.capture:
                         found += cap.check(conn, self.cfg.tables_at(name))
+                        found += self._cascade_groups(name, cap, conn)
                     else:
                         side = self._integrate(name)
                         found += side.check(conn)
@@ -217,6 +218,42 @@ class Channel:
                 for ref in [side.resolve(*target_name(t, src), self.cfg.locations[src].vendor)]
             }.values()
         )
+
+    def _cascade_groups(self, name: str, cap: Capture, conn: Any) -> list[str]:
+        """Cascades the capture cannot see between two replicated tables of different sync
+        groups: a round makes them with the parent's changes, in the parent's group only
+        (docs/log-capture.md, "Foreign keys with cascades")."""
+        fks = cap.cascades(conn) if cap.unseen_cascades else []
+        if not fks:
+            return []
+        at = {t.ref.name: t for t in self.cfg.tables_at(name)}
+        try:
+            group = {str(t.ref): g for g, ts in self.cfg.groups().items() for t in ts}
+        except ConfigError:
+            return []  # the file's own problem, said with the others
+        sqlite = [
+            i
+            for i, loc in self.cfg.integrate_locations().items()
+            if loc.vendor == "sqlite" and name in self.cfg.sources_of(i)
+        ]
+        out = []
+        for fk in fks:
+            child, parent = at.get(fk.child), at.get(fk.parent)
+            if child and parent and sqlite:
+                out.append(
+                    f"table {fk.child}: foreign key {fk.name!r} to {fk.parent!r} has "
+                    f"{fk.rules}, which the rounds make at the target, and a SQLite target "
+                    f"({', '.join(sqlite)}) cannot take them yet: replicate these tables to "
+                    "PostgreSQL or MariaDB"
+                )
+            elif child and parent and group[str(child.ref)] != group[str(parent.ref)]:
+                out.append(
+                    f"table {fk.child}: foreign key {fk.name!r} to {fk.parent!r} has "
+                    f"{fk.rules}, which the rounds make at the target with the changes of "
+                    f"{fk.parent!r}: put {fk.child!r} in the sync group of {fk.parent!r} "
+                    f"({group[str(parent.ref)]})"
+                )
+        return out
 
     def _new_file_target(self, name: str) -> bool:
         return self.location(name).file_not_made

@@ -18,7 +18,7 @@ from typing import Any
 
 from syncpoint import vendors
 from syncpoint.config import ChannelConfig, TableConfig, TableName
-from syncpoint.core import cdr, ddl, fkorder, netting, positions
+from syncpoint.core import cascade, cdr, ddl, fkorder, netting, positions
 from syncpoint.core.netting import NetRows
 from syncpoint.core.positions import INITIAL, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow, target_name
@@ -42,6 +42,8 @@ log = logging.getLogger("syncpoint.rounds")
 # rows in another order, often under conflict resolution's row locks) is done again a few
 # times within the round, a little later each time, before the round gives up.
 DEADLOCK_RETRIES = 5
+# the start of the reason of a table stopped for a cascade the rounds cannot make
+CASCADE_STOP = "cascade not followed: "
 DEADLOCK_BACKOFF_S = 0.2
 
 
@@ -154,6 +156,7 @@ class GroupRound:
         windows: list[TableWindow] = []
         sync_points: dict[str, SyncPoint] = {}
         stops: list[Stop] = []
+        edges: list[cascade.Edge] = []
         self.fresh = True
         for loc, tables in self.locations().items():
             src = self.source(loc)
@@ -201,15 +204,65 @@ class GroupRound:
                 )
                 for i, t in enumerate(tables)
             ]
+            loc_stops = self._cascades(src, loc_windows, edges)
             self._survey(src, loc_windows)
-            loc_stops = self._decide_ddl(src, loc_windows)
+            loc_stops += self._decide_ddl(src, loc_windows)
             if loc_stops:  # windows capped before a DDL event hold less than surveyed
                 self._survey(src, loc_windows)
             stops += loc_stops
             windows += loc_windows
         if not windows or not (any(w.moves for w in windows) or stops):
             return None
-        return RoundPlan(app, self.integrate, self.group, windows, sync_points, stops)
+        return RoundPlan(app, self.integrate, self.group, windows, sync_points, stops, edges=edges)
+
+    def _cascades(
+        self, src: Source, ws: list[TableWindow], edges: list[cascade.Edge]
+    ) -> list[Stop]:
+        """The cascades the location's capture cannot see, read anew each round, so that a
+        foreign key added while rounds run is followed from the first round that can hold a
+        change it made (adding one checks the existing rows, so none made before it waits
+        in a window). Between two tables of the group: an edge whose cascades the apply
+        makes at the target. To a child from a table outside the group: the child stops
+        where it is, before anything that could differ from its source is applied."""
+        if not src.capture.unseen_cascades:
+            return []
+        fks = src.capture.cascades(src.conn)
+        _idle(src.conn)
+        by_name = {w.source.name: w for w in ws}
+        stops: dict[str, Stop] = {}
+        # a table stopped for a cascade stays stopped until it moves (a snapshot loads it
+        # again): taking the foreign key away does not bring back what it cascaded meanwhile
+        for s in self.target.stops(self.conn, self.cfg.application):
+            w = next((w for w in ws if w.table == s["table"]), None)
+            if (
+                w is not None
+                and s["location"] == src.name
+                and str(s["reason"]).startswith(CASCADE_STOP)
+                and s["context"] is not None
+                and int(s["context"]) == w.after
+            ):
+                w.upto = w.after
+                stops[w.table] = Stop(src.name, w.table, w.after, str(s["reason"]))
+        for fk in fks:
+            child = by_name.get(fk.child)
+            if child is None or child.table in stops:
+                continue
+            reason = src.capture.unfollowable(fk, set(by_name))
+            if reason:
+                child.upto = child.after
+                stops[child.table] = Stop(
+                    src.name,
+                    child.table,
+                    child.after,
+                    f"{CASCADE_STOP}{reason}. Its rounds stop before any change that could "
+                    "differ from the source, and stay stopped: once that is fixed, load it "
+                    f"again with syncpoint snapshot --tables {child.table} --truncate --restart",
+                )
+        for fk in fks:
+            child, parent = by_name.get(fk.child), by_name.get(fk.parent)
+            if child is not None and parent is not None and child.table not in stops:
+                edges.append(cascade.Edge(parent.tbl, child.tbl, fk))
+        return list(stops.values())
 
     def _window(
         self, tbl: int, loc: str, t: TableConfig, after: int, upto: int, stored: bool, stream: str
@@ -346,6 +399,7 @@ class GroupRound:
             reads.append((w, src, read_sql, lo, hi, n, plain))
         if not reads:
             return None, counts
+        self._events(plan, reads)
         direct = self._direct(reads) if records > self.cfg.spark.driver_round_max else None
         if direct is not None:
             # the count of each window comes with its copy (no pass of its own)
@@ -379,6 +433,23 @@ class GroupRound:
             union = union.unionByName(f)
         # lazy: the records are read, netted and staged by one Spark job in ``stage``
         return net_changes(union), counts
+
+    def _events(self, plan: RoundPlan, reads: list[tuple[Any, ...]]) -> None:
+        """The events of the windows of parents with cascades the capture cannot see (each
+        DELETE, each UPDATE of the referenced columns), staged apart from the net rows."""
+        plan.event_rows = []
+        for w, src, *_, plain in reads:
+            cols = {c for e in plan.edges if e.parent == w.tbl for c in e.fk.parent_columns}
+            if not cols:
+                continue
+            records = (
+                (int(rk), str(action), _text(content), _text(old))
+                for rk, action, content, old, *_ in src.capture.read_rows(src.conn, plain)
+            )
+            plan.event_rows += [
+                (cascade.EVENTS + w.tbl, action, content, rk, None)
+                for action, content, rk in cascade.event_rows(records, cols)
+            ]
 
     def _net_here(self, reads: list[tuple[Any, ...]]) -> NetRows:
         rows = []
@@ -454,6 +525,11 @@ class GroupRound:
         return src.shapes[str(ref)]
 
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
+        if plan.event_rows:
+            self.target.stage_rows(
+                self.conn, plan.application, plan.group, plan.round_id, plan.event_rows
+            )
+            plan.events = NetRows(plan.event_rows).counts()
         if isinstance(data, DirectRound):
             return self._stage_direct(plan, data)
         if isinstance(data, NetRows):
@@ -512,7 +588,11 @@ class GroupRound:
     def apply(self, plan: RoundPlan, staged: dict[int, int]) -> None:
         # an idle window of a table with a position only moves its position: its target is
         # neither described nor created nor locked (a first round creates every target)
-        busy = [w for w in plan.windows if w.moves and not (w.idle and w.stored)]
+        # the tables a staged event cascades to are changed even when their windows are idle
+        linked = {t for e in plan.edges for t in (e.parent, e.child)} if plan.events else set()
+        busy = [
+            w for w in plan.windows if (w.moves and not (w.idle and w.stored)) or w.tbl in linked
+        ]
         try:
             for w in busy:
                 self._same_shape(plan, w)

@@ -46,6 +46,20 @@ class Capture(ABC):
         them all in one query do."""
         return {str(t): self.describe(conn, t) for t in tables}
 
+    # whether ``cascades`` can find foreign keys whose changes the capture does not see
+    unseen_cascades: ClassVar[bool] = False
+
+    def cascades(self, conn: Any) -> list[Any]:
+        """The foreign keys of the location whose cascades the capture cannot see
+        (``core.cascade.Cascade``; rounds make their changes at the target). None by default:
+        PostgreSQL and SQLite capture the rows a cascade changes like any other."""
+        return []
+
+    def unfollowable(self, fk: Any, watched: set[str]) -> str | None:
+        """Why rounds cannot make the cascades of ``fk`` (one of ``cascades``) at the
+        target, its child being replicated with the tables ``watched``; None when they can."""
+        return None
+
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         """Problems that make capture of these tables unsafe (``validate``, ``install``).
 

@@ -16,12 +16,13 @@ from typing import Any, ClassVar
 
 from syncpoint import failpoints, vendors
 from syncpoint.config import TableName
+from syncpoint.core import cascade
 from syncpoint.core.ddl import DdlChange
 from syncpoint.core.model import TableShape
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
-from syncpoint.errors import DuplicateKey, PositionConflict, WorkFailed
+from syncpoint.errors import DuplicateKey, PositionConflict, SyncpointError, WorkFailed
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 
@@ -73,6 +74,8 @@ class Integrate:
         self.location = location
         self.url = url
         self.prefix = prefix
+        # rows a cascade moved onto a key the round deletes afterwards (put back then)
+        self._put_back: list[tuple[ApplyTable, dict[str, Any]]] = []
         self.dialect = vendors.get(self.vendor).dialect
         self.types = vendors.get(self.vendor).types
         self.idents = {
@@ -415,11 +418,12 @@ class Integrate:
         with the same arguments; ``syncpoint.ops.cdr``)."""
         resolve = resolve or {}
         self.begin(conn)
+        relaxed = bool(plan.events) and self.relax_foreign_keys(conn, True)
         try:
             self._cas(conn, plan)
             if plan.moves:
                 self.run(conn, "staging_cleanup", (plan.application, plan.group, plan.round_id))
-            self._check_staged(conn, plan, staged)
+            self._check_staged(conn, plan, {**staged, **plan.events})
             rank = {name: i for i, name in enumerate(order)}
             ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))
             parts = {w.tbl: self._by_origin(conn, plan, w) for w in ws if staged.get(w.tbl)}
@@ -440,6 +444,10 @@ class Integrate:
                     if set_origin:
                         set_origin(conn, origin)
                     step.upsert(conn, plan.round_id, part, tables[w.tbl])
+            # after the upserts (a child row upserted by a change made after the cascade is
+            # kept by its position), before the deletes (a parent the target's foreign keys
+            # protect is deleted after its children)
+            self._cascade(conn, plan, tables, set_origin)
             for w in reversed(ws):
                 if w.tbl in tables:
                     step = resolve.get(w.tbl, self)
@@ -447,6 +455,19 @@ class Integrate:
                         if set_origin:
                             set_origin(conn, origin)
                         step.delete(conn, plan.round_id, part, tables[w.tbl])
+            for t, row in self._put_back:
+                p = Params()
+                values = ", ".join(p.bind(v) for v in row.values())
+                columns = ", ".join(self.q(c) for c in row)
+                self.run(
+                    conn,
+                    "cascade_insert",
+                    p,
+                    table=str(t.target.ref),
+                    target=self.qualified(t.target.ref),
+                    columns=columns,
+                    values=values,
+                )
             if set_origin:
                 set_origin(conn, None)
             self.put_stops(conn, plan.application, plan.group, plan.stops)
@@ -469,6 +490,12 @@ class Integrate:
         except BaseException:
             self.rollback(conn)
             raise
+        finally:
+            if relaxed:
+                try:
+                    self.relax_foreign_keys(conn, False)
+                except SyncpointError:
+                    pass  # a lost connection takes its session's setting with it
 
     def _by_origin(
         self, conn: Any, plan: RoundPlan, w: TableWindow
@@ -578,6 +605,277 @@ class Integrate:
             conn.cursor().executemany(stmt, [(application, group, round_id, *r) for r in rows])
         self.commit(conn)
         return "batched"
+
+    # -- cascades the capture could not see (core/cascade.py) ------------------------------
+    def _cascade(
+        self,
+        conn: Any,
+        plan: RoundPlan,
+        tables: dict[int, ApplyTable],
+        set_origin: Callable[[Any, str | None], None] | None,
+    ) -> None:
+        """Make at the target, in position order, the cascades of the round's staged events
+        (docs/internals.md, "Foreign keys with cascades")."""
+        self._put_back = []
+        if not plan.events:
+            return
+        edges = [e for e in plan.edges if e.parent in tables and e.child in tables]
+        by_window = {w.tbl: w for w in plan.windows}
+        pos: dict[int, str] = {}
+        for child in sorted({e.child for e in edges}):
+            if len(by_window[child].origins) > 1:
+                # its staged rows are split by origin: their positions are not all in one
+                # window, and a cascade must not be made over a row changed after it
+                raise WorkFailed(
+                    "a foreign key with a cascade into a table whose changes come from "
+                    "several sites (a ring) cannot be made at the target: replicate it "
+                    "without the ring or make the rule RESTRICT or NO ACTION",
+                    location=self.location,
+                    table=by_window[child].table,
+                )
+            pos[child] = self.q(f"{self.prefix}cascade_{child}")
+            self.cascade_positions(conn, plan.round_id, by_window[child], tables[child], pos[child])
+        found: list[cascade.Event] = []
+        for tbl in sorted(plan.events):
+            parent = tbl - cascade.EVENTS
+            cols = sorted({c for e in edges if e.parent == parent for c in e.fk.parent_columns})
+            if not cols:
+                continue
+            chosen = [self._column(tables[parent], c) for c in cols]
+            rows = self.cascade_events(conn, plan.round_id, tbl, chosen)
+            found += cascade.events(parent, rows, cols)
+        found.sort(key=lambda e: e.repl_key)
+        for e in found:
+            if set_origin:
+                set_origin(conn, by_window[e.window].location)
+            self._follow(conn, [e], edges, tables, pos)
+
+    def _column(self, t: ApplyTable, name: str) -> ApplyColumn:
+        c = next((c for c in t.columns if c.name == name), None)
+        if c is None:
+            raise WorkFailed(
+                f"column {name} of {t.target.ref}, which a foreign key with a cascade refers "
+                "to, is missing at the target: the cascade cannot be made there",
+                table=str(t.target.ref),
+            )
+        return c
+
+    def _follow(
+        self,
+        conn: Any,
+        events: list[cascade.Event],
+        edges: list[cascade.Edge],
+        tables: dict[int, ApplyTable],
+        pos: dict[int, str],
+    ) -> None:
+        """The cascades of ``events`` (one parent change, or the rows it changed a level up:
+        one window, one position) on each child of their table, and on theirs in turn: only
+        the child rows whose own last change in the round came before it (or none did) are
+        the source's rows the cascade changed. Deletes go by sets of rows, children first
+        (the target's foreign keys may protect a row)."""
+        if not events:
+            return
+        window, rk = events[0].window, events[0].repl_key
+        for edge in (x for x in edges if x.parent == window):
+            asks = [a for a in (cascade.rule_for(e, edge.fk) for e in events) if a[0]]
+            if not asks:
+                continue
+            child = tables[edge.child]
+            below = [c for x in edges if x.parent == edge.child for c in x.fk.parent_columns]
+            need = list(dict.fromkeys([*child.key, *edge.fk.columns, *below]))
+            deleted = [old for rule, old, new in asks if new is None and rule == cascade.CASCADE]
+            if deleted:
+                gone = self._cascade_rows(
+                    conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk
+                )
+                self._follow(
+                    conn, [cascade.Event(rk, edge.child, was) for was in gone], edges, tables, pos
+                )
+                self._delete_rows(conn, child, gone)
+            changed = []
+            for rule, old, new in asks:
+                if new is None and rule == cascade.CASCADE:
+                    continue
+                fill = (None,) * len(edge.fk.columns) if rule == cascade.SET_NULL else new
+                moves = bool(set(edge.fk.columns) & set(child.key))
+                found = self._cascade_rows(
+                    conn, child, need, edge.fk.columns, [old], pos[edge.child], rk, moves
+                )
+                for was in found:
+                    now = {**was, **dict(zip(edge.fk.columns, fill or (), strict=True))}
+                    self._cascade_update(conn, child, was, now, rk, pos[edge.child])
+                    changed.append(cascade.Event(rk, edge.child, was, now))
+            self._follow(conn, changed, edges, tables, pos)
+
+    def _in(
+        self, columns: Sequence[str], values: Sequence[tuple[Any, ...]], p: Params, alias: str
+    ) -> str:
+        """``columns`` (of ``alias``, "" for none) among the tuples ``values``."""
+        a = f"{alias}." if alias else ""
+        if len(columns) == 1:
+            return f"{a}{self.q(columns[0])} IN ({', '.join(p.bind(v[0]) for v in values)})"
+        cols = ", ".join(f"{a}{self.q(c)}" for c in columns)
+        rows = ", ".join("(" + ", ".join(p.bind(x) for x in v) + ")" for v in values)
+        return f"({cols}) IN ({rows})"
+
+    def _cascade_rows(
+        self,
+        conn: Any,
+        t: ApplyTable,
+        need: list[str],
+        columns: tuple[str, ...],
+        values: list[tuple[Any, ...]],
+        pos: str,
+        at: int,
+        moves: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The rows of ``t`` whose ``columns`` hold one of ``values`` and whose net row in
+        the round is none, or an upsert before ``at`` (``need`` columns of each). ``moves``:
+        the cascade changes the key; a key whose net row came after it may have held an
+        earlier row that the cascade moved away, which the target no longer has: the table
+        stops, saying so."""
+        out: list[dict[str, Any]] = []
+        step = max(1, IN_LIST_MAX // len(columns))
+        unique = list(dict.fromkeys(values))
+        for chunk in (unique[i : i + step] for i in range(0, len(unique), step)):
+            p = Params()
+            cur = self.run(
+                conn,
+                "cascade_rows",
+                p,
+                table=str(t.target.ref),
+                target=self.qualified(t.target.ref),
+                columns=", ".join(f"t.{self.q(c)}" for c in need),
+                pos=pos,
+                join=" AND ".join(f"p.{self.q(k)} = t.{self.q(k)}" for k in t.key),
+                match=self._in(columns, chunk, p, "t"),
+            )
+            for *row, seen, action in cur.fetchall():
+                if moves and seen is not None and int(seen) > at:
+                    raise WorkFailed(
+                        f"an ON UPDATE CASCADE moved rows of {t.target.ref} to other keys, and "
+                        "a key it moved from was used again later in the same round: the row "
+                        "that moved is no longer at the target to follow. Load the table again "
+                        f"with syncpoint snapshot --tables <table> --truncate --restart",
+                        location=self.location,
+                        table=str(t.target.ref),
+                    )
+                # changed by a record after the cascade (its record says what it is), or
+                # deleted by one before it (not there when the cascade came)
+                if seen is None or (int(seen) < at and action == "U"):
+                    out.append(dict(zip(need, row, strict=True)))
+        return out
+
+    def _delete_rows(self, conn: Any, t: ApplyTable, rows: list[dict[str, Any]]) -> None:
+        keys = [tuple(r[k] for k in t.key) for r in rows]
+        step = max(1, IN_LIST_MAX // len(t.key))
+        for chunk in (keys[i : i + step] for i in range(0, len(keys), step)):
+            p = Params()
+            self.run(
+                conn,
+                "cascade_delete",
+                p,
+                table=str(t.target.ref),
+                target=self.qualified(t.target.ref),
+                match=self._in(t.key, chunk, p, ""),
+            )
+
+    def _key_match(self, t: ApplyTable, row: dict[str, Any], p: Params) -> str:
+        return " AND ".join(f"{self.q(k)} = {p.bind(row[k])}" for k in t.key)
+
+    def _by_key(self, conn: Any, sql: str, t: ApplyTable, row: dict[str, Any], **raw: str) -> Any:
+        p = Params()
+        match = self._key_match(t, row, p)
+        return self.run(
+            conn,
+            sql,
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            match=match,
+            **raw,
+        )
+
+    def _cascade_update(
+        self,
+        conn: Any,
+        t: ApplyTable,
+        was: dict[str, Any],
+        now: dict[str, Any],
+        at: int,
+        pos: str,
+    ) -> None:
+        """Set a child row's foreign key columns as the cascade did. Where they are part of
+        its key, the row moves to another key: a row a later record made there stays and
+        this one goes."""
+        moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
+        if moved:
+            p = Params()
+            found = self.run(
+                conn, "cascade_position", p, pos=pos, match=self._key_match(t, now, p)
+            ).fetchone()
+            if found is not None and int(found[0]) > at:
+                self._by_key(conn, "cascade_delete", t, was)
+                return
+            # a row the target still has there was gone at the source before the cascade
+            self._by_key(conn, "cascade_delete", t, now)
+            if found is not None and found[1] == "D":
+                # the round's delete of that key comes after this step: the moved row is
+                # taken out and put back after the deletes
+                names = [c.name for c in t.target.columns]
+                row = self._by_key(
+                    conn, "cascade_select", t, was, columns=", ".join(self.q(c) for c in names)
+                ).fetchone()
+                self._by_key(conn, "cascade_delete", t, was)
+                back = dict(zip(names, row, strict=True))
+                back.update(now)
+                self._put_back.append((t, back))
+                return
+        p = Params()
+        assign = ", ".join(f"{self.q(c)} = {p.bind(now[c])}" for c in now if now[c] != was[c])
+        if not assign:
+            return
+        match = self._key_match(t, was, p)
+        self.run(
+            conn,
+            "cascade_update",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            assign=assign,
+            match=match,
+        )
+        self._checked(conn, t)
+
+    def relax_foreign_keys(self, conn: Any, on: bool) -> bool:
+        """Where the target checks foreign keys row by row and cannot defer them (MariaDB),
+        turn the checks off for a round with cascades to make (``on``) and back on: a row
+        the round upserts may refer to a parent its cascade removes with the row. True when
+        something was turned off. PostgreSQL's created foreign keys are deferrable instead."""
+        return False
+
+    def _checked(self, conn: Any, t: ApplyTable) -> None:
+        """After a statement of the cascade step (MariaDB: its warnings fail the round)."""
+
+    def cascade_positions(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
+    ) -> None:
+        """A temporary table ``pos`` of the key of each staged net row of window ``w``, in
+        the key columns' own types, with its ``sp_pos`` (repl_key) and ``sp_action``."""
+        raise WorkFailed(
+            f"foreign keys with cascades at the source need rounds to make the cascades at "
+            f"the target, which a {self.dialect.TITLE} target cannot do yet: replicate these "
+            "tables to PostgreSQL or MariaDB",
+            location=self.location,
+            table=str(t.target.ref),
+        )
+
+    def cascade_events(
+        self, conn: Any, round_id: str, tbl: int, columns: list[ApplyColumn]
+    ) -> list[tuple[Any, ...]]:
+        """The staged events of one events window: (repl_key, action, *values of
+        ``columns``), in the types the target reads them in, in position order."""
+        raise NotImplementedError
 
     # -- uninstall -------------------------------------------------------------------------
     def uninstall_statements(self, conn: Any, keep_positions: bool = False) -> list[str]:

@@ -23,6 +23,7 @@ from syncpoint.vendors.mariadb.state import Site, watched
 class MariadbCapture(Capture):
     vendor: ClassVar[str] = "mariadb"
     kind: ClassVar[str] = "trigger"  # log/capture.py's subclass: "log"
+    unseen_cascades: ClassVar[bool] = True  # InnoDB's cascades fire no trigger, log no row
 
     def __init__(self, location: str, url: str, prefix: str):
         super().__init__(location, url, prefix)
@@ -40,6 +41,14 @@ class MariadbCapture(Capture):
             cur = conn.cursor()
             schema = table.schema_ or catalog.database(cur)
             return catalog.shape(schema, table.name, catalog.columns(cur, schema, table.name))
+
+    def cascades(self, conn: Any) -> list[Any]:
+        with dialect.translated(self.location):
+            cur = conn.cursor()
+            return catalog.cascades(cur, catalog.database(cur))
+
+    def unfollowable(self, fk: Any, watched: set[str]) -> str | None:
+        return catalog.unfollowable(fk, watched)
 
     def check(self, conn: Any, tables: list[TableConfig]) -> list[str]:
         problems = super().check(conn, tables)

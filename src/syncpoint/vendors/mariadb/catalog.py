@@ -1,5 +1,5 @@
 """What MariaDB's catalog says of watched tables: columns, keys, engine, InnoDB table id,
-foreign keys whose cascades triggers cannot see, and the privileges capture needs.
+foreign keys whose cascades capture cannot see, and the privileges capture needs.
 
 A MariaDB "schema" is a database; capture watches tables of the location's own database
 (the one named in its URL), so that the queue, the triggers and the tables live together.
@@ -14,6 +14,7 @@ from typing import Any
 import pymysql
 
 from syncpoint.config import TableConfig, TableName
+from syncpoint.core.cascade import Cascade
 from syncpoint.core.model import TableShape
 from syncpoint.vendors.mariadb.dialect import literal
 from syncpoint.vendors.mariadb.encode import ColumnInfo
@@ -113,9 +114,49 @@ def _privileged(cur: Any, sql: str, params: Any = None) -> bool:
         raise
 
 
-def fk_cascades(cur: Any, schema: str, table: str) -> list[tuple[str, str, str, str]]:
-    cur.execute(render("queries/fk_cascades.sql", _NO_NAMES), {"schema": schema, "table": table})
-    return [tuple(r) for r in cur.fetchall()]
+def cascades(cur: Any, schema: str) -> list[Cascade]:
+    """The foreign keys of database ``schema`` with a rule that changes child rows (a
+    parent in another database has its name prefixed with that database and a dot)."""
+    cur.execute(render("queries/fk_graph.sql", _NO_NAMES), {"schema": schema})
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for name, child, col, pschema, parent, pcol, on_delete, on_update in cur.fetchall():
+        fk = found.setdefault(
+            (str(child), str(name)),
+            {
+                "parent": str(parent) if pschema == schema else f"{pschema}.{parent}",
+                "cols": [],
+                "pcols": [],
+                "rules": (str(on_delete), str(on_update)),
+            },
+        )
+        fk["cols"].append(str(col))
+        fk["pcols"].append(str(pcol))
+    return [
+        Cascade(name, child, tuple(f["cols"]), f["parent"], tuple(f["pcols"]), *f["rules"])
+        for (child, name), f in found.items()
+    ]
+
+
+def unfollowable(fk: Cascade, watched: set[str]) -> str | None:
+    """Why rounds cannot make the cascades of ``fk`` at the target (its child is watched),
+    or None. ``watched``: the names of the tables watched with the child (its sync group's,
+    at its location)."""
+    if "SET DEFAULT" in (fk.on_delete, fk.on_update):
+        return (
+            f"foreign key {fk.name!r} to {fk.parent!r} has a SET DEFAULT rule, which InnoDB "
+            "does not apply; make it RESTRICT, NO ACTION, CASCADE or SET NULL"
+        )
+    if fk.parent not in watched:
+        return (
+            f"foreign key {fk.name!r} to {fk.parent!r} has {fk.rules}: InnoDB "
+            f"changes {fk.child!r} below the SQL layer (no trigger fires, the binary log holds "
+            f"only the {fk.parent!r} row), so syncpoint makes those changes at the target from "
+            f"the changes of {fk.parent!r}, which it only sees when {fk.parent!r} is replicated "
+            f"in the same sync group as {fk.child!r}. Add {fk.parent!r} to the channel (and to "
+            f"that sync group), or make the rule RESTRICT or NO ACTION (docs/log-capture.md, "
+            '"Foreign keys with cascades")'
+        )
+    return None
 
 
 def has_process(cur: Any) -> bool:
@@ -146,9 +187,7 @@ def server_problem(cur: Any) -> str | None:
     return None
 
 
-def problems(
-    cur: Any, location: str, tables: list[TableConfig], log: bool = False
-) -> list[str]:
+def problems(cur: Any, location: str, tables: list[TableConfig], log: bool = False) -> list[str]:
     """MariaDB traps, beyond existence and keys (checked by ``Capture.check``). ``log``:
     for capture from the binary log, whose ticks read no transaction list (no PROCESS
     privilege needed)."""
@@ -157,6 +196,12 @@ def problems(
     problem = server_problem(cur)
     if problem:
         return [f"location {location}: {problem}"]
+    watched = {t.ref.name for t in tables if schema_of(t.ref, db) is not None}
+    for fk in cascades(cur, db):
+        if fk.child in watched:
+            reason = unfollowable(fk, watched)
+            if reason:
+                found.append(f"table {fk.child}: {reason}")
     if not log and not has_process(cur):
         found.append(
             f"the user of location {location} lacks the PROCESS privilege: ticks read "
@@ -180,20 +225,5 @@ def problems(
                 f"table {t.name}: uses the {f.engine} engine, which has no transactions: a "
                 "rolled-back change would stay in the table but vanish from the queue; "
                 "convert it (ALTER TABLE ... ENGINE=InnoDB)"
-            )
-        for name, parent, on_delete, on_update in fk_cascades(cur, schema, t.ref.name):
-            rules = [
-                f"ON {what} {rule}"
-                for what, rule in (("DELETE", on_delete), ("UPDATE", on_update))
-                if rule in ("CASCADE", "SET NULL", "SET DEFAULT")
-            ]
-            found.append(
-                f"table {t.name}: foreign key {name!r} to {parent!r} has {' and '.join(rules)}; "
-                f"InnoDB applies cascades below the SQL layer, so the changes they make to "
-                f"{t.ref.name!r} fire no trigger and are not written to the binary log either "
-                "(MariaDB's replicas repeat them with their own foreign keys): neither trigger "
-                "nor log capture can see them. Use ON DELETE/UPDATE RESTRICT or NO ACTION and "
-                "change child rows in the application (docs/log-capture.md, \"Foreign keys "
-                "with cascades\")"
             )
     return found

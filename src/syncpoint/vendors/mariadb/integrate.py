@@ -171,3 +171,36 @@ class MariadbIntegrate(Integrate):
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
         self.run(conn, "delete", table=name, target=target, match=match)
+
+    # -- cascades the capture could not see (integratebase._cascade) --------------------
+    def _checked(self, conn: Any, t: ApplyTable) -> None:
+        self._warnings(conn, t.target.ref)
+
+    def relax_foreign_keys(self, conn: Any, on: bool) -> bool:
+        # the session's setting: also keeps a target's own cascading foreign keys from
+        # repeating the cascade the round makes
+        self.run(conn, "foreign_key_checks", value="0" if on else "1")
+        return True
+
+    def cascade_positions(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
+    ) -> None:
+        p = self._params(round_id, w)
+        self.run(
+            conn,
+            "cascade_positions",
+            p,
+            table=str(t.target.ref),
+            pos=pos,
+            target=self.qualified(t.target.ref),
+            columns=", ".join(self.q(k) for k in t.key),
+            values=", ".join(self._value(c, p) for c in t.key_columns),
+        )
+        self._warnings(conn, t.target.ref)
+
+    def cascade_events(
+        self, conn: Any, round_id: str, tbl: int, columns: list[ApplyColumn]
+    ) -> list[tuple[Any, ...]]:
+        p = Params(round_id=round_id, tbl=tbl)
+        values = ", ".join(self._value(c, p) for c in columns)
+        return [tuple(r) for r in self.run(conn, "cascade_events", p, values=values).fetchall()]

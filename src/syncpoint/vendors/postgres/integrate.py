@@ -252,3 +252,20 @@ class PostgresIntegrate(Integrate):
             values=values,
             match=" AND ".join(match),
         )
+
+    # -- cascades the capture could not see (integratebase._cascade) --------------------
+    def cascade_positions(
+        self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
+    ) -> None:
+        p = self._params(round_id, w)
+        values = ", ".join(f"{self._value(c, p)} AS {self.q(c.name)}" for c in t.key_columns)
+        self.run(conn, "cascade_positions", p, table=str(t.target.ref), pos=pos, values=values)
+        columns = ", ".join(self.q(k) for k in t.key)
+        self.run(conn, "cascade_positions_index", pos=pos, columns=columns)
+
+    def cascade_events(
+        self, conn: Any, round_id: str, tbl: int, columns: list[ApplyColumn]
+    ) -> list[tuple[Any, ...]]:
+        p = Params(round_id=round_id, tbl=tbl)
+        values = ", ".join(self._value(c, p) for c in columns)
+        return [tuple(r) for r in self.run(conn, "cascade_events", p, values=values).fetchall()]

@@ -1,0 +1,1 @@
+CREATE INDEX ON $raw{pos} ($raw{columns})
