@@ -84,6 +84,9 @@ class RoundPlan:
     # how the net rows reached the staging table: "bulk" (the target's bulk path, from the
     # driver or from each Spark partition), "batched" (JDBC or DB-API batches), "" (none)
     staging: str = ""
+    # window -> its typed staging, where the vendor's direct path staged the window's rows
+    # in the target's types (the vendor's integrate side reads it; none on other paths)
+    typed: dict[int, Any] = field(default_factory=dict)
 
     @property
     def moves(self) -> bool:

@@ -1,0 +1,115 @@
+"""The direct path's typed staging, PostgreSQL to PostgreSQL: every round of these tests
+takes the direct path (``driver_round_max: 0``), where the copy tasks stage each window's
+changes in the target's own column types. The value suites of test_rounds_values.py run
+here as they are, and each round says it staged its table typed; a value the typed copy
+cannot read falls back to the JSON text, whose apply stops the table with the reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from syncpoint.errors import TableStopped
+from syncpoint.ops.channel import Channel
+from tests.conftest import make_pg
+from tests.system import test_rounds_values as tv
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+
+@pytest.fixture
+def direct(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every channel made in the test takes the direct path; the rounds' reports."""
+    made = Channel.from_file.__func__  # type: ignore[attr-defined]
+    reports: list[dict[str, Any]] = []
+
+    def from_file(cls: type[Channel], path: Any, *a: Any, **kw: Any) -> Channel:
+        data = json.loads(Path(path).read_text())
+        data.setdefault("spark", {})["driver_round_max"] = 0
+        Path(path).write_text(json.dumps(data))
+        ch = made(cls, path, *a, **kw)
+        run = ch.run
+
+        def run_and_keep(*ra: Any, **rkw: Any) -> Any:
+            report = run(*ra, **rkw)
+            reports.extend(report.rounds)
+            return report
+
+        ch.run = run_and_keep  # type: ignore[method-assign]
+        return ch
+
+    monkeypatch.setattr(Channel, "from_file", classmethod(from_file))
+    return reports
+
+
+@pytest.fixture
+def pg_pair() -> Any:
+    gens = [make_pg(), make_pg()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
+def typed_rounds(reports: list[dict[str, Any]]) -> list[list[str]]:
+    return [r["typed"] for r in reports if r["changes"]]
+
+
+def test_values_arrive_exactly_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_values_arrive_exactly(pg_pair, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
+
+
+def test_special_values_arrive_exactly_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_special_values_arrive_exactly(pg_pair, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.sv"] for t in typed_rounds(direct))
+
+
+def test_postgresql_types_arrive_exactly_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_postgresql_types_arrive_exactly(pg_pair, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.pt"] for t in typed_rounds(direct))
+
+
+def test_a_value_the_typed_copy_cannot_read_stops_the_table(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text)")
+    # the user made the target narrower than the source
+    dst.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric(4,2), t integer)")
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals VALUES (1, 1.5, '7'), (2, 2.25, '8')")
+    ch.run(once=True, spark=spark)
+    assert sorted(dst.query("SELECT id, n::text, t FROM vals")) == [(1, "1.50", 7), (2, "2.25", 8)]
+    # staged typed (numeric), the apply's cast refuses to round
+    src.execute("INSERT INTO vals VALUES (3, 1.125, '9')")
+    with pytest.raises(TableStopped, match="does not fit"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT count(*) FROM vals") == [(2,)]
+    dst.execute("ALTER TABLE vals ALTER n TYPE numeric")
+    ch.run(once=True, spark=spark)
+    assert dst.query("SELECT count(*) FROM vals") == [(3,)]
+    # text an integer column cannot read: the typed copy fails, the round stages the JSON
+    # text, and its apply stops the table naming the value
+    src.execute("INSERT INTO vals VALUES (4, 1, 'four')")
+    with pytest.raises(TableStopped, match="four"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT count(*) FROM vals") == [(3,)]
+    dst.execute("ALTER TABLE vals ALTER t TYPE text")
+    ch.run(once=True, spark=spark)
+    assert sorted(dst.query("SELECT id, t FROM vals")) == [
+        (1, "7"), (2, "8"), (3, "9"), (4, "four"),
+    ]  # fmt: skip
+    # no typed staging is left behind, whichever way the rounds went
+    assert dst.query(
+        "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%' AND relkind = 'r'"
+    ) == [(0,)]
