@@ -2,7 +2,8 @@
 takes the direct path (``driver_round_max: 0``), where the copy tasks stage each window's
 changes in the target's own column types. The value suites of test_rounds_values.py run
 here as they are, and each round says it staged its table typed; a value the typed copy
-cannot read falls back to the JSON text, whose apply stops the table with the reason."""
+cannot read falls back to the JSON text, whose apply stops the table with the reason.
+MariaDB to PostgreSQL takes the direct path too (the records read row by row)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from syncpoint.errors import TableStopped
 from syncpoint.ops.channel import Channel
-from tests.conftest import make_pg
+from tests.conftest import make_mariadb, make_pg
 from tests.system import test_rounds_values as tv
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -53,8 +54,20 @@ def pg_pair() -> Any:
         next(g, None)
 
 
+@pytest.fixture
+def maria_pg() -> Any:
+    gens = [make_mariadb(), make_pg()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
 def typed_rounds(reports: list[dict[str, Any]]) -> list[list[str]]:
     return [r["typed"] for r in reports if r["changes"]]
+
+
+def direct_rounds(reports: list[dict[str, Any]]) -> list[bool]:
+    return [r["direct"] for r in reports if r["changes"]]
 
 
 def test_values_arrive_exactly_typed(
@@ -76,6 +89,20 @@ def test_postgresql_types_arrive_exactly_typed(
 ) -> None:
     tv.test_postgresql_types_arrive_exactly(pg_pair, tmp_path, spark)
     assert typed_rounds(direct) and all(t == ["public.pt"] for t in typed_rounds(direct))
+
+
+def test_mariadb_values_arrive_exactly_on_the_direct_path(
+    maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_values_arrive_exactly(maria_pg, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_mariadb_special_values_arrive_exactly_on_the_direct_path(
+    maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_special_values_arrive_exactly(maria_pg, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
 
 
 def test_a_value_the_typed_copy_cannot_read_stops_the_table(

@@ -87,6 +87,8 @@ class RoundPlan:
     # window -> its typed staging, where the vendor's direct path staged the window's rows
     # in the target's types (the vendor's integrate side reads it; none on other paths)
     typed: dict[int, Any] = field(default_factory=dict)
+    # whether the records went from database to database on the vendors' direct path
+    direct: bool = False
 
     @property
     def moves(self) -> bool:

@@ -433,7 +433,7 @@ class GroupRound:
             raise WorkFailed(exc.message, location=self.integrate) from exc
         data.counts.update(records)
         plan.typed = stagings
-        plan.staging = "bulk"
+        plan.staging, plan.direct = "bulk", True
         return staged
 
     def _copy_direct(
@@ -479,7 +479,8 @@ class GroupRound:
         out: dict[int, Any] = {}
         for w, src, read_sql, *_, plain in data.reads:
             if (
-                read_sql != plain  # conflict resolution reads its own bookkeeping
+                src.capture.vendor != self.target.vendor
+                or read_sql != plain  # conflict resolution reads its own bookkeeping
                 or w.ddl
                 or w.renames
                 or w.empties

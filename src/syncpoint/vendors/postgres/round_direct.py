@@ -15,16 +15,35 @@ consumer cleaning up, makes the counts differ and the round apply nothing.
 from __future__ import annotations
 
 import hashlib
+import importlib
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.errors import PositionConflict, WorkFailed
 from syncpoint.vendors.integratebase import ApplyTable, Integrate
+from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 ROWS_PER_TASK = 120_000  # records of one window a task copies, at most MAX_TASKS of them
 MAX_TASKS = 4
+ROWS_BATCH = 5_000  # records a task takes at once from another vendor's unbuffered read
+
+
+@dataclass(frozen=True)
+class RowsCopy:
+    """One task's work from a source of another vendor (no COPY to stream): the range's
+    records read by the source's unbuffered cursor (``select_sql``: the capture's
+    ``read_query`` of the range) and split into operations here, as ``window/ops_out.sql``
+    splits them, into the target's ``COPY``; ``head``: application, group, round, window."""
+
+    source_vendor: str
+    source_url: str = field(repr=False)  # may hold a password: never shown
+    target_url: str = field(repr=False)
+    select_sql: str
+    in_sql: str
+    head: tuple[str, str, str, int]
 
 
 @dataclass(frozen=True)
@@ -32,7 +51,7 @@ class OpsCopy:
     """One task's work: a window's repl_key range, out of the source and into the target."""
 
     tbl: int
-    copy: RangeCopy = field(repr=False)
+    copy: RangeCopy | RowsCopy = field(repr=False)
 
 
 def ranges(lo: int, hi: int, count: int, slots: int) -> list[tuple[int, int]]:
@@ -63,7 +82,17 @@ def copies(
     out = SqlFiles("postgres", "window", comments=False)
     in_sql = target.one("ops_in")
     literals = {"application": application, "group": group, "round": round_id}
-    jobs = []
+    jobs: list[OpsCopy] = []
+    if capture.vendor != "postgres":
+        text_in = target.one("ops_in_text")
+        head = (application, group, round_id, int(tbl))
+        window = SqlFiles(capture.vendor, "window", comments=False)
+        for a, b in ranges(lo, hi, count, slots):
+            raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
+            sel = window.one("range", raw=raw)
+            rows = RowsCopy(capture.vendor, capture.url, target.url, sel, text_in, head)
+            jobs.append(OpsCopy(tbl, rows))
+        return jobs
     for a, b in ranges(lo, hi, count, slots):
         raw = {"query": read_sql, "tbl": str(int(tbl)), "lo": str(int(a)), "hi": str(int(b))}
         out_sql = out.one("ops_out", raw=raw, literals=literals)
@@ -73,8 +102,67 @@ def copies(
 
 def copy_ops(job: OpsCopy) -> tuple[int, int]:
     """Run in a Spark task: (window, operations the target took), committed."""
+    if isinstance(job.copy, RowsCopy):
+        return job.tbl, copy_rows(job.copy)
     staged, _ = copy_range(job.copy)
     return job.tbl, staged
+
+
+def operations(
+    rows: Iterable[Sequence[Any]], head: tuple[str, str, str, int]
+) -> Iterator[tuple[Any, ...]]:
+    """The staging rows of the records ``rows`` (repl_key, action, content, oldcontent,
+    dbid, key, old key: a ``read_query``'s columns), split as ``window/ops_out.sql``
+    splits them: an insert or update upserts its key (sub 1), a delete deletes its old key
+    (sub 0), and an update that moved its key also deletes the old one (sub -1)."""
+    for rk, action, content, old, dbid, key, old_key in rows:
+        content, old, key, old_key = (_str(v) for v in (content, old, key, old_key))
+        action = _str(action)
+        if action == "DELETE":
+            yield (*head, "D", old, int(rk), _str(dbid), old_key, 0)
+            continue
+        yield (*head, "U", content, int(rk), _str(dbid), key, 1)
+        if action == "UPDATE" and key is not None and old_key is not None and old_key != key:
+            yield (*head, "D", old, int(rk), _str(dbid), old_key, -1)
+
+
+def _str(v: Any) -> Any:
+    if isinstance(v, bytes | bytearray | memoryview):
+        return bytes(v).decode("utf-8")
+    return v
+
+
+def copy_rows(job: RowsCopy) -> int:
+    """Run in a Spark task: stream the range's records from the source's unbuffered read
+    into the target's COPY, as operations, in one target transaction (committed, or rolled
+    back on any error); the operations the target took. Errors name neither URL nor
+    password."""
+    from syncpoint import vendors
+
+    src_vendor = vendors.get(job.source_vendor)
+    stream = importlib.import_module(f"syncpoint.vendors.{job.source_vendor}.transport").stream
+    src = src_vendor.dialect.connect(job.source_url)
+    try:
+        dst = dialect.connect(job.target_url)
+        try:
+            with src_vendor.dialect.translated(), dialect.translated():
+                try:
+                    cur = dst.cursor()
+                    with cur.copy(job.in_sql) as w:
+                        read = stream(src, job.select_sql)
+                        while batch := read.fetchmany(ROWS_BATCH):
+                            for op in operations(batch, job.head):
+                                w.write_row(op)
+                    n = int(cur.rowcount)
+                    dst.commit()
+                except BaseException:
+                    dst.rollback()
+                    raise
+            return n
+        finally:
+            dst.close()
+    finally:
+        src.close()
 
 
 def net(
