@@ -16,6 +16,7 @@ import pytest
 from syncpoint.errors import TableStopped
 from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg
+from tests.system import roundkit as rk
 from tests.system import test_rounds_values as tv
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -140,3 +141,20 @@ def test_a_value_the_typed_copy_cannot_read_stops_the_table(
     assert dst.query(
         "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%' AND relkind = 'r'"
     ) == [(0,)]
+
+
+def test_a_direct_round_in_a_fresh_process_starts_no_jvm(pg_pair: Any, tmp_path: Path) -> None:
+    """``run --once`` with a local master copies on the direct path in its own threads: it
+    applies the round where no Java can be started at all."""
+    src, dst = pg_pair
+    rk.setup_source(src)
+    rk.setup_target(dst)
+    direct_cfg = {"spark": {"master": "local[2]", "driver_round_max": 0}}
+    cfg = rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst, extra=direct_cfg)
+    Channel.from_file(cfg).install()
+    rk.run_writers(src.vendor, src.url, 1, 3)[0].join()
+    nojava = {"JAVA_HOME": str(tmp_path / "no-java"), "PATH": "/usr/bin:/bin"}
+    done = rk.syncpoint(cfg, "run", "--once", env=nojava)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ok, why = rk.same(src, dst)
+    assert ok, why

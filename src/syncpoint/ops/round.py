@@ -311,9 +311,11 @@ class GroupRound:
         records copied by Spark tasks from database to database and netted at the target,
         in ``stage`` (its counts are filled in there). ``window_bounds`` sizes every window."""
         from syncpoint.ops import cdr as cdr_ops
+        from syncpoint.vendors.roundpath import direct_round
 
         resolved = cdr_ops.settings(self.target, self.conn)
         reads, counts, records = [], {}, 0
+        threads = self._driver_threads()
         for w in plan.reading:
             src = self.sources[w.location]
             counts[w.tbl] = 0
@@ -328,9 +330,14 @@ class GroupRound:
                 continue
             key = self._key(src, w)
             records += int(n)
-            if records > self.cfg.spark.driver_round_max and self._spark is None:
+            if (
+                records > self.cfg.spark.driver_round_max
+                and self._spark is None
+                and not (threads and direct_round(src.capture.vendor, self.target.vendor))
+            ):
                 # more records than the driver nets (DDL and forwarded records included,
-                # so at worst a session started early): the JVM starts during the reads
+                # so at worst a session started early), and not for the direct path's
+                # copies in the driver's threads: the JVM starts during the reads
                 from syncpoint.ops.session import prestart
 
                 prestart(self.cfg.spark)
@@ -403,10 +410,9 @@ class GroupRound:
     def _stage_direct(self, plan: RoundPlan, data: DirectRound) -> dict[int, int]:
         """Spark tasks copy each window's records, in repl_key ranges, from the capture
         location into the target; the target nets them into the staging (committed)."""
-        spark = self.spark()
         typed = self._typed_stagings(plan, data)
         try:
-            written = self._copy_direct(plan, data, spark, typed)
+            written = self._copy_direct(plan, data, typed)
         except Exception as exc:  # noqa: BLE001 - the JSON text's copy says what is wrong
             if not typed:
                 raise
@@ -422,7 +428,7 @@ class GroupRound:
             data.module.drop_typed(self.target, self.conn, {t: v[0] for t, v in typed.items()})
             plan.round_id = uuid.uuid4().hex
             typed = {}
-            written = self._copy_direct(plan, data, spark, typed)
+            written = self._copy_direct(plan, data, typed)
         stagings = {t: v[0] for t, v in typed.items()}
         try:
             records, staged = data.module.net(
@@ -436,19 +442,36 @@ class GroupRound:
         plan.staging, plan.direct = "bulk", True
         return staged
 
+    def _driver_threads(self) -> int:
+        """How many of the direct path's copy tasks run at once in the driver's own
+        threads: as many as a local master's slots, where this process has no Spark
+        session yet (the tasks only stream from database to database, so a round of them
+        starts no JVM); 0 where Spark runs them (a session is up, or another master)."""
+        from syncpoint.ops.session import local_slots, running
+
+        if self._spark is not None or running():
+            return 0
+        return local_slots(self.cfg.spark.master)
+
     def _copy_direct(
-        self, plan: RoundPlan, data: DirectRound, spark: Any, typed: dict[int, Any]
+        self, plan: RoundPlan, data: DirectRound, typed: dict[int, Any]
     ) -> dict[int, int]:
         """Run the round's copy tasks: the operations each window's tasks wrote."""
-        from syncpoint.spark.snapshot import run_tasks, slots
+        threads = self._driver_threads()
+        if threads:
+            n_slots, spark = threads, None
+        else:
+            from syncpoint.spark.snapshot import slots
 
+            spark = self.spark()
+            n_slots = slots(spark)
         jobs = []
         for w, src, read_sql, lo, hi, n, _ in data.reads:
             if w.tbl in typed:
                 t, table = typed[w.tbl]
                 jobs += data.module.typed_copies(
                     src.capture, self.target, read_sql, t, table, tbl=w.tbl, lo=lo, hi=hi,
-                    count=n, slots=slots(spark),
+                    count=n, slots=n_slots,
                 )  # fmt: skip
                 continue
             jobs += data.module.copies(
@@ -462,10 +485,19 @@ class GroupRound:
                 lo=lo,
                 hi=hi,
                 count=n,
-                slots=slots(spark),
+                slots=n_slots,
             )
+        if spark is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(threads, thread_name_prefix="syncpoint-copy") as pool:
+                done = list(pool.map(data.module.copy_ops, jobs))
+        else:
+            from syncpoint.spark.snapshot import run_tasks
+
+            done = run_tasks(spark, jobs, data.module.copy_ops)
         written: dict[int, int] = {}
-        for tbl, n in run_tasks(spark, jobs, data.module.copy_ops):
+        for tbl, n in done:
             written[tbl] = written.get(tbl, 0) + n
         return written
 
