@@ -115,6 +115,9 @@ def killed_and_rerun(
     report = ch.run(once=True, spark=spark)
     if extra:  # rounds that read rows staged them on the direct path ("": none read)
         assert {r["staging"] for r in report.rounds} <= {"bulk", ""}
+        # the killed round's typed stagings went with the next apply
+        left = "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%'"
+        assert dst.query(left) == [(0,)]
     ok, why = rk.same(src, dst)
     assert ok, why
     assert rk.duplicates(dst) == []

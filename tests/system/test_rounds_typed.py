@@ -158,3 +158,24 @@ def test_a_direct_round_in_a_fresh_process_starts_no_jvm(pg_pair: Any, tmp_path:
     assert done.returncode == 0, done.stderr[-2000:]
     ok, why = rk.same(src, dst)
     assert ok, why
+
+
+def test_a_target_without_a_unique_key_is_applied_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text)")
+    dst.execute("CREATE TABLE vals (id integer, n numeric, t text)")  # no index on the key
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals SELECT g, g / 3.0, 'r' || g FROM generate_series(1, 50) g")
+    ch.run(once=True, spark=spark)
+    src.execute(
+        "UPDATE vals SET n = -n, t = NULL WHERE id % 3 = 0",
+        "UPDATE vals SET id = id + 100 WHERE id % 5 = 0",
+        "DELETE FROM vals WHERE id % 7 = 0",
+    )
+    ch.run(once=True, spark=spark)
+    rows = "SELECT id, n::text, t FROM vals ORDER BY id"
+    assert dst.query(rows) == src.query(rows)
+    assert typed_rounds(direct) == [["public.vals"], ["public.vals"]]
