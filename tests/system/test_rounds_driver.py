@@ -32,6 +32,8 @@ ENGINES = {
 
 
 def engines(src: str, dst: str) -> list[str]:
+    if dst == "mariadb" and src == "postgres":
+        return ["driver", "direct", "spark"]  # PostgreSQL's COPY into LOAD DATA
     if dst != "postgres":
         return ["driver", "spark"]
     # the direct path reads a MariaDB source row by row into PostgreSQL's COPY

@@ -405,7 +405,11 @@ class GroupRound:
         from syncpoint.vendors.roundpath import direct_round
 
         mods = {direct_round(r[1].capture.vendor, self.target.vendor) for r in reads}
-        return mods.pop() if len(mods) == 1 and None not in mods else None
+        if len(mods) != 1 or None in mods:
+            return None
+        mod = mods.pop()
+        usable = getattr(mod, "available", None)  # a server setting the path needs
+        return mod if usable is None or usable(self.target, self.conn) else None
 
     def _stage_direct(self, plan: RoundPlan, data: DirectRound) -> dict[int, int]:
         """Spark tasks copy each window's records, in repl_key ranges, from the capture

@@ -26,6 +26,7 @@ from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
+SOURCES = ("postgres", "mariadb")  # the capture vendors this direct path reads
 ROWS_PER_TASK = 120_000  # records of one window a task copies, at most MAX_TASKS of them
 MAX_TASKS = 4
 ROWS_BATCH = 5_000  # records a task takes at once from another vendor's unbuffered read
@@ -95,6 +96,7 @@ def copies(
         return jobs
     for a, b in ranges(lo, hi, count, slots):
         raw = {"query": read_sql, "tbl": str(int(tbl)), "lo": str(int(a)), "hi": str(int(b))}
+        raw["format"] = "(FORMAT binary)"
         out_sql = out.one("ops_out", raw=raw, literals=literals)
         jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out_sql, in_sql)))
     return jobs
