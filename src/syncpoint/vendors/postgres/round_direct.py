@@ -23,6 +23,7 @@ from typing import Any
 from syncpoint.errors import PositionConflict, WorkFailed
 from syncpoint.vendors.integratebase import ApplyTable, Integrate
 from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.integrate import PostgresIntegrate
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
@@ -244,7 +245,7 @@ def signature(table: ApplyTable) -> tuple[tuple[str, str, bool], ...]:
 
 
 def typed_stage(
-    target: Integrate, conn: Any, application: str, group: str, round_id: str, tbl: int,
+    target: PostgresIntegrate, conn: Any, application: str, group: str, round_id: str, tbl: int,
     table: ApplyTable,
 ) -> Typed | None:  # fmt: skip
     """Make the window's typed staging (committed), or None where the window's values
@@ -260,7 +261,7 @@ def typed_stage(
         if c.name not in declared:
             return None
         base, builtin = declared[c.name]
-        staged.append(target.typed_staged_type(c, base, builtin))  # type: ignore[attr-defined]
+        staged.append(target.typed_staged_type(c, base, builtin))
     name = f"{typed_owner(target.prefix, application, group)}{round_id[:12]}_{int(tbl)}"
     typed = Typed(name, signature(table), tuple(staged))
     cols = "".join(f", {target.q(c.name)} {s}" for c, s in zip(table.columns, staged, strict=True))
@@ -276,7 +277,7 @@ def typed_stage(
 
 def typed_copies(
     capture: Any,
-    target: Integrate,
+    target: PostgresIntegrate,
     read_sql: str,
     typed: Typed,
     table: ApplyTable,
@@ -289,7 +290,7 @@ def typed_copies(
 ) -> list[OpsCopy]:
     """The tasks of one window into its typed staging."""
     out = SqlFiles("postgres", "window", comments=False)
-    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)  # type: ignore[attr-defined]
+    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
     in_cols = "".join(f", {target.q(c.name)}" for c in table.columns)
     in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
     jobs = []
