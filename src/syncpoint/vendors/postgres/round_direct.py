@@ -23,7 +23,6 @@ from typing import Any
 from syncpoint.errors import PositionConflict, WorkFailed
 from syncpoint.vendors.integratebase import ApplyTable, Integrate
 from syncpoint.vendors.postgres import dialect
-from syncpoint.vendors.postgres.integrate import PostgresIntegrate
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
@@ -245,11 +244,13 @@ def signature(table: ApplyTable) -> tuple[tuple[str, str, bool], ...]:
 
 
 def typed_stage(
-    target: PostgresIntegrate, conn: Any, application: str, group: str, round_id: str, tbl: int,
+    target: Any, conn: Any, application: str, group: str, round_id: str, tbl: int,
     table: ApplyTable,
 ) -> Typed | None:  # fmt: skip
     """Make the window's typed staging (committed), or None where the window's values
-    cannot be staged typed (then they are staged as JSON text, as before)."""
+    cannot be staged typed (then they are staged as JSON text, as before). ``target``:
+    PostgreSQL's integrate side (``typed_staged_type``; not imported here, which would
+    make a cycle of imports)."""
     names = {c.name for c in table.target.columns}
     if names & set(TYPED_BOOKKEEPING) or any(len(c.keys) != 1 for c in table.columns):
         return None
@@ -277,7 +278,7 @@ def typed_stage(
 
 def typed_copies(
     capture: Any,
-    target: PostgresIntegrate,
+    target: Any,
     read_sql: str,
     typed: Typed,
     table: ApplyTable,
