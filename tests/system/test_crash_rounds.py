@@ -37,6 +37,13 @@ DIRECT = {"spark": {"master": "local[2]", "driver_round_max": 0}}
 
 @pytest.fixture
 def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    if request.param == "direct-mariadb":  # PostgreSQL's COPY into MariaDB's LOAD DATA
+        gens = [make_pg(), make_mariadb()]
+        src, dst = (next(g) for g in gens)
+        yield src, dst
+        for g in gens:
+            next(g, None)
+        return
     vendor = "postgres" if request.param == "direct" else request.param
     make = {"postgres": make_pg, "mariadb": make_mariadb}.get(vendor)
     gens = [make(), make()] if make else [make_sqlite(tmp_path), make_sqlite(tmp_path)]
@@ -96,6 +103,13 @@ def test_killed_on_the_direct_path_the_next_run_converges(
     killed_and_rerun(pair, step, tmp_path, spark, DIRECT)
 
 
+@pytest.mark.parametrize("pair", ["direct-mariadb"], indirect=True)
+def test_killed_after_stage_on_the_direct_path_into_mariadb_the_next_run_converges(
+    pair: Any, tmp_path: Path, spark: Any
+) -> None:
+    killed_and_rerun(pair, "after_stage", tmp_path, spark, DIRECT)
+
+
 def killed_and_rerun(
     pair: Any, step: str, tmp_path: Path, spark: Any, extra: dict[str, Any] | None = None
 ) -> None:
@@ -115,6 +129,10 @@ def killed_and_rerun(
     report = ch.run(once=True, spark=spark)
     if extra:  # rounds that read rows staged them on the direct path ("": none read)
         assert {r["staging"] for r in report.rounds} <= {"bulk", ""}
+        assert {r["direct"] for r in report.rounds if r["changes"]} == {True}
+        if dst.vendor == "postgres":  # the killed round's typed stagings went with the apply
+            left = "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%'"
+            assert dst.query(left) == [(0,)]
     ok, why = rk.same(src, dst)
     assert ok, why
     assert rk.duplicates(dst) == []

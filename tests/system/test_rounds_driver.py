@@ -32,11 +32,14 @@ ENGINES = {
 
 
 def engines(src: str, dst: str) -> list[str]:
+    if dst == "mariadb" and src == "postgres":
+        return ["driver", "direct", "spark"]  # PostgreSQL's COPY into LOAD DATA
     if dst != "postgres":
         return ["driver", "spark"]
-    return (
-        ["driver", "direct", "spark", "jdbc"] if src == "postgres" else ["driver", "spark", "jdbc"]
-    )
+    # the direct path reads a MariaDB source row by row into PostgreSQL's COPY
+    if src in ("postgres", "mariadb"):
+        return ["driver", "direct", "spark", "jdbc"]
+    return ["driver", "spark", "jdbc"]
 
 
 @pytest.fixture
@@ -119,6 +122,7 @@ def test_driver_and_spark_rounds_give_identical_targets(
             report = ch.run(once=True, spark=spark)
             assert {r["engine"] for r in report.rounds} == {ENGINES[engine][2]}
             assert {r["staging"] for r in report.rounds} == {staging[engine]}
+            assert {r["direct"] for r in report.rounds} == {engine == "direct"}
             assert report.changes > 0
     _, by_driver = channels["driver"]
     for name in ("vals", names.TABLE):

@@ -91,6 +91,11 @@ class RoundPlan:
     edges: list[Edge] = field(default_factory=list)
     event_rows: list[tuple[int, str, str, int, str | None]] = field(default_factory=list)
     events: dict[int, int] = field(default_factory=dict)
+    # window -> its typed staging, where the vendor's direct path staged the window's rows
+    # in the target's types (the vendor's integrate side reads it; none on other paths)
+    typed: dict[int, Any] = field(default_factory=dict)
+    # whether the records went from database to database on the vendors' direct path
+    direct: bool = False
 
     @property
     def moves(self) -> bool:

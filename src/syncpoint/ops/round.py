@@ -13,6 +13,7 @@ import logging
 import os
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -364,9 +365,11 @@ class GroupRound:
         records copied by Spark tasks from database to database and netted at the target,
         in ``stage`` (its counts are filled in there). ``window_bounds`` sizes every window."""
         from syncpoint.ops import cdr as cdr_ops
+        from syncpoint.vendors.roundpath import direct_round
 
         resolved = cdr_ops.settings(self.target, self.conn)
         reads, counts, records = [], {}, 0
+        threads = self._driver_threads()
         for w in plan.reading:
             src = self.sources[w.location]
             counts[w.tbl] = 0
@@ -381,9 +384,14 @@ class GroupRound:
                 continue
             key = self._key(src, w)
             records += int(n)
-            if records > self.cfg.spark.driver_round_max and self._spark is None:
+            if (
+                records > self.cfg.spark.driver_round_max
+                and self._spark is None
+                and not (threads and direct_round(src.capture.vendor, self.target.vendor))
+            ):
                 # more records than the driver nets (DDL and forwarded records included,
-                # so at worst a session started early): the JVM starts during the reads
+                # so at worst a session started early), and not for the direct path's
+                # copies in the driver's threads: the JVM starts during the reads
                 from syncpoint.ops.session import prestart
 
                 prestart(self.cfg.spark)
@@ -469,16 +477,79 @@ class GroupRound:
         from syncpoint.vendors.roundpath import direct_round
 
         mods = {direct_round(r[1].capture.vendor, self.target.vendor) for r in reads}
-        return mods.pop() if len(mods) == 1 and None not in mods else None
+        if len(mods) != 1 or None in mods:
+            return None
+        mod = mods.pop()
+        usable = getattr(mod, "available", None)  # a server setting the path needs
+        return mod if usable is None or usable(self.target, self.conn) else None
 
     def _stage_direct(self, plan: RoundPlan, data: DirectRound) -> dict[int, int]:
         """Spark tasks copy each window's records, in repl_key ranges, from the capture
         location into the target; the target nets them into the staging (committed)."""
-        from syncpoint.spark.snapshot import run_tasks, slots
+        typed = self._typed_stagings(plan, data)
+        try:
+            written = self._copy_direct(plan, data, typed)
+        except Exception as exc:  # noqa: BLE001 - the JSON text's copy says what is wrong
+            if not typed:
+                raise
+            # a value the typed copy could not read (the target's type cannot hold it, or
+            # its text is not one): the round stages as JSON text instead, under a round id
+            # of its own, so that the apply stops the table with the reason as it always did
+            log.warning(
+                "round %s at %s: the typed copy failed (%s); staging the changes as text",
+                plan.round_id,
+                self.integrate,
+                _cause(exc),
+            )
+            data.module.drop_typed(self.target, self.conn, {t: v[0] for t, v in typed.items()})
+            plan.round_id = uuid.uuid4().hex
+            typed = {}
+            written = self._copy_direct(plan, data, typed)
+        stagings = {t: v[0] for t, v in typed.items()}
+        try:
+            records, staged = data.module.net(
+                self.target, self.conn, plan.application, plan.group, plan.round_id, written,
+                stagings,
+            )  # fmt: skip
+        except WorkFailed as exc:
+            raise WorkFailed(exc.message, location=self.integrate) from exc
+        data.counts.update(records)
+        plan.typed = stagings
+        plan.staging, plan.direct = "bulk", True
+        return staged
 
-        spark = self.spark()
+    def _driver_threads(self) -> int:
+        """How many of the direct path's copy tasks run at once in the driver's own
+        threads: as many as a local master's slots, where this process has no Spark
+        session yet (the tasks only stream from database to database, so a round of them
+        starts no JVM); 0 where Spark runs them (a session is up, or another master)."""
+        from syncpoint.ops.session import local_slots, running
+
+        if self._spark is not None or running():
+            return 0
+        return local_slots(self.cfg.spark.master)
+
+    def _copy_direct(
+        self, plan: RoundPlan, data: DirectRound, typed: dict[int, Any]
+    ) -> dict[int, int]:
+        """Run the round's copy tasks: the operations each window's tasks wrote."""
+        threads = self._driver_threads()
+        if threads:
+            n_slots, spark = threads, None
+        else:
+            from syncpoint.spark.snapshot import slots
+
+            spark = self.spark()
+            n_slots = slots(spark)
         jobs = []
         for w, src, read_sql, lo, hi, n, _ in data.reads:
+            if w.tbl in typed:
+                t, table = typed[w.tbl]
+                jobs += data.module.typed_copies(
+                    src.capture, self.target, read_sql, t, table, tbl=w.tbl, lo=lo, hi=hi,
+                    count=n, slots=n_slots,
+                )  # fmt: skip
+                continue
             jobs += data.module.copies(
                 src.capture,
                 self.target,
@@ -490,20 +561,65 @@ class GroupRound:
                 lo=lo,
                 hi=hi,
                 count=n,
-                slots=slots(spark),
+                slots=n_slots,
             )
+        if spark is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(threads, thread_name_prefix="syncpoint-copy") as pool:
+                done = list(pool.map(data.module.copy_ops, jobs))
+        else:
+            from syncpoint.spark.snapshot import run_tasks
+
+            done = run_tasks(spark, jobs, data.module.copy_ops)
         written: dict[int, int] = {}
-        for tbl, n in run_tasks(spark, jobs, data.module.copy_ops):
+        for tbl, n in done:
             written[tbl] = written.get(tbl, 0) + n
-        try:
-            records, staged = data.module.net(
-                self.target, self.conn, plan.application, plan.group, plan.round_id, written
-            )
-        except WorkFailed as exc:
-            raise WorkFailed(exc.message, location=self.integrate) from exc
-        data.counts.update(records)
-        plan.staging = "bulk"
-        return staged
+        return written
+
+    def _typed_stagings(self, plan: RoundPlan, data: DirectRound) -> dict[int, Any]:
+        """The windows whose rows the direct path stages in the target's types, each with
+        its typed staging (made) and the apply table it was made for: those whose target
+        is known before the copy (made here when missing, as the apply would). Any other
+        window, or one whose preparation fails (the apply says why), stages JSON text."""
+        if not hasattr(data.module, "typed_stage"):
+            return {}
+        out: dict[int, Any] = {}
+        for w, src, read_sql, *_, plain in data.reads:
+            if (
+                src.capture.vendor != self.target.vendor
+                or read_sql != plain  # conflict resolution reads its own bookkeeping
+                or w.ddl
+                or w.renames
+                or w.empties
+                or len(w.origins) > 1
+                or self._feeders(w.table) > 1
+            ):
+                continue
+            try:
+                self._key(src, w)
+                self._own_types(src, w)
+                shape = self._ensure_target(src, w)
+                table = apply_table(shape, w.key, self._source_types(src, w))
+                made = data.module.typed_stage(
+                    self.target, self.conn, plan.application, plan.group, plan.round_id,
+                    w.tbl, table,
+                )  # fmt: skip
+            except WorkFailed as exc:
+                self.target.rollback(self.conn)
+                log.debug("window %s staged as text: %s", w.table, exc.message)
+                continue
+            if made is not None:
+                out[w.tbl] = (made, table)
+        return out
+
+    def _feeders(self, table: str) -> int:
+        """How many capture locations feed the table into this integrate location."""
+        return sum(
+            1
+            for loc in self.cfg.sources_of(self.integrate)
+            if any(str(t.ref) == table for t in self.cfg.tables_at(loc))
+        )
 
     def _key(self, src: Source, w: TableWindow) -> tuple[str, ...]:
         if w.key:
@@ -840,6 +956,12 @@ class GroupRound:
                     raise
                 shape = self.target.describe(self.conn, w.target) or shape
         return self.target.describe(self.conn, w.target) or shape
+
+
+def _cause(exc: BaseException) -> str:
+    """The database's words in a failed Spark job's message (its last error line)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if "Error:" in ln]
+    return (lines[-1] if lines else str(exc).split("\n", 1)[0] or type(exc).__name__)[:300]
 
 
 def _text(v: Any) -> str | None:

@@ -102,6 +102,9 @@ def _describe(result: RoundResult) -> dict[str, Any]:
         "applied": sum(result.staged.values()),
         "engine": result.engine,
         "staging": p.staging,
+        "direct": p.direct,
+        # the targets whose rows reached the apply already in their types (the direct path)
+        "typed": sorted({str(w.target) for w in p.windows if w.tbl in p.typed}),
         "sync_points": {k: sp.context for k, sp in p.sync_points.items()},
         "tables": [
             {

@@ -24,3 +24,24 @@ def prestart(cfg: SparkConfig) -> None:
 
     jars, props = vendors.jvm_setup()
     session.prestart(cfg, jars, props)
+
+
+def running() -> bool:
+    """Whether this process has a Spark session, started or starting."""
+    from syncpoint.spark import session
+
+    return session.started()
+
+
+def local_slots(master: str) -> int:
+    """How many tasks a local master runs at once (``local``, ``local[N]``, ``local[*]``,
+    ``local[N,F]``); 0 for any other master."""
+    import os
+    import re
+
+    m = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\d+)?\])?", master.strip())
+    if m is None:
+        return 0
+    if m.group(1) in (None, ""):
+        return 1
+    return (os.cpu_count() or 1) if m.group(1) == "*" else max(1, int(m.group(1)))

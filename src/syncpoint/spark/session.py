@@ -181,6 +181,12 @@ def _build(cfg: SparkConfig, jars: Sequence[str], java_properties: Mapping[str, 
     return _session
 
 
+def started() -> bool:
+    """Whether this process has a session, or one starting (``prestart``), or a JVM that
+    spark-submit started for it."""
+    return _session is not None or _prestart is not None or launched_by_spark_submit()
+
+
 def active_master() -> str | None:
     """The master of the session this process started, if it started one."""
     return str(_session.sparkContext.master) if _session is not None else None

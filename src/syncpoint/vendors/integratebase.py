@@ -93,6 +93,9 @@ class Integrate:
         self.sql = SqlFiles(
             self.vendor, "integrate", self.idents, comments=False, location=location
         )
+        # the windows of the round being applied that were staged typed (the vendor's
+        # direct path: RoundPlan.typed)
+        self._typed: dict[int, Any] = {}
 
     # -- SQL files -------------------------------------------------------------------
     def q(self, name: str) -> str:
@@ -417,12 +420,14 @@ class Integrate:
         under conflict resolution, the step that applies it instead (``upsert``/``delete``
         with the same arguments; ``syncpoint.ops.cdr``)."""
         resolve = resolve or {}
+        self._typed = dict(plan.typed)
         self.begin(conn)
         relaxed = bool(plan.events) and self.relax_foreign_keys(conn, True)
         try:
             self._cas(conn, plan)
             if plan.moves:
                 self.run(conn, "staging_cleanup", (plan.application, plan.group, plan.round_id))
+                self.typed_cleanup(conn, plan.application, plan.group)
             self._check_staged(conn, plan, {**staged, **plan.events})
             rank = {name: i for i, name in enumerate(order)}
             ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))
@@ -485,12 +490,14 @@ class Integrate:
                         tables=self._placeholders(chunk),
                     )
             self.run(conn, "staging_done", (plan.round_id,))
+            self.typed_done(conn)
             failpoints.hit("before_commit")
             self.commit(conn)
         except BaseException:
             self.rollback(conn)
             raise
         finally:
+            self._typed = {}
             if relaxed:
                 try:
                     self.relax_foreign_keys(conn, False)
@@ -578,6 +585,7 @@ class Integrate:
     def _check_staged(self, conn: Any, plan: RoundPlan, staged: dict[int, int]) -> None:
         cur = self.run(conn, "staging_count", (plan.round_id,))
         found = {int(t): int(n) for t, n in cur.fetchall()}
+        found.update({t: n for t, n in self.typed_counts(conn).items() if n})
         want = {t: n for t, n in staged.items() if n}
         if found != want:
             raise PositionConflict(
@@ -890,6 +898,8 @@ class Integrate:
         # of snapshots that did not finish (a finished one drops its own)
         names += [self.idents["snapshots"], self.idents["created"]]
         names += sorted(n for n in have if n.startswith(f"{self.prefix}snapstage_"))
+        # and the typed stagings of rounds that did not finish (a round drops its own)
+        names += sorted(n for n in have if n.startswith(f"{self.prefix}rstage_"))
         if not keep_positions:
             names += [self.idents["positions"], self.idents["sync_points"]]
             names += sorted(n for n in have if n.startswith(f"{self.prefix}stin_"))
@@ -911,6 +921,17 @@ class Integrate:
         rows = self.run(conn, "staged_keys", (round_id, tbl)).fetchall()
         self.end_read(conn)
         return {str(r[0]) for r in rows}
+
+    # -- typed staging (a vendor's direct path) -------------------------------------------
+    def typed_counts(self, conn: Any) -> dict[int, int]:
+        """The net rows in the typed stagings of the round being applied, per window."""
+        return {}
+
+    def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
+        """Drop the typed stagings of earlier attempts of the sync group (in the apply)."""
+
+    def typed_done(self, conn: Any) -> None:
+        """Drop the typed stagings of the round being applied (in its transaction)."""
 
     # -- vendor statements ----------------------------------------------------------------
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:

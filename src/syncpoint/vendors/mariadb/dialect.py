@@ -191,11 +191,15 @@ def file_of(url: str) -> str | None:
     return None
 
 
-def connect(url: str, *, location: str | None = None, autocommit: bool = False) -> Any:
+def connect(
+    url: str, *, location: str | None = None, autocommit: bool = False, local_infile: bool = False
+) -> Any:
+    """``local_infile``: the client may send files (the direct path's LOAD DATA LOCAL)."""
     kw = parts(url)
     try:
         return pymysql.connect(
             **kw,
+            local_infile=local_infile,
             charset="utf8mb4",
             autocommit=autocommit,
             connect_timeout=10,

@@ -49,6 +49,14 @@ class MariadbIntegrate(Integrate):
         self.end_read(conn)
         return [f"location {self.location}: {problem}"] if problem else found
 
+    def upgrade_staging(self, conn: Any, staging: TableShape) -> None:
+        """Also the direct path's columns (once)."""
+        super().upgrade_staging(conn, staging)
+        if staging.column("sp_sub") is None:
+            self.begin(conn)
+            self.run(conn, "staging_ops_columns")
+            self.commit(conn)
+
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         if explicit and target.schema_:
             return target

@@ -203,7 +203,138 @@ class PostgresIntegrate(Integrate):
             )
         return f"{pick(False)}::{col.type}"
 
+    # -- typed staging (the direct path: vendors/postgres/round_direct.py) --------------
+    # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
+    # the source's task takes the text out of the record (``typed_source_value``), the
+    # target's COPY reads it into the staged type (the column's type without its modifier,
+    # or text for a type made in the database), and the apply casts it to the column's type
+    # as ``_value`` did (``_typed_value``): every value ends the same on both ways.
+    @staticmethod
+    def _typed_kind(col: ApplyColumn) -> str:
+        if col.source is not None and col.source.kind == "json":
+            return "text"  # a JSON column's text, as a string
+        return parse(col.type).kind
+
+    def typed_staged_type(self, col: ApplyColumn, base: str, builtin: bool) -> str:
+        if self._typed_kind(col) == "binary":
+            return "bytea"
+        return base if builtin else "text"
+
+    def typed_source_value(self, col: ApplyColumn) -> str:
+        """The column's value out of an operation's record ``o.c`` (jsonb), as text or
+        bytea; NULL for a delete's non-key columns (a delete reads its key only)."""
+        from syncpoint.vendors.postgres.dialect import literal
+
+        k = literal(col.keys[0])
+        kind = self._typed_kind(col)
+        if kind == "json":
+            v = f"NULLIF(o.c -> {k}, 'null'::jsonb)::text"
+        elif kind == "binary":
+            v = f"decode(o.c ->> {k}, 'base64')"
+        else:
+            v = f"(o.c ->> {k})"
+        return v if col.pk else f"CASE WHEN o.action = 'U' THEN {v} END"
+
+    def _typed_value(self, col: ApplyColumn) -> str:
+        v = f"s.{self.q(col.name)}"
+        target = parse(col.type)
+        kind = self._typed_kind(col)
+        if kind == "binary":
+            return v
+        if kind == "decimal" and target.precision is not None:
+            return (
+                f"(CASE WHEN {v}::numeric = {v}::numeric({target.precision},{target.scale}) "
+                f"THEN {v}::{col.type} "
+                f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
+            )
+        return f"{v}::{col.type}"
+
+    def _typed_of(self, w: TableWindow, t: ApplyTable) -> Any:
+        typed = self._typed.get(w.tbl)
+        if typed is None:
+            return None
+        from syncpoint.errors import TransientError
+        from syncpoint.vendors.postgres.round_direct import signature
+
+        if signature(t) != typed.columns:
+            raise TransientError(
+                f"the target table {t.target.ref} changed while the round staged its rows "
+                "typed for it; this round applied nothing (the next one stages again)",
+                location=self.location,
+                table=str(t.target.ref),
+            )
+        return typed
+
+    def typed_counts(self, conn: Any) -> dict[int, int]:
+        out = {}
+        for tbl, typed in self._typed.items():
+            (n,) = self.run(conn, "typed_rows", staging=self.q(typed.name)).fetchone()
+            out[tbl] = int(n)
+        return out
+
+    def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
+        """Drop the typed stagings of earlier attempts of this application's sync group
+        (crashed rounds), inside the apply transaction, and this round's own (applied)."""
+        from syncpoint.vendors.postgres.round_direct import typed_owner
+
+        start = typed_owner(self.prefix, application, group)
+        mine = {t.name for t in self._typed.values()}
+        have = [str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()]
+        for name in have:
+            if name.startswith(start) and name not in mine:
+                self.run(conn, "drop_table", target=self.q(name))
+
+    def typed_done(self, conn: Any) -> None:
+        for typed in self._typed.values():
+            self.run(conn, "drop_table", target=self.q(typed.name))
+
+    def _typed_upsert(self, conn: Any, w: TableWindow, t: ApplyTable, typed: Any) -> None:
+        values = ", ".join(self._typed_value(c) for c in t.columns)
+        columns = ", ".join(self.q(c.name) for c in t.columns)
+        staging = self.q(typed.name)
+        if not t.keyed:
+            self._typed_delete(conn, t, typed, "U")
+            self.run(
+                conn, "typed_insert", table=str(t.target.ref),
+                target=self.qualified(t.target.ref), columns=columns, values=values,
+                staging=staging,
+            )  # fmt: skip
+            return
+        key = ", ".join(self.q(k) for k in t.key)
+        rest = [c for c in t.columns if c.name not in t.key]
+        on_conflict = (
+            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in rest)
+            if rest
+            else "NOTHING"
+        )
+        self.run(
+            conn, "typed_upsert", table=str(t.target.ref), target=self.qualified(t.target.ref),
+            columns=columns, values=values, key=key, on_conflict=on_conflict, staging=staging,
+        )  # fmt: skip
+
+    def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any, action: str) -> None:
+        keys = t.key_columns
+        values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
+        self.run(
+            conn, "typed_delete", (action,), table=str(t.target.ref),
+            target=self.qualified(t.target.ref), values=values, match=self._match(t),
+            staging=self.q(typed.name),
+        )  # fmt: skip
+
+    def _match(self, t: ApplyTable) -> str:
+        match = []
+        for i, c in enumerate(t.key_columns):
+            tc = t.target.column(c.name)
+            # = can use the key's index; a user-named key may hold NULLs
+            op = "=" if tc is not None and not tc.nullable else "IS NOT DISTINCT FROM"
+            match.append(f"t.{self.q(c.name)} {op} d.k{i}")
+        return " AND ".join(match)
+
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        typed = self._typed_of(w, t)
+        if typed is not None:
+            self._typed_upsert(conn, w, t, typed)
+            return
         if not t.keyed:
             self._delete(conn, round_id, w, t, "replace_delete")
             self._insert_staged(conn, round_id, w, t)
@@ -231,18 +362,16 @@ class PostgresIntegrate(Integrate):
         )
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        typed = self._typed_of(w, t)
+        if typed is not None:
+            self._typed_delete(conn, t, typed, "D")
+            return
         self._delete(conn, round_id, w, t, "delete")
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
         p = self._params(round_id, w)
         keys = t.key_columns
         values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
-        match = []
-        for i, c in enumerate(keys):
-            tc = t.target.column(c.name)
-            # = can use the key's index; a user-named key may hold NULLs
-            op = "=" if tc is not None and not tc.nullable else "IS NOT DISTINCT FROM"
-            match.append(f"t.{self.q(c.name)} {op} d.k{i}")
         self.run(
             conn,
             sql,
@@ -250,7 +379,7 @@ class PostgresIntegrate(Integrate):
             table=str(t.target.ref),
             target=self.qualified(t.target.ref),
             values=values,
-            match=" AND ".join(match),
+            match=self._match(t),
         )
 
     # -- cascades the capture could not see (integratebase._cascade) --------------------

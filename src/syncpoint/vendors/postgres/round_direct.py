@@ -14,16 +14,37 @@ consumer cleaning up, makes the counts differ and the round apply nothing.
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.errors import PositionConflict, WorkFailed
-from syncpoint.vendors.integratebase import Integrate
+from syncpoint.vendors.integratebase import ApplyTable, Integrate
+from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
+SOURCES = ("postgres", "mariadb")  # the capture vendors this direct path reads
 ROWS_PER_TASK = 120_000  # records of one window a task copies, at most MAX_TASKS of them
 MAX_TASKS = 4
+ROWS_BATCH = 5_000  # records a task takes at once from another vendor's unbuffered read
+
+
+@dataclass(frozen=True)
+class RowsCopy:
+    """One task's work from a source of another vendor (no COPY to stream): the range's
+    records read by the source's unbuffered cursor (``select_sql``: the capture's
+    ``read_query`` of the range) and split into operations here, as ``window/ops_out.sql``
+    splits them, into the target's ``COPY``; ``head``: application, group, round, window."""
+
+    source_vendor: str
+    source_url: str = field(repr=False)  # may hold a password: never shown
+    target_url: str = field(repr=False)
+    select_sql: str
+    in_sql: str
+    head: tuple[str, str, str, int]
 
 
 @dataclass(frozen=True)
@@ -31,7 +52,7 @@ class OpsCopy:
     """One task's work: a window's repl_key range, out of the source and into the target."""
 
     tbl: int
-    copy: RangeCopy = field(repr=False)
+    copy: RangeCopy | RowsCopy = field(repr=False)
 
 
 def ranges(lo: int, hi: int, count: int, slots: int) -> list[tuple[int, int]]:
@@ -62,9 +83,20 @@ def copies(
     out = SqlFiles("postgres", "window", comments=False)
     in_sql = target.one("ops_in")
     literals = {"application": application, "group": group, "round": round_id}
-    jobs = []
+    jobs: list[OpsCopy] = []
+    if capture.vendor != "postgres":
+        text_in = target.one("ops_in_text")
+        head = (application, group, round_id, int(tbl))
+        window = SqlFiles(capture.vendor, "window", comments=False)
+        for a, b in ranges(lo, hi, count, slots):
+            raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
+            sel = window.one("range", raw=raw)
+            rows = RowsCopy(capture.vendor, capture.url, target.url, sel, text_in, head)
+            jobs.append(OpsCopy(tbl, rows))
+        return jobs
     for a, b in ranges(lo, hi, count, slots):
         raw = {"query": read_sql, "tbl": str(int(tbl)), "lo": str(int(a)), "hi": str(int(b))}
+        raw["format"] = "(FORMAT binary)"
         out_sql = out.one("ops_out", raw=raw, literals=literals)
         jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out_sql, in_sql)))
     return jobs
@@ -72,21 +104,90 @@ def copies(
 
 def copy_ops(job: OpsCopy) -> tuple[int, int]:
     """Run in a Spark task: (window, operations the target took), committed."""
+    if isinstance(job.copy, RowsCopy):
+        return job.tbl, copy_rows(job.copy)
     staged, _ = copy_range(job.copy)
     return job.tbl, staged
 
 
+def operations(
+    rows: Iterable[Sequence[Any]], head: tuple[str, str, str, int]
+) -> Iterator[tuple[Any, ...]]:
+    """The staging rows of the records ``rows`` (repl_key, action, content, oldcontent,
+    dbid, key, old key: a ``read_query``'s columns), split as ``window/ops_out.sql``
+    splits them: an insert or update upserts its key (sub 1), a delete deletes its old key
+    (sub 0), and an update that moved its key also deletes the old one (sub -1)."""
+    for rk, action, content, old, dbid, key, old_key in rows:
+        content, old, key, old_key = (_str(v) for v in (content, old, key, old_key))
+        action = _str(action)
+        if action == "DELETE":
+            yield (*head, "D", old, int(rk), _str(dbid), old_key, 0)
+            continue
+        yield (*head, "U", content, int(rk), _str(dbid), key, 1)
+        if action == "UPDATE" and key is not None and old_key is not None and old_key != key:
+            yield (*head, "D", old, int(rk), _str(dbid), old_key, -1)
+
+
+def _str(v: Any) -> Any:
+    if isinstance(v, bytes | bytearray | memoryview):
+        return bytes(v).decode("utf-8")
+    return v
+
+
+def copy_rows(job: RowsCopy) -> int:
+    """Run in a Spark task: stream the range's records from the source's unbuffered read
+    into the target's COPY, as operations, in one target transaction (committed, or rolled
+    back on any error); the operations the target took. Errors name neither URL nor
+    password."""
+    from syncpoint import vendors
+
+    src_vendor = vendors.get(job.source_vendor)
+    stream = importlib.import_module(f"syncpoint.vendors.{job.source_vendor}.transport").stream
+    src = src_vendor.dialect.connect(job.source_url)
+    try:
+        dst = dialect.connect(job.target_url)
+        try:
+            with src_vendor.dialect.translated(), dialect.translated():
+                try:
+                    cur = dst.cursor()
+                    with cur.copy(job.in_sql) as w:
+                        read = stream(src, job.select_sql)
+                        while batch := read.fetchmany(ROWS_BATCH):
+                            for op in operations(batch, job.head):
+                                w.write_row(op)
+                    n = int(cur.rowcount)
+                    dst.commit()
+                except BaseException:
+                    dst.rollback()
+                    raise
+            return n
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
 def net(
     target: Integrate, conn: Any, application: str, group: str, round_id: str,
-    written: dict[int, int],
+    written: dict[int, int], typed: dict[int, Typed] | None = None,
 ) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
-    """Net the round's staged operations in ``{p}staging``, committed: (change records,
-    net rows) per window. ``written``: the operations the tasks wrote, per window."""
+    """Net the round's staged operations in ``{p}staging`` and in the windows' typed
+    stagings (``typed``), committed: (change records, net rows) per window. ``written``:
+    the operations the tasks wrote, per window."""
+    typed = typed or {}
     target.begin(conn)
     try:
         found, records = {}, {}
-        for tbl, n, recs, keyless in target.run(conn, "ops_count", (round_id,)).fetchall():
-            found[int(tbl)], records[int(tbl)] = int(n), int(recs)
+        counts = [
+            (int(t), int(n), int(r), int(k))
+            for t, n, r, k in target.run(conn, "ops_count", (round_id,)).fetchall()
+        ]
+        for tbl, t in typed.items():
+            n, recs, keyless = target.run(conn, "typed_count", staging=target.q(t.name)).fetchone()
+            if n:
+                counts.append((tbl, int(n), int(recs), int(keyless)))
+        for tbl, n, recs, keyless in counts:
+            found[tbl], records[tbl] = n, recs
             if keyless:
                 raise WorkFailed("a change record lacks its key columns", table=None)
         want = {t: n for t, n in written.items() if n}
@@ -101,8 +202,115 @@ def net(
         staged = {
             int(t): int(n) for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
         }
+        for tbl, t in typed.items():
+            if found.get(tbl):
+                target.run(conn, "typed_net", staging=target.q(t.name))
+                (n,) = target.run(conn, "typed_rows", staging=target.q(t.name)).fetchone()
+                staged[tbl] = int(n)
         target.commit(conn)
     except BaseException:
         target.rollback(conn)
         raise
     return records, staged
+
+
+# The direct path's typed staging: a window whose target is known when the round stages
+# (no DDL, no rename, no emptying in the window, one source and one origin, no conflict
+# resolution) gets a table of its own for the round, with the target's columns in their
+# types, and its tasks copy typed operations into it (``window/ops_out_typed.sql``). The
+# apply then reads typed rows: no JSON is parsed by the round's one backend.
+TYPED_PREFIX = "rstage_"
+TYPED_BOOKKEEPING = ("sp_repl_key", "sp_sub", "sp_action", "sp_key")
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A window's typed staging in one round: its name, the apply table's columns it was
+    made for (name, type, key), and each column's staged type."""
+
+    name: str
+    columns: tuple[tuple[str, str, bool], ...]
+    staged: tuple[str, ...]
+
+
+def typed_owner(prefix: str, application: str, group: str) -> str:
+    """The start of the names of the typed stagings of an application's sync group."""
+    digest = hashlib.sha256(f"{application}\n{group}".encode()).hexdigest()[:10]
+    return f"{prefix}{TYPED_PREFIX}{digest}_"
+
+
+def signature(table: ApplyTable) -> tuple[tuple[str, str, bool], ...]:
+    return tuple((c.name, c.type, c.pk) for c in table.columns)
+
+
+def typed_stage(
+    target: Any, conn: Any, application: str, group: str, round_id: str, tbl: int,
+    table: ApplyTable,
+) -> Typed | None:  # fmt: skip
+    """Make the window's typed staging (committed), or None where the window's values
+    cannot be staged typed (then they are staged as JSON text, as before). ``target``:
+    PostgreSQL's integrate side (``typed_staged_type``; not imported here, which would
+    make a cycle of imports)."""
+    names = {c.name for c in table.target.columns}
+    if names & set(TYPED_BOOKKEEPING) or any(len(c.keys) != 1 for c in table.columns):
+        return None
+    rows = target.run(conn, "typed_columns", (target.qualified(table.target.ref),)).fetchall()
+    target.end_read(conn)
+    declared = {str(n): (str(t), bool(own)) for n, t, own in rows}
+    staged = []
+    for c in table.columns:
+        if c.name not in declared:
+            return None
+        base, builtin = declared[c.name]
+        staged.append(target.typed_staged_type(c, base, builtin))
+    name = f"{typed_owner(target.prefix, application, group)}{round_id[:12]}_{int(tbl)}"
+    typed = Typed(name, signature(table), tuple(staged))
+    cols = "".join(f", {target.q(c.name)} {s}" for c, s in zip(table.columns, staged, strict=True))
+    target.begin(conn)
+    try:
+        target.run(conn, "typed_create", staging=target.q(name), columns=cols)
+        target.commit(conn)
+    except BaseException:
+        target.rollback(conn)
+        raise
+    return typed
+
+
+def typed_copies(
+    capture: Any,
+    target: Any,
+    read_sql: str,
+    typed: Typed,
+    table: ApplyTable,
+    *,
+    tbl: int,
+    lo: int,
+    hi: int,
+    count: int,
+    slots: int,
+) -> list[OpsCopy]:
+    """The tasks of one window into its typed staging."""
+    out = SqlFiles("postgres", "window", comments=False)
+    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
+    in_cols = "".join(f", {target.q(c.name)}" for c in table.columns)
+    in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
+    jobs = []
+    for a, b in ranges(lo, hi, count, slots):
+        raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b)), "values": values}
+        out_sql = out.one("ops_out_typed", raw=raw)
+        jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out_sql, in_sql)))
+    return jobs
+
+
+def drop_typed(target: Integrate, conn: Any, typed: dict[int, Typed]) -> None:
+    """Drop typed stagings (committed; a round that staged again as JSON text)."""
+    if not typed:
+        return
+    target.begin(conn)
+    try:
+        for t in typed.values():
+            target.run(conn, "drop_table", target=target.q(t.name))
+        target.commit(conn)
+    except BaseException:
+        target.rollback(conn)
+        raise

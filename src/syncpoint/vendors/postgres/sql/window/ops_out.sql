@@ -3,7 +3,8 @@
 -- the key of content (sub 1), DELETE deletes the key of oldcontent (sub 0), and an UPDATE
 -- that moved its key also deletes the old key just before (sub -1). The target nets them
 -- (the last by repl_key, sub per key wins, as core/netting.py says). No ORDER BY: the
--- target sorts. Every column is cast to the staging's type (the stream is binary). OFFSET 0
+-- target sorts. Every column is cast to the staging's type (the stream is binary into a
+-- PostgreSQL target, text into another's bulk load). OFFSET 0
 -- keeps the range's read a subquery of its own (its filter still reaches the queue's
 -- index): pulled up, each use of sp_key and sp_old_key below would extract the key from
 -- the JSON again.
@@ -20,4 +21,4 @@ SELECT $lit{application}::text, $lit{group}::text, $lit{round}::text, $raw{tbl}:
         CASE WHEN r.db_action = 'DELETE' THEN r.oldcontent ELSE r.content END),
        (r.sp_old_key, -1, 'D', r.oldcontent)) AS o (key, sub, action, content)
  WHERE (o.sub >= 0 OR (r.db_action = 'UPDATE' AND r.sp_old_key <> r.sp_key))
-) TO STDOUT (FORMAT binary)
+) TO STDOUT $raw{format}

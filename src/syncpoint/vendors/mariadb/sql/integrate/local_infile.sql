@@ -1,0 +1,2 @@
+-- Whether the server reads files the client sends (LOAD DATA LOCAL INFILE).
+SELECT @@local_infile
