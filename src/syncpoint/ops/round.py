@@ -641,11 +641,17 @@ class GroupRound:
         return src.shapes[str(ref)]
 
     def stage(self, plan: RoundPlan, data: Any) -> dict[int, int]:
+        staged = self._stage_net(plan, data)
+        # the cascades' events after the net rows: the direct path nets its staged
+        # operations in place by key (events have none) and may stage under a new round id
         if plan.event_rows:
             self.target.stage_rows(
                 self.conn, plan.application, plan.group, plan.round_id, plan.event_rows
             )
             plan.events = NetRows(plan.event_rows).counts()
+        return staged
+
+    def _stage_net(self, plan: RoundPlan, data: Any) -> dict[int, int]:
         if isinstance(data, DirectRound):
             return self._stage_direct(plan, data)
         if isinstance(data, NetRows):
