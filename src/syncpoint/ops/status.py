@@ -197,7 +197,11 @@ def _backlogs(src: dict[str, Any], tables: list[tuple[Any, Any]]) -> list[dict[s
             stats = found.get(str(ref))
             n = stats.records if stats else 0
             lag = _age(stats.oldest) if stats else 0.0
-            if str(ref) in src["unread"]:  # older still: waiting in the log, unread
-                lag = max(lag, _age(src["unread"][str(ref)]))
+            # older still: waiting in the log, unread (named as the config or the queue does)
+            unread = src["unread"].get(str(ref)) or src["unread"].get(
+                ".".join(src["cap"].queue_name(ref))
+            )
+            if unread is not None:
+                lag = max(lag, _age(unread))
             out[i] = {"backlog": n, "lag_seconds": lag, "newest": newest}
     return out

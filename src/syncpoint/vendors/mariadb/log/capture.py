@@ -19,10 +19,11 @@ import pymysql
 
 from syncpoint.config import TableConfig
 from syncpoint.core.model import CaptureStatus, Tick
-from syncpoint.errors import ConfigError
+from syncpoint.errors import ConfigError, NotInstalled
 from syncpoint.vendors.mariadb import catalog, dialect, objects, stream, triggers
 from syncpoint.vendors.mariadb.capture import MariadbCapture
 from syncpoint.vendors.mariadb.log import binlog, drain
+from syncpoint.vendors.mariadb.log import unread as logunread
 from syncpoint.vendors.mariadb.log.unlogged import note, unlogged
 from syncpoint.vendors.mariadb.names import Names, render, statements
 from syncpoint.vendors.mariadb.state import Site, run, watched
@@ -132,10 +133,34 @@ class MariadbLogCapture(MariadbCapture):
         out["retained_files"] = len(held)
         # from the stored position on, the log is what the next drain reads
         out["unread_bytes"] = 0 if caught_up else max(0, out["retained_bytes"])
+        if out["unread_bytes"] and not out.get("lost"):
+            tables = {
+                w.table: str(w.actions or "IUD")
+                for w in watched(cur, site.names)
+                if w.schema == site.db and w.status != "DROPPED"
+            }
+            conn.rollback()
+            found = logunread.oldest_unread(
+                self.url,
+                site.db,
+                tables,
+                str(gtid),
+                str(log_file) if log_file else None,
+                int(log_pos) if log_pos is not None else None,
+            )
+            if found is not None:
+                out["unread_oldest"] = found
         return out
 
     def status_tick(self, conn: Any) -> Tick | None:
         return None  # a tick drains the binary log into the queue: status must not write
+
+    def stream_id(self, conn: Any) -> str:
+        # every round asks: the queue's status only, not the binary log's (read by status)
+        st = super().status(conn)
+        if not st.installed or st.stream_id is None:
+            raise NotInstalled("capture is not installed", location=self.location)
+        return st.stream_id
 
     # -- the stream ----------------------------------------------------------------------
     def tick(self, conn: Any) -> Tick:
