@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from syncpoint.ops.channel import Channel
+from syncpoint.vendors.mariadb import dialect
+from syncpoint.vendors.mariadb.log import binlog
 from tests.system import roundkit as rk
 from tests.system.test_mariadb_log_rounds import log_config
+from tests.vendors.test_mariadb_logcapture import Log, T
 
 WAIT_S = 2.0
 
@@ -80,3 +83,39 @@ def test_status_dates_what_waits_in_the_binary_log_without_writing(
     done = _status(cfg)
     assert _lags(done) == {"parent": 0.0, "child": 0.0}
     assert not done["capture"]["src"]["log"].get("unread_oldest")
+
+
+def test_status_leaves_a_followers_reader_reading(log_maria_db: Any) -> None:
+    """A follower keeps its replica connection to the binary log open under the capture's
+    server id; the server would end it if another dump came under the same id. Status reads
+    the log under an id of its own: the follower's reader reads on."""
+    db = log_maria_db
+    db.execute(T)
+    log = Log(db, "t")
+    try:
+        gtid = db.query("SELECT gtid FROM repl_log_state")[0][0]
+        connection = {k: v for k, v in dialect.parts(db.url).items()
+                      if k != "database" and v is not None}  # fmt: skip
+        follower = binlog.Reader(
+            connection,
+            binlog.replica_id(f"{db.name}\0repl_"),  # the drain's id for this capture
+            gtid,
+            (db.name, "repl_origin_marks"),
+            db.name,
+            ["t"],
+        )
+        try:
+            wanted = lambda schema, table: table == "t"  # noqa: E731
+            db.execute("INSERT INTO t VALUES (1, 'x')")
+            head = db.query("SELECT @@global.gtid_binlog_pos")[0][0]
+            assert [len(x.changes) for x in follower.transactions(head, wanted)] == [1]
+            # the queue holds none of it: status reads the binary log
+            held = log.cap.status(log.conn).log or {}
+            assert set(held["unread_oldest"]) == {f"{db.name}.t"}, held
+            db.execute("INSERT INTO t VALUES (2, 'y')")  # sent to the follower's dump, alive
+            head = db.query("SELECT @@global.gtid_binlog_pos")[0][0]
+            assert [len(x.changes) for x in follower.transactions(head, wanted)] == [1]
+        finally:
+            follower.close()
+    finally:
+        log.close()
