@@ -76,6 +76,8 @@ class Integrate:
         self.prefix = prefix
         # rows a cascade moved onto a key the round deletes afterwards (put back then)
         self._put_back: list[tuple[ApplyTable, dict[str, Any]]] = []
+        # the middle rows of chains that held an event's values as the last round left them
+        self._before: set[tuple[Any, ...]] = set()
         # a round's cascades as read before its upserts: edges, positions, events, windows
         self._pending: (
             tuple[list[cascade.Edge], dict[int, str], list[cascade.Event], dict[int, TableWindow]]
@@ -630,7 +632,7 @@ class Integrate:
         for e in found:
             if set_origin:
                 set_origin(conn, by_window[e.window].location)
-            self._follow(conn, [e], edges, tables, pos, by_window)
+            self._follow(conn, [e], edges, tables, pos, by_window, 1)
 
     def _cascade_prepare(self, conn: Any, plan: RoundPlan, tables: dict[int, ApplyTable]) -> None:
         """The positions of the child windows' net rows and the round's events, read back;
@@ -662,14 +664,19 @@ class Integrate:
             cols = sorted({c for e in edges if e.parent == parent for c in e.fk.parent_columns})
             if not cols:
                 continue
+            # a middle row's key and foreign keys: where it pointed at a parent's event
+            ups = {c for e in edges if e.child == parent for c in e.fk.columns}
+            if ups:
+                cols = sorted({*cols, *ups, *tables[parent].key})
             chosen = [self._column(tables[parent], c) for c in cols]
             rows = self.cascade_events(conn, plan.round_id, tbl, chosen)
             found += cascade.events(parent, rows, cols)
         found.sort(key=lambda e: e.repl_key)
         self._pending = (edges, pos, found, by_window)
+        self._before = set()
         for window in sorted({e.window for e in found}):
             self._made_again(
-                conn, [e for e in found if e.window == window], edges, tables, pos, by_window
+                conn, [e for e in found if e.window == window], edges, tables, pos, by_window, 0
             )
 
     def _column(self, t: ApplyTable, name: str) -> ApplyColumn:
@@ -690,6 +697,7 @@ class Integrate:
         tables: dict[int, ApplyTable],
         pos: dict[int, str],
         by_window: dict[int, TableWindow],
+        level: int = 2,
     ) -> None:
         """The cascades of ``events`` (one parent change, or the rows it changed a level up:
         one window, one position) on each child of their table, and on theirs in turn: only
@@ -701,7 +709,7 @@ class Integrate:
         window, rk = events[0].window, events[0].repl_key
         # the rows as this round's upserts left them (the check before the upserts saw
         # them as the last round left them)
-        self._made_again(conn, events, edges, tables, pos, by_window)
+        self._made_again(conn, events, edges, tables, pos, by_window, level)
         for edge in (x for x in edges if x.parent == window):
             asks = [a for a in (cascade.rule_for(e, edge.fk) for e in events) if a[0]]
             if not asks:
@@ -746,6 +754,7 @@ class Integrate:
         tables: dict[int, ApplyTable],
         pos: dict[int, str],
         by_window: dict[int, TableWindow],
+        level: int,
     ) -> None:
         """Stop the round where a cascade of ``events`` (one window's) reaches a row with
         cascading children of its own whose net row is an upsert after the event, and rows
@@ -773,28 +782,107 @@ class Integrate:
                 continue
             child = tables[edge.child]
             need = list(dict.fromkeys([*child.key, *edge.fk.columns, *referenced]))
-            for row, seen, action in self._matching(
-                conn, child, need, edge.fk.columns, list(asks), pos[edge.child]
-            ):
-                if seen is None or action != "U":
-                    continue
-                for at, x in (
-                    (at, x)
-                    for at in asks[tuple(row[c] for c in edge.fk.columns)]
-                    if at < int(seen)
-                    for x in below
+            # one value at a time: the target's rows and the events read their values in
+            # types that need not compare equal in Python
+            for value, ats in asks.items():
+                for row, seen, action in self._matching(
+                    conn, child, need, edge.fk.columns, [value], pos[edge.child]
                 ):
-                    held = self._cascade_rows(
-                        conn,
-                        tables[x.child],
-                        list(tables[x.child].key),
-                        x.fk.columns,
-                        [tuple(row[c] for c in x.fk.parent_columns)],
-                        pos[x.child],
-                        at,
-                    )
-                    if held:
-                        self._unfollowed(edge, x, row, child, edges, by_window)
+                    if level == 0:  # the rows as the last round left them
+                        self._before.add(_said(edge.child, child.key, row, value))
+                    if seen is not None and action == "U":
+                        self._made_again_row(
+                            conn, edge, below, child, row, value, ats, int(seen), tables, pos, level
+                        )
+
+    def _made_again_row(
+        self,
+        conn: Any,
+        edge: cascade.Edge,
+        below: list[cascade.Edge],
+        child: ApplyTable,
+        row: dict[str, Any],
+        value: tuple[Any, ...],
+        ats: list[int],
+        seen: int,
+        tables: dict[int, ApplyTable],
+        pos: dict[int, str],
+        level: int,
+    ) -> None:
+        """One row found by ``_made_again``: its net row at ``seen``, the events at ``ats``
+        whose old values (``value``) it holds."""
+        assert self._pending is not None
+        by_window = self._pending[3]
+        edges = self._pending[0]
+        for at in ats:
+            if at >= seen or not self._pointed(edge, child, row, value, at, level):
+                continue
+            for x in below:
+                held = self._cascade_rows(
+                    conn,
+                    tables[x.child],
+                    list(tables[x.child].key),
+                    x.fk.columns,
+                    [tuple(row[c] for c in x.fk.parent_columns)],
+                    pos[x.child],
+                    at,
+                )
+                if held:
+                    self._unfollowed(edge, x, row, child, edges, by_window)
+
+    def _pointed(
+        self,
+        edge: cascade.Edge,
+        child: ApplyTable,
+        row: dict[str, Any],
+        value: tuple[Any, ...],
+        at: int,
+        level: int,
+    ) -> bool:
+        """Whether ``row`` of the middle table may have pointed at the event at ``at`` when
+        it came. Its own last change before it, an event of its table (deletes, updates of
+        its key or foreign keys), says where it pointed then, unless the parent's own
+        cascades (``events``, of the parent's table) moved it after that change: those and
+        a delete (made again by an insert, which is not kept) leave it possible. With no
+        change of its own before the event, the row as found is taken as it was then."""
+        if self._pending is None:
+            return True
+        found = self._pending[2]
+        key = tuple(str(row[k]) for k in child.key)
+        own = [
+            e
+            for e in found
+            if e.window == edge.child
+            and e.repl_key < at
+            and e.new is not None
+            and tuple(str(e.new.get(k)) for k in child.key) == key
+        ]
+        # deleted or moved to another key: made again since by an insert, which is not kept
+        gone = [
+            e
+            for e in found
+            if e.window == edge.child
+            and e.repl_key < at
+            and tuple(str(e.old.get(k)) for k in child.key) == key
+            and (e.new is None or tuple(str(e.new.get(k)) for k in child.key) != key)
+        ]
+        if gone and (not own or gone[-1].repl_key > own[-1].repl_key):
+            return True
+        since = own[-1].repl_key if own else -1
+        for e in found:
+            # the parent's own cascade moved it onto the event's values meanwhile
+            if e.window == edge.parent and since < e.repl_key < at:
+                rule, _, new = cascade.rule_for(e, edge.fk)
+                if rule and new is not None and _same(new, value):
+                    return True
+        if not own:
+            # as the last round left it: seen before the upserts (the first level only)
+            if level > 1:
+                return True
+            return _said(edge.child, child.key, row, value) in self._before
+        last = own[-1]
+        now = last.new or {}
+        return _same(tuple(now.get(c) for c in edge.fk.columns), value)
 
     def _unfollowed(
         self,
@@ -1152,3 +1240,12 @@ def apply_table(
             table=str(target.ref),
         )
     return ApplyTable(target, tuple(cols), tuple(key))
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Values read in types that need not compare equal in Python (a key's int, a decimal)."""
+    return all(x == y or str(x) == str(y) for x, y in zip(a, b, strict=True))
+
+
+def _said(window: int, key: Sequence[str], row: dict[str, Any], value: tuple[Any, ...]) -> Any:
+    return (window, tuple(str(row[k]) for k in key), tuple(str(v) for v in value))
