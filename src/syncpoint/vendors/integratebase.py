@@ -794,6 +794,23 @@ class Integrate:
                         self._made_again_row(
                             conn, edge, below, child, row, value, ats, int(seen), tables, pos, level
                         )
+                # and rows that pointed there only in between (made or moved there, and
+                # changed again after the event): their own inserts and updates say so
+                for e in self._pending[2] if self._pending else []:
+                    if e.window != edge.child or e.new is None or e.repl_key >= max(ats):
+                        continue
+                    if not _same(tuple(e.new.get(c) for c in edge.fk.columns), value):
+                        continue
+                    p = Params()
+                    found = self.run(
+                        conn, "cascade_position", p, pos=pos[edge.child],
+                        match=self._key_match(child, e.new, p),
+                    ).fetchone()  # fmt: skip
+                    if found is not None and found[1] == "U":
+                        self._made_again_row(
+                            conn, edge, below, child, e.new, value, ats, int(found[0]), tables,
+                            pos, level,
+                        )  # fmt: skip
 
     def _made_again_row(
         self,
