@@ -782,6 +782,12 @@ class Integrate:
                 continue
             child = tables[edge.child]
             need = list(dict.fromkeys([*child.key, *edge.fk.columns, *referenced]))
+            # the middle table's own inserts and updates, by the values they pointed at
+            kept: dict[tuple[str, ...], list[cascade.Event]] = {}
+            for e in self._pending[2] if self._pending else []:
+                if e.window == edge.child and e.new is not None:
+                    now = tuple(str(e.new.get(c)) for c in edge.fk.columns)
+                    kept.setdefault(now, []).append(e)
             # one value at a time: the target's rows and the events read their values in
             # types that need not compare equal in Python
             for value, ats in asks.items():
@@ -796,10 +802,8 @@ class Integrate:
                         )
                 # and rows that pointed there only in between (made or moved there, and
                 # changed again after the event): their own inserts and updates say so
-                for e in self._pending[2] if self._pending else []:
-                    if e.window != edge.child or e.new is None or e.repl_key >= max(ats):
-                        continue
-                    if not _same(tuple(e.new.get(c) for c in edge.fk.columns), value):
+                for e in kept.get(tuple(str(v) for v in value), []):
+                    if e.new is None or e.repl_key >= max(ats):
                         continue
                     p = Params()
                     found = self.run(
