@@ -759,10 +759,12 @@ class Integrate:
         """Stop the round where a cascade of ``events`` (one window's) reaches a row with
         cascading children of its own whose net row is an upsert after the event, and rows
         below it that the cascade would take (their net row none or before the event): the
-        row was made again after the cascade, or changed after it, and whether the source's
-        cascade took its earlier self, and those rows with it, depends on records of the row
-        between the event and its net row, which the round has netted away. Loud rather
-        than a target that keeps rows the source no longer has."""
+        row was made again after the cascade, or changed after it, and its net row does not
+        say whether the source's cascade took its earlier self, and those rows with it.
+        Where it pointed at the event (``_pointed``) decides; a row that may have pointed
+        there stops the round (``WorkFailed``, every table of the group stopped): loud
+        rather than a target that keeps rows the source no longer has. ``level``: 0 before
+        the upserts, 1 for the round's own events, more for the rows they changed."""
         if not events:
             return
         window = events[0].window
