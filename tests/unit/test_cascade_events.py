@@ -3,7 +3,7 @@ of a child."""
 
 from __future__ import annotations
 
-from syncpoint.core.cascade import Cascade, Event, event_rows, rule_for
+from syncpoint.core.cascade import Cascade, Event, event_rows, events, rule_for
 
 FK = Cascade("fk", "c", ("pcode",), "p", ("code",), "SET NULL", "CASCADE")
 
@@ -31,3 +31,13 @@ def test_rule_for_each_event() -> None:
     assert rule_for(null, FK)[0] == ""  # a NULL refers to no parent
     restrict = Cascade("fk", "c", ("pcode",), "p", ("code",), "RESTRICT", "NO ACTION")
     assert rule_for(deleted, restrict)[0] == "" and rule_for(moved, restrict)[0] == ""
+
+
+def test_a_middle_tables_inserts_are_kept_and_ask_nothing() -> None:
+    records = [(1, "INSERT", '{"id": 1, "code": "a"}', None), (2, "DELETE", None, '{"id": 1}')]
+    assert [(a, rk) for a, _, rk in event_rows(records, {"code"})] == [("D", 2)]
+    rows = event_rows(records, {"code"}, inserts=True)
+    assert [(a, rk) for a, _, rk in rows] == [("I", 1), ("D", 2)]
+    made = events(0, [(1, "I", "a"), (2, "D", "a")], ["code"])
+    assert made[0].new == {"code": "a"} and rule_for(made[0], FK)[0] == ""
+    assert made[1].new is None and rule_for(made[1], FK)[0] == "SET NULL"

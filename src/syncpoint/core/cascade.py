@@ -25,8 +25,9 @@ ACTING = (CASCADE, SET_NULL)  # the rules that change child rows from the parent
 # the window number under which a parent window's events are staged (apart from its rows)
 EVENTS = 1_000_000
 
-# staged actions of an event: a parent row deleted, or updated (old and new row)
-DELETED, OLD, NEW = "D", "O", "N"
+# staged actions of an event: a parent row deleted, or updated (old and new row); and, for a
+# row in the middle of a chain, inserted (where it points says whether a cascade took it)
+DELETED, OLD, NEW, INSERTED = "D", "O", "N", "I"
 
 
 @dataclass(frozen=True)
@@ -65,16 +66,21 @@ class Edge:
 
 
 def event_rows(
-    records: Iterable[tuple[int, str, str | None, str | None]], columns: set[str]
+    records: Iterable[tuple[int, str, str | None, str | None]],
+    columns: set[str],
+    inserts: bool = False,
 ) -> list[tuple[str, str, int]]:
     """The staged rows (action, content, repl_key) of a parent window's events, from its
     records (repl_key, db_action, content, oldcontent): a DELETE is one row (the old row);
     an UPDATE that changed one of the referenced ``columns`` two (the old and the new row).
     Compared as the source wrote them: a change of case or of trailing spaces is a change
-    to the source's cascade as well (checked where it matters)."""
+    to the source's cascade as well (checked where it matters). ``inserts``: each INSERT
+    too (its new row), for a table in the middle of a chain."""
     out: list[tuple[str, str, int]] = []
     for rk, action, content, old in records:
-        if action == "DELETE" and old is not None:
+        if action == "INSERT" and inserts and content is not None:
+            out.append((INSERTED, content, int(rk)))
+        elif action == "DELETE" and old is not None:
             out.append((DELETED, old, int(rk)))
         elif action == "UPDATE" and old is not None and content is not None:
             was, now = loads(old), loads(content)
@@ -91,7 +97,8 @@ def _value(row: Any, column: str) -> Any:
 @dataclass
 class Event:
     """A parent row's change at ``repl_key`` with its old row and, for an update, its new
-    row (values as the target reads them)."""
+    row (values as the target reads them). An insert has no old row (empty: it asks
+    nothing of any child)."""
 
     repl_key: int
     window: int
@@ -104,7 +111,9 @@ def events(window: int, rows: Iterable[tuple[Any, ...]], columns: list[str]) -> 
     out: list[Event] = []
     for rk, action, *values in rows:
         row = dict(zip(columns, values, strict=True))
-        if action == NEW and out and out[-1].repl_key == int(rk):
+        if action == INSERTED:
+            out.append(Event(int(rk), window, {}, row))
+        elif action == NEW and out and out[-1].repl_key == int(rk):
             out[-1].new = row
         else:
             out.append(Event(int(rk), window, row))

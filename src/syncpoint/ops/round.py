@@ -450,13 +450,17 @@ class GroupRound:
             cols = {c for e in plan.edges if e.parent == w.tbl for c in e.fk.parent_columns}
             if not cols:
                 continue
+            # a row in the middle of a chain: where its own foreign keys pointed at a parent's
+            # event says whether that event's cascade took it (and its children) along
+            ups = {c for e in plan.edges if e.child == w.tbl for c in e.fk.columns}
+            cols |= ups
             records = (
                 (int(rk), str(action), _text(content), _text(old))
                 for rk, action, content, old, *_ in src.capture.read_rows(src.conn, plain)
             )
             plan.event_rows += [
                 (cascade.EVENTS + w.tbl, action, content, rk, None)
-                for action, content, rk in cascade.event_rows(records, cols)
+                for action, content, rk in cascade.event_rows(records, cols, bool(ups))
             ]
 
     def _net_here(self, reads: list[tuple[Any, ...]]) -> NetRows:

@@ -76,6 +76,13 @@ class Integrate:
         self.prefix = prefix
         # rows a cascade moved onto a key the round deletes afterwards (put back then)
         self._put_back: list[tuple[ApplyTable, dict[str, Any]]] = []
+        # the middle rows of chains that held an event's values as the last round left them
+        self._before: set[tuple[Any, ...]] = set()
+        # a round's cascades as read before its upserts: edges, positions, events, windows
+        self._pending: (
+            tuple[list[cascade.Edge], dict[int, str], list[cascade.Event], dict[int, TableWindow]]
+            | None
+        ) = None
         self.dialect = vendors.get(self.vendor).dialect
         self.types = vendors.get(self.vendor).types
         self.idents = {
@@ -429,6 +436,9 @@ class Integrate:
                 self.run(conn, "staging_cleanup", (plan.application, plan.group, plan.round_id))
                 self.typed_cleanup(conn, plan.application, plan.group)
             self._check_staged(conn, plan, {**staged, **plan.events})
+            # before the upserts: the target still holds the rows as the last round left
+            # them, which the check of rows made again after a cascade reads
+            self._cascade_prepare(conn, plan, tables)
             rank = {name: i for i, name in enumerate(order)}
             ws = sorted(plan.windows, key=lambda w: (rank.get(str(w.target), 0), w.tbl))
             parts = {w.tbl: self._by_origin(conn, plan, w) for w in ws if staged.get(w.tbl)}
@@ -623,8 +633,21 @@ class Integrate:
         set_origin: Callable[[Any, str | None], None] | None,
     ) -> None:
         """Make at the target, in position order, the cascades of the round's staged events
-        (docs/internals.md, "Foreign keys with cascades")."""
+        (docs/internals.md, "Foreign keys with cascades"), read by ``_cascade_prepare``."""
+        if self._pending is None:
+            return
+        edges, pos, found, by_window = self._pending
+        for e in found:
+            if set_origin:
+                set_origin(conn, by_window[e.window].location)
+            self._follow(conn, [e], edges, tables, pos, by_window, 1)
+
+    def _cascade_prepare(self, conn: Any, plan: RoundPlan, tables: dict[int, ApplyTable]) -> None:
+        """The positions of the child windows' net rows and the round's events, read back;
+        then, on the target's rows as the last round left them, the rows made again after a
+        cascade that the round cannot follow (``_made_again``)."""
         self._put_back = []
+        self._pending = None
         if not plan.events:
             return
         edges = [e for e in plan.edges if e.parent in tables and e.child in tables]
@@ -649,14 +672,20 @@ class Integrate:
             cols = sorted({c for e in edges if e.parent == parent for c in e.fk.parent_columns})
             if not cols:
                 continue
+            # a middle row's key and foreign keys: where it pointed at a parent's event
+            ups = {c for e in edges if e.child == parent for c in e.fk.columns}
+            if ups:
+                cols = sorted({*cols, *ups, *tables[parent].key})
             chosen = [self._column(tables[parent], c) for c in cols]
             rows = self.cascade_events(conn, plan.round_id, tbl, chosen)
             found += cascade.events(parent, rows, cols)
         found.sort(key=lambda e: e.repl_key)
-        for e in found:
-            if set_origin:
-                set_origin(conn, by_window[e.window].location)
-            self._follow(conn, [e], edges, tables, pos)
+        self._pending = (edges, pos, found, by_window)
+        self._before = set()
+        for window in sorted({e.window for e in found}):
+            self._made_again(
+                conn, [e for e in found if e.window == window], edges, tables, pos, by_window, 0
+            )
 
     def _column(self, t: ApplyTable, name: str) -> ApplyColumn:
         c = next((c for c in t.columns if c.name == name), None)
@@ -675,6 +704,8 @@ class Integrate:
         edges: list[cascade.Edge],
         tables: dict[int, ApplyTable],
         pos: dict[int, str],
+        by_window: dict[int, TableWindow],
+        level: int = 2,
     ) -> None:
         """The cascades of ``events`` (one parent change, or the rows it changed a level up:
         one window, one position) on each child of their table, and on theirs in turn: only
@@ -684,6 +715,9 @@ class Integrate:
         if not events:
             return
         window, rk = events[0].window, events[0].repl_key
+        # the rows as this round's upserts left them (the check before the upserts saw
+        # them as the last round left them)
+        self._made_again(conn, events, edges, tables, pos, by_window, level)
         for edge in (x for x in edges if x.parent == window):
             asks = [a for a in (cascade.rule_for(e, edge.fk) for e in events) if a[0]]
             if not asks:
@@ -697,7 +731,12 @@ class Integrate:
                     conn, child, need, edge.fk.columns, deleted, pos[edge.child], rk
                 )
                 self._follow(
-                    conn, [cascade.Event(rk, edge.child, was) for was in gone], edges, tables, pos
+                    conn,
+                    [cascade.Event(rk, edge.child, was) for was in gone],
+                    edges,
+                    tables,
+                    pos,
+                    by_window,
                 )
                 self._delete_rows(conn, child, gone)
             changed = []
@@ -713,7 +752,199 @@ class Integrate:
                     now = {**was, **dict(zip(edge.fk.columns, fill or (), strict=True))}
                     self._cascade_update(conn, child, was, now, rk, pos[edge.child])
                     changed.append(cascade.Event(rk, edge.child, was, now))
-            self._follow(conn, changed, edges, tables, pos)
+            self._follow(conn, changed, edges, tables, pos, by_window)
+
+    def _made_again(
+        self,
+        conn: Any,
+        events: list[cascade.Event],
+        edges: list[cascade.Edge],
+        tables: dict[int, ApplyTable],
+        pos: dict[int, str],
+        by_window: dict[int, TableWindow],
+        level: int,
+    ) -> None:
+        """Stop the round where a cascade of ``events`` (one window's) reaches a row with
+        cascading children of its own whose net row is an upsert after the event, and rows
+        below it that the cascade would take (their net row none or before the event): the
+        row was made again after the cascade, or changed after it, and its net row does not
+        say whether the source's cascade took its earlier self, and those rows with it.
+        Where it pointed at the event (``_pointed``) decides; a row that may have pointed
+        there stops the round (``WorkFailed``, every table of the group stopped): loud
+        rather than a target that keeps rows the source no longer has. ``level``: 0 before
+        the upserts, 1 for the round's own events, more for the rows they changed."""
+        if not events:
+            return
+        window = events[0].window
+        for edge in (x for x in edges if x.parent == window):
+            below = [x for x in edges if x.parent == edge.child]
+            referenced = {c for x in below for c in x.fk.parent_columns}
+            asks: dict[tuple[Any, ...], list[int]] = {}
+            for e in events:
+                rule, old, new = cascade.rule_for(e, edge.fk)
+                # a delete takes the row's children with it; a change of the columns its
+                # own children refer to changes them
+                if rule and (
+                    (new is None and rule == cascade.CASCADE) or set(edge.fk.columns) & referenced
+                ):
+                    asks.setdefault(old, []).append(e.repl_key)
+            if not below or not asks:
+                continue
+            child = tables[edge.child]
+            need = list(dict.fromkeys([*child.key, *edge.fk.columns, *referenced]))
+            # the middle table's own inserts and updates, by the values they pointed at
+            kept: dict[tuple[str, ...], list[cascade.Event]] = {}
+            for e in self._pending[2] if self._pending else []:
+                if e.window == edge.child and e.new is not None:
+                    now = tuple(str(e.new.get(c)) for c in edge.fk.columns)
+                    kept.setdefault(now, []).append(e)
+            # one value at a time: the target's rows and the events read their values in
+            # types that need not compare equal in Python
+            for value, ats in asks.items():
+                for row, seen, action in self._matching(
+                    conn, child, need, edge.fk.columns, [value], pos[edge.child]
+                ):
+                    if level == 0:  # the rows as the last round left them
+                        self._before.add(_said(edge.child, child.key, row, value))
+                    if seen is not None and action == "U":
+                        self._made_again_row(
+                            conn, edge, below, child, row, value, ats, int(seen), tables, pos, level
+                        )
+                # and rows that pointed there only in between (made or moved there, and
+                # changed again after the event): their own inserts and updates say so
+                for e in kept.get(tuple(str(v) for v in value), []):
+                    if e.new is None or e.repl_key >= max(ats):
+                        continue
+                    p = Params()
+                    found = self.run(
+                        conn, "cascade_position", p, pos=pos[edge.child],
+                        match=self._key_match(child, e.new, p),
+                    ).fetchone()  # fmt: skip
+                    if found is not None and found[1] == "U":
+                        self._made_again_row(
+                            conn, edge, below, child, e.new, value, ats, int(found[0]), tables,
+                            pos, level,
+                        )  # fmt: skip
+
+    def _made_again_row(
+        self,
+        conn: Any,
+        edge: cascade.Edge,
+        below: list[cascade.Edge],
+        child: ApplyTable,
+        row: dict[str, Any],
+        value: tuple[Any, ...],
+        ats: list[int],
+        seen: int,
+        tables: dict[int, ApplyTable],
+        pos: dict[int, str],
+        level: int,
+    ) -> None:
+        """One row found by ``_made_again``: its net row at ``seen``, the events at ``ats``
+        whose old values (``value``) it holds."""
+        assert self._pending is not None
+        by_window = self._pending[3]
+        edges = self._pending[0]
+        for at in ats:
+            if at >= seen or not self._pointed(edge, child, row, value, at, level):
+                continue
+            for x in below:
+                held = self._cascade_rows(
+                    conn,
+                    tables[x.child],
+                    list(tables[x.child].key),
+                    x.fk.columns,
+                    [tuple(row[c] for c in x.fk.parent_columns)],
+                    pos[x.child],
+                    at,
+                )
+                if held:
+                    self._unfollowed(edge, x, row, child, edges, by_window)
+
+    def _pointed(
+        self,
+        edge: cascade.Edge,
+        child: ApplyTable,
+        row: dict[str, Any],
+        value: tuple[Any, ...],
+        at: int,
+        level: int,
+    ) -> bool:
+        """Whether ``row`` of the middle table may have pointed at the event at ``at`` when
+        it came. Its own last change before it, an event of its table (deletes, updates of
+        its key or foreign keys), says where it pointed then, unless the parent's own
+        cascades (``events``, of the parent's table) moved it after that change: those and
+        a delete (made again by an insert, which is not kept) leave it possible. With no
+        change of its own before the event, the row as found is taken as it was then."""
+        if self._pending is None:
+            return True
+        found = self._pending[2]
+        key = tuple(str(row[k]) for k in child.key)
+        own = [
+            e
+            for e in found
+            if e.window == edge.child
+            and e.repl_key < at
+            and e.new is not None
+            and tuple(str(e.new.get(k)) for k in child.key) == key
+        ]
+        # deleted or moved to another key: made again since by an insert, which is not kept
+        gone = [
+            e
+            for e in found
+            if e.window == edge.child
+            and e.repl_key < at
+            and tuple(str(e.old.get(k)) for k in child.key) == key
+            and (e.new is None or tuple(str(e.new.get(k)) for k in child.key) != key)
+        ]
+        if gone and (not own or gone[-1].repl_key > own[-1].repl_key):
+            return True
+        since = own[-1].repl_key if own else -1
+        for e in found:
+            # the parent's own cascade moved it onto the event's values meanwhile
+            if e.window == edge.parent and since < e.repl_key < at:
+                rule, _, new = cascade.rule_for(e, edge.fk)
+                if rule and new is not None and _same(new, value):
+                    return True
+        if not own:
+            # as the last round left it: seen before the upserts (the first level only)
+            if level > 1:
+                return True
+            return _said(edge.child, child.key, row, value) in self._before
+        last = own[-1]
+        now = last.new or {}
+        return _same(tuple(now.get(c) for c in edge.fk.columns), value)
+
+    def _unfollowed(
+        self,
+        edge: cascade.Edge,
+        below: cascade.Edge,
+        row: dict[str, Any],
+        child: ApplyTable,
+        edges: list[cascade.Edge],
+        by_window: dict[int, TableWindow],
+    ) -> None:
+        # the parent's table too (its events, replayed on the loaded rows, would take them),
+        # and every table its cascades reach (emptied, it may not keep rows referring to it)
+        names: list[str] = []
+        todo = [edge.parent]
+        while todo:
+            w = todo.pop(0)
+            if by_window[w].table not in names:
+                names.append(by_window[w].table)
+                todo += [x.child for x in edges if x.parent == w]
+        key = ", ".join(f"{k} = {row[k]!r}" for k in child.key)
+        raise WorkFailed(
+            f"a row of {by_window[edge.child].table} ({key}) that the {edge.fk.rules} of "
+            f"{edge.fk.name} from {by_window[edge.parent].table} may have changed at the "
+            f"source was made again or changed later in the same round, and rows of "
+            f"{by_window[below.child].table} refer to it: whether the source's cascade took "
+            "them along depends on changes of the row within the round that the round does "
+            "not keep apart, so nothing of the round was applied. Load the tables again with "
+            f"syncpoint snapshot --tables {','.join(names)} --truncate --restart",
+            location=self.location,
+            table=by_window[edge.child].table,
+        )
 
     def _in(
         self, columns: Sequence[str], values: Sequence[tuple[Any, ...]], p: Params, alias: str
@@ -743,6 +974,34 @@ class Integrate:
         earlier row that the cascade moved away, which the target no longer has: the table
         stops, saying so."""
         out: list[dict[str, Any]] = []
+        for row, seen, action in self._matching(conn, t, need, columns, values, pos):
+            if moves and seen is not None and int(seen) > at:
+                raise WorkFailed(
+                    f"an ON UPDATE CASCADE moved rows of {t.target.ref} to other keys, and "
+                    "a key it moved from was used again later in the same round: the row "
+                    "that moved is no longer at the target to follow. Load the table again "
+                    f"with syncpoint snapshot --tables <table> --truncate --restart",
+                    location=self.location,
+                    table=str(t.target.ref),
+                )
+            # changed by a record after the cascade (its record says what it is), or
+            # deleted by one before it (not there when the cascade came)
+            if seen is None or (int(seen) < at and action == "U"):
+                out.append(row)
+        return out
+
+    def _matching(
+        self,
+        conn: Any,
+        t: ApplyTable,
+        need: list[str],
+        columns: tuple[str, ...],
+        values: list[tuple[Any, ...]],
+        pos: str,
+    ) -> list[tuple[dict[str, Any], Any, Any]]:
+        """The rows of ``t`` whose ``columns`` hold one of ``values`` (``need`` columns of
+        each), with the position and action of their net row in the round (None: none)."""
+        out: list[tuple[dict[str, Any], Any, Any]] = []
         step = max(1, IN_LIST_MAX // len(columns))
         unique = list(dict.fromkeys(values))
         for chunk in (unique[i : i + step] for i in range(0, len(unique), step)):
@@ -759,19 +1018,7 @@ class Integrate:
                 match=self._in(columns, chunk, p, "t"),
             )
             for *row, seen, action in cur.fetchall():
-                if moves and seen is not None and int(seen) > at:
-                    raise WorkFailed(
-                        f"an ON UPDATE CASCADE moved rows of {t.target.ref} to other keys, and "
-                        "a key it moved from was used again later in the same round: the row "
-                        "that moved is no longer at the target to follow. Load the table again "
-                        f"with syncpoint snapshot --tables <table> --truncate --restart",
-                        location=self.location,
-                        table=str(t.target.ref),
-                    )
-                # changed by a record after the cascade (its record says what it is), or
-                # deleted by one before it (not there when the cascade came)
-                if seen is None or (int(seen) < at and action == "U"):
-                    out.append(dict(zip(need, row, strict=True)))
+                out.append((dict(zip(need, row, strict=True)), seen, action))
         return out
 
     def _delete_rows(self, conn: Any, t: ApplyTable, rows: list[dict[str, Any]]) -> None:
@@ -1037,3 +1284,12 @@ def apply_table(
             table=str(target.ref),
         )
     return ApplyTable(target, tuple(cols), tuple(key))
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Values read in types that need not compare equal in Python (a key's int, a decimal)."""
+    return all(x == y or str(x) == str(y) for x, y in zip(a, b, strict=True))
+
+
+def _said(window: int, key: Sequence[str], row: dict[str, Any], value: tuple[Any, ...]) -> Any:
+    return (window, tuple(str(row[k]) for k in key), tuple(str(v) for v in value))

@@ -72,6 +72,14 @@ def _groups(
         rows: list[tuple[dict[str, Any], Any, float]] = []
         try:
             with GroupCopy(cfg, members, links.spark, links) as group:
+                if truncate:
+                    group.empty(
+                        [
+                            c
+                            for c in group.ordered()
+                            if (c.pair.integrate, str(c.target_ref)) not in truncated
+                        ]
+                    )
                 for copy in group.ordered():
                     started = time.monotonic()
                     pair = copy.pair

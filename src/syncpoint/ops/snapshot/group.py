@@ -101,6 +101,29 @@ class GroupCopy:
         order = fkorder.parents_first(list(targets), [(str(a), str(b)) for a, b in edges])
         return [targets[t] for t in order]
 
+    def empty(self, copies: list[TableCopy]) -> None:
+        """``--truncate`` of several tables: those of ``copies`` (parents first) the target
+        has, emptied children first in one transaction before any is loaded. Emptied one by
+        one as each is loaded, a parent goes while the target's foreign keys still see its
+        children's rows refer to it, and the target refuses."""
+        if len(copies) < 2:
+            return
+        t, conn = self.copies[0].target, self.copies[0].conn
+        there = [c for c in copies if t.describe(conn, c.target_ref) is not None]
+        t.begin(conn)
+        try:
+            for c in reversed(there):
+                origin = c._origin()
+                if origin:
+                    origin.set_origin(conn, c.pair.location)
+                t.run(conn, "empty", table=str(c.target_ref), target=t.qualified(c.target_ref))
+                if origin:
+                    origin.set_origin(conn, None)
+            t.commit(conn)
+        except BaseException:
+            t.rollback(conn)
+            raise
+
     def copied(self, copy: TableCopy, s: st.SnapshotState) -> None:
         self._copied.append((copy, s))
 
