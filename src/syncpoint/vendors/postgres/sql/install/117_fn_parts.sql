@@ -3,8 +3,10 @@
 -- ddl_start sees it happen (135_fn_on_drop_start.sql); without them (a table owner
 -- without superuser installed capture) this function finds it afterwards, at each tick
 -- (p_ticking, called by tick after its snapshot) and each DDL poll or log check. A
--- partition known from the last call and now gone stops its table unless it is proven to
--- have been empty: it was empty as of snapshot snap AND no INSERT or UPDATE record of its
+-- partition known from the last call and now gone (under log capture: or detached; a
+-- partition whose TRUNCATE trigger is older than log_check's detach check is seen here)
+-- stops its table unless it is proven to have been empty: it was empty as of snapshot
+-- snap AND no INSERT or UPDATE record of its
 -- table written by a transaction snap does not see has a row inside the partition's
 -- constraint (every row in it at the DROP was written by such a transaction, whose record
 -- is in the queue: the DROP waited for it to end).
@@ -14,7 +16,8 @@
 -- false stop has a way back, a silent loss has none.
 -- The snapshot taken in a tick (or later) holds: purge removes only records that a tick
 -- made before it sees, and every tick refreshes the partitions it finds.
--- Then every partition of every watched table is looked at again: one EXISTS each.
+-- Then every partition of every watched table is looked at again: one EXISTS each, under
+-- the lock pg_partition_tree takes already (which only the application's DDL waits for).
 CREATE OR REPLACE FUNCTION ${schema}.${fn_parts}(p_ticking boolean) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -36,10 +39,16 @@ BEGIN
     IF v_log THEN
         EXECUTE format('SELECT horizon FROM %s', $lit{log_state_q}) INTO v_upto;
     END IF;
-    FOR r IN SELECT p.*, w.schemaname, w.tablename, w.status, w.relid AS top
+    FOR r IN SELECT p.*, w.schemaname, w.tablename, w.status, w.relid AS top,
+                    CASE WHEN EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid)
+                         THEN 'detached' ELSE 'dropped' END AS how
                FROM ${schema}.${parts} p
                LEFT JOIN ${schema}.${tables} w ON w.id = p.tid
               WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid)
+                 -- log capture: rows that left with a detached partition are in no log
+                 -- record either (trigger capture writes them as deleted)
+                 OR (v_log AND NOT EXISTS (SELECT 1 FROM pg_partition_tree(w.relid) x
+                                            WHERE x.relid = p.relid))
               ORDER BY p.tid, p.relid LOOP
         IF r.status IS DISTINCT FROM 'OK'
            OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.top) THEN
@@ -49,7 +58,7 @@ BEGIN
         END IF;
         v_why := NULL;
         IF NOT r.empty THEN
-            v_why := format('partition %s was dropped holding rows', r.name);
+            v_why := format('partition %s was %s holding rows', r.name, r.how);
         ELSE
             -- a row written since that its partition constraint would have put in it
             BEGIN
@@ -66,8 +75,8 @@ BEGIN
                 v_rows := true;  -- not told apart: taken as written into it
             END;
             IF v_rows THEN
-                v_why := format('partition %s was dropped after rows were written into it '
-                                'since it was last seen empty', r.name);
+                v_why := format('partition %s was %s after rows were written into it '
+                                'since it was last seen empty', r.name, r.how);
             END IF;
         END IF;
         IF v_why IS NULL AND v_log AND (NOT p_ticking OR r.gone_at IS NULL OR v_upto IS NULL
@@ -81,7 +90,7 @@ BEGIN
         END IF;
         DELETE FROM ${schema}.${parts} WHERE tid = r.tid AND relid = r.relid;
         IF v_why IS NOT NULL THEN
-            PERFORM ${schema}.${fn_stop}(r.tid, v_why || ': its rows are in no change record '
+            PERFORM ${schema}.${fn_stop}(r.tid, v_why || ': its rows are in no change record, '
                                          'and stay at the targets');
             DELETE FROM ${schema}.${parts} WHERE tid = r.tid;
             v_n := v_n + 1;
@@ -90,7 +99,7 @@ BEGIN
     -- what every watched partitioned table holds now
     DELETE FROM ${schema}.${parts} p
      WHERE NOT EXISTS (SELECT 1 FROM ${schema}.${tables} w WHERE w.id = p.tid AND w.status = 'OK')
-        OR (EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid)
+        OR (NOT v_log AND EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid)
             AND NOT EXISTS (SELECT 1 FROM ${schema}.${tables} w,
                                    pg_partition_tree(w.relid) x
                              WHERE w.id = p.tid AND x.relid = p.relid));
@@ -109,7 +118,7 @@ BEGIN
             VALUES (t.id, r.relid, r.name, v_empty, v_now, r.bound)
             ON CONFLICT (tid, relid) DO UPDATE
                SET name = excluded.name, empty = excluded.empty, snap = excluded.snap,
-                   bound = excluded.bound;
+                   bound = excluded.bound, gone_at = NULL;
         END LOOP;
     END LOOP;
     RETURN v_n;
