@@ -16,8 +16,9 @@
 -- false stop has a way back, a silent loss has none.
 -- The snapshot taken in a tick (or later) holds: purge removes only records that a tick
 -- made before it sees, and every tick refreshes the partitions it finds.
--- Then every partition of every watched table is looked at again: one EXISTS each, under
--- the lock pg_partition_tree takes already (which only the application's DDL waits for).
+-- Then every partition of every watched table is looked at again: its size, and one
+-- EXISTS where it has pages, under the lock pg_partition_tree takes already (which only
+-- the application's DDL waits for).
 CREATE OR REPLACE FUNCTION ${schema}.${fn_parts}(p_ticking boolean) RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -29,6 +30,8 @@ DECLARE
     v_why   text;
     v_empty boolean;
     v_rows  boolean;
+    v_ids     oid[];
+    v_empties boolean[];
     v_n     integer := 0;
 BEGIN
     IF to_regclass($lit{parts_q}) IS NULL
@@ -44,11 +47,13 @@ BEGIN
                          THEN 'detached' ELSE 'dropped' END AS how
                FROM ${schema}.${parts} p
                LEFT JOIN ${schema}.${tables} w ON w.id = p.tid
-              WHERE NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid)
-                 -- log capture: rows that left with a detached partition are in no log
-                 -- record either (trigger capture writes them as deleted)
-                 OR (v_log AND NOT EXISTS (SELECT 1 FROM pg_partition_tree(w.relid) x
-                                            WHERE x.relid = p.relid))
+              WHERE (p.tid, p.relid) NOT IN (SELECT v.id, x.relid
+                                               FROM ${schema}.${tables} v,
+                                                    pg_partition_tree(v.relid) x
+                                              WHERE v.relid IS NOT NULL)
+                -- log capture: rows that left with a detached partition are in no log
+                -- record either (trigger capture writes them as deleted)
+                AND (v_log OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid))
               ORDER BY p.tid, p.relid LOOP
         IF r.status IS DISTINCT FROM 'OK'
            OR NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = r.top) THEN
@@ -99,27 +104,35 @@ BEGIN
     -- what every watched partitioned table holds now
     DELETE FROM ${schema}.${parts} p
      WHERE NOT EXISTS (SELECT 1 FROM ${schema}.${tables} w WHERE w.id = p.tid AND w.status = 'OK')
-        OR (NOT v_log AND EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = p.relid)
-            AND NOT EXISTS (SELECT 1 FROM ${schema}.${tables} w,
-                                   pg_partition_tree(w.relid) x
-                             WHERE w.id = p.tid AND x.relid = p.relid));
+        OR (NOT v_log AND (p.tid, p.relid) NOT IN (SELECT v.id, x.relid
+                                                     FROM ${schema}.${tables} v,
+                                                          pg_partition_tree(v.relid) x
+                                                    WHERE v.relid IS NOT NULL));
     FOR t IN SELECT w.id, w.relid FROM ${schema}.${tables} w JOIN pg_class c ON c.oid = w.relid
               WHERE w.status = 'OK' AND c.relkind = 'p' ORDER BY w.id LOOP
-        FOR r IN SELECT x.relid, x.relid::regclass::text AS name,
-                        pg_get_partition_constraintdef(x.relid) AS bound
+        v_ids := '{}';
+        v_empties := '{}';
+        FOR r IN SELECT x.relid, x.relid::regclass::text AS name, pg_relation_size(x.relid) AS size
                    FROM pg_partition_tree(t.relid) x
                   WHERE x.isleaf AND x.relid <> t.relid LOOP
-            BEGIN
-                EXECUTE format('SELECT NOT EXISTS (SELECT 1 FROM %s)', r.name) INTO v_empty;
-            EXCEPTION WHEN OTHERS THEN
-                v_empty := false;  -- not readable here: taken as holding rows
-            END;
-            INSERT INTO ${schema}.${parts} (tid, relid, name, empty, snap, bound)
-            VALUES (t.id, r.relid, r.name, v_empty, v_now, r.bound)
-            ON CONFLICT (tid, relid) DO UPDATE
-               SET name = excluded.name, empty = excluded.empty, snap = excluded.snap,
-                   bound = excluded.bound, gone_at = NULL;
+            v_empty := r.size = 0;  -- no page: nothing to read
+            IF NOT v_empty THEN
+                BEGIN
+                    EXECUTE format('SELECT NOT EXISTS (SELECT 1 FROM %s)', r.name) INTO v_empty;
+                EXCEPTION WHEN OTHERS THEN
+                    v_empty := false;  -- not readable here: taken as holding rows
+                END;
+            END IF;
+            v_ids := v_ids || r.relid;
+            v_empties := v_empties || v_empty;
         END LOOP;
+        INSERT INTO ${schema}.${parts} (tid, relid, name, empty, snap, bound)
+        SELECT t.id, u.relid, u.relid::regclass::text, u.empty, v_now,
+               pg_get_partition_constraintdef(u.relid)
+          FROM unnest(v_ids, v_empties) AS u(relid, empty)
+        ON CONFLICT (tid, relid) DO UPDATE
+           SET name = excluded.name, empty = excluded.empty, snap = excluded.snap,
+               bound = excluded.bound, gone_at = NULL;
     END LOOP;
     RETURN v_n;
 END
