@@ -40,6 +40,8 @@ _SUFFIX = {
     "debug": "debug_table",
     "fresh": "fresh_keys",
     "fresh_pkey": "fresh_keys_pkey",
+    "parts": "partitions_seen",
+    "parts_pkey": "partitions_seen_pkey",
     "fn_shape": "shape",
     "fn_make": "make_capture",
     "fn_drop": "drop_capture",
@@ -53,6 +55,7 @@ _SUFFIX = {
     "fn_tables_changed": "tables_changed",
     "fn_gap": "capture_gap",
     "fn_stop": "stop_table",
+    "fn_parts": "partitions_check",
     "trg_tables": "tables_changed",
     "et_ddl": "ddl_end",
     "et_drop": "ddl_drop",
@@ -99,7 +102,13 @@ class Names:
             "seq_q": self.qualified("seq"),
             "debug_q": self.qualified("debug"),
             "fresh_q": self.qualified("fresh"),
+            "parts_q": self.qualified("parts"),
             "origin_guc": self.origin_setting,
+            # log capture's state, where there is one (fn_parts tells the capture kinds apart)
+            "log_state_q": dialect.quote(self.schema)
+            + "."
+            + dialect.quote(self.prefix + "log_state"),
+            "et_start_name": self.name("et_start"),
             "cdr_mark": bookkeeping_prefix(self.prefix),
             **extra,
         }

@@ -56,8 +56,11 @@ _QUEUE_FILES = (
     "030_tables",
     "040_service",
     "100_fn_shape",
+    "047_parts",
     "115_fn_stop",
+    "117_fn_parts",
     "125_fn_ddl_tables",
+    "135_fn_on_drop_start",
     "150_fn_tick",
     "160_fn_snap",
 )

@@ -45,6 +45,8 @@ BEGIN
     INSERT INTO ${schema}.${ticks} (tick_id, snapshot, made_at, guaranteed)
     VALUES (v_ctx + 1, v_snap, v_clock, v_g);
     UPDATE ${schema}.${service} SET context = v_ctx + 1, ticked_at = v_clock, guaranteed = v_g;
+    -- after the snapshot: partitions dropped where no event trigger saw it (117_fn_parts.sql)
+    PERFORM ${schema}.${fn_parts}(true);
     RETURN QUERY SELECT v_ctx + 1, v_g;
 END
 $fn$

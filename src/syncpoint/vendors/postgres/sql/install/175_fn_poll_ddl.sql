@@ -8,7 +8,8 @@
 --   dropped table back:    a CREATE record, capture made for the new table;
 --   partitions made, attached or detached (a partitioned table's shape is the same):
 --                          capture made again, which follows them (make_capture);
---   a trigger dropped or disabled by hand: a STOP record, status ERROR (stop_table).
+--   a trigger dropped or disabled by hand: a STOP record, status ERROR (stop_table);
+--   a partition dropped that may have held rows: the same (partitions_check).
 -- One row per event is returned: the caller captures again, after the record, the rows that
 -- the old triggers captured since the last tick (ALTER) or that no trigger saw (CREATE).
 -- SECURITY DEFINER: it writes the queue and makes capture functions owned by the installer.
@@ -119,5 +120,7 @@ BEGIN
                                  ORDER BY (c ->> 'pk')::int)),
                             t.schemaname::text, t.tablename::text;
     END LOOP;
+    -- a partition dropped since the last tick (117_fn_parts.sql)
+    PERFORM ${schema}.${fn_parts}(false);
 END
 $fn$

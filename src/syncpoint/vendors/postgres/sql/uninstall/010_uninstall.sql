@@ -29,7 +29,7 @@ END
 $do$
 ---
 DROP TABLE IF EXISTS ${schema}.${items}, ${schema}.${ddl_log}, ${schema}.${tables}, ${schema}.${service},
-    ${schema}.${ticks}, ${schema}.${debug}, ${schema}.${fresh}
+    ${schema}.${ticks}, ${schema}.${debug}, ${schema}.${fresh}, ${schema}.${parts}
 ---
 DROP SEQUENCE IF EXISTS ${schema}.${seq}
 ---
@@ -37,4 +37,5 @@ DROP FUNCTION IF EXISTS ${schema}.${fn_make}(integer), ${schema}.${fn_drop}(inte
     ${schema}.${fn_shape}(oid), ${schema}.${fn_on_ddl}(), ${schema}.${fn_on_drop}(), ${schema}.${fn_on_drop_start}(),
     ${schema}.${fn_ddl_tables}(),
     ${schema}.${fn_tick}(), ${schema}.${fn_snap}(bigint), ${schema}.${fn_tables_changed}(),
-    ${schema}.${fn_poll}(), ${schema}.${fn_gap}(integer), ${schema}.${fn_stop}(integer, text)
+    ${schema}.${fn_poll}(), ${schema}.${fn_gap}(integer), ${schema}.${fn_stop}(integer, text),
+    ${schema}.${fn_parts}(boolean)

@@ -6,7 +6,8 @@
 --     attislocal; those rows are in no log record), the table stops;
 --   a table detached holding rows (its TRUNCATE trigger names the partitioned table)
 --     stops that table: its rows left without a log record;
---   a table that left the publication, or lost its usable replica identity, stops.
+--   a table that left the publication, or lost its usable replica identity, stops;
+--   a partition dropped that may have held rows stops its table (partitions_check).
 -- A stop is a STOP record and status ERROR (stop_table), with the reason.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_log_check}() RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -79,6 +80,7 @@ BEGIN
             v_n := v_n + 1;
         END IF;
     END LOOP;
-    RETURN v_n;
+    -- a partition dropped since the last tick (install/117_fn_parts.sql)
+    RETURN v_n + ${schema}.${fn_parts}(false);
 END
 $fn$

@@ -132,12 +132,13 @@ $fn$
 ---
 -- sql_drop under log capture: DROP of a watched table becomes a DROP record message
 -- (oldcontent: the last shape), version + 1; the row stays, status DROPPED (the table
--- leaves the publication by itself).
+-- leaves the publication by itself). A partition dropped holding rows stops its table.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_on_drop}() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
-    r record;
-    t record;
+    r     record;
+    t     record;
+    v_why text;
 BEGIN
     IF to_regclass($lit{tables_q}) IS NULL OR to_regclass($lit{log_state_q}) IS NULL THEN
         RETURN;
@@ -155,6 +156,27 @@ BEGIN
            SET version = version + 1, relid = NULL, status = 'DROPPED', key_attnums = NULL,
                reason = 'the table was dropped'
          WHERE id = t.id;
+    END LOOP;
+    -- A partition dropped holding rows (ddl_start noted which might,
+    -- install/135_fn_on_drop_start.sql): they left the partitioned table with no log record
+    -- and stay at the targets; a STOP record at this place of the log stops the table.
+    FOR r IN SELECT d.object_identity, split_part(h.x, ':', 2)::integer AS tid
+               FROM pg_event_trigger_dropped_objects() d
+               JOIN unnest(string_to_array(coalesce(current_setting(
+                        $lit{origin_guc} || '_held', true), ''), ',')) AS h(x)
+                 ON split_part(h.x, ':', 1) = d.objid::text
+              WHERE d.object_type = 'table' LOOP
+        SELECT * INTO t FROM ${schema}.${tables} WHERE id = r.tid AND status = 'OK' FOR UPDATE;
+        CONTINUE WHEN NOT FOUND;
+        v_why := format('partition %s was dropped holding rows, which are in no log record '
+                        'and stay at the targets', r.object_identity);
+        PERFORM pg_logical_emit_message(true, $lit{msg_ddl}, json_build_object(
+            'action', 'STOP', 'id', t.id, 'relid', t.relid,
+            'schema', t.schemaname, 'table', t.tablename,
+            'new_schema', t.schemaname, 'new_table', t.tablename,
+            'content', json_build_object('reason', v_why)::text,
+            'oldcontent', NULL, 'version', t.version)::text);
+        UPDATE ${schema}.${tables} SET status = 'ERROR', reason = v_why WHERE id = t.id;
     END LOOP;
 END
 $fn$

@@ -15,3 +15,11 @@ CREATE EVENT TRIGGER ${et_drop} ON sql_drop
     EXECUTE FUNCTION ${schema}.${fn_on_drop}()
 ---
 ALTER EVENT TRIGGER ${et_drop} ENABLE ALWAYS
+---
+DROP EVENT TRIGGER IF EXISTS ${et_start}
+---
+CREATE EVENT TRIGGER ${et_start} ON ddl_command_start
+    WHEN TAG IN ('DROP TABLE', 'DROP SCHEMA')
+    EXECUTE FUNCTION ${schema}.${fn_on_drop_start}()
+---
+ALTER EVENT TRIGGER ${et_start} ENABLE ALWAYS
