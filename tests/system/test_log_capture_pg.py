@@ -70,7 +70,9 @@ def test_writers_while_run_follow_applies_from_the_log(pair: Any, tmp_path: Path
     assert rc == 0, (tmp_path / "follow.log").read_text(errors="replace")[-3000:]
     assert rk.duplicates(dst) == []
     assert rk.orphans(dst) == 0
-    assert int(src.query("SELECT count(*) FROM parent")[0][0]) > 10
+    # the writers did work: every change they committed left its record in the queue (not
+    # purged here); the rows left in parent depend on how many the writers deleted again
+    assert int(src.query("SELECT count(*) FROM repl_items")[0][0]) > 20
     st = rk.syncpoint(cfg, "status", "--json")
     assert st.returncode == 0, st.stderr
     doc = json.loads(st.stdout)
