@@ -208,7 +208,8 @@ def apply_rows(dbs: Dbs, changes: int, master: str, where: str) -> float:
         f"apply W1 ({cold_changes:,} changes), one `run --once` from a cold start",
         f"{cold_rate:,.0f} changes/s ({cold:.1f} s)",
         ">= 80,000 changes/s",
-        "JVM, Spark and its Python workers started by the command",
+        "a new process: whatever it starts (a direct round copies in the driver's threads "
+        "and starts no JVM)",
         where,
     )
     row(
