@@ -55,20 +55,29 @@ def poll(conn: Any, site: Site) -> int:
         cur.fetchall()
 
 
+def shapes_now_and_seen(
+    cur: Any, site: Site
+) -> tuple[dict[str, list[ColumnInfo]], dict[str, Shape]]:
+    """Per table of the site's database: its columns in the catalog now, and the shape
+    last seen (the poll's and the log reader's comparison both start from these)."""
+    cur.execute(render("queries/cols_view_read.sql", site.names))
+    view: dict[str, list[ColumnInfo]] = defaultdict(list)
+    for row in cur.fetchall():
+        view[row[1]].append(catalog.info(row))
+    cur.execute(render("queries/snapshot_read.sql", site.names))
+    snap: dict[str, Shape] = defaultdict(list)
+    for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
+        snap[table].append((colname, coltype, bool(nullable), pk))
+    return view, snap
+
+
 def _detect(conn: Any, site: Site) -> int:
     names = site.names
     cur = conn.cursor()
     cur.execute("START TRANSACTION")
     cur.execute(render("queries/poll_start.sql", names))
     mark, previous = (int(v) for v in cur.fetchone())
-    cur.execute(render("queries/cols_view_read.sql", names))
-    view: dict[str, list[ColumnInfo]] = defaultdict(list)
-    for row in cur.fetchall():
-        view[row[1]].append(catalog.info(row))
-    cur.execute(render("queries/snapshot_read.sql", names))
-    snap: dict[str, Shape] = defaultdict(list)
-    for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
-        snap[table].append((colname, coltype, bool(nullable), pk))
+    view, snap = shapes_now_and_seen(cur, site)
     written = 0
     for w in watched(cur, names):
         if w.schema != site.db:

@@ -13,14 +13,12 @@ ALTER record with the newer shape, at the first (as one poll of the triggers' po
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from typing import Any
 
 from syncpoint.core.cdr import bookkeeping_prefix
 from syncpoint.vendors.mariadb import catalog
-from syncpoint.vendors.mariadb.ddl import _event
+from syncpoint.vendors.mariadb.ddl import _event, shapes_now_and_seen
 from syncpoint.vendors.mariadb.encode import ColumnInfo
-from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
 from syncpoint.vendors.mariadb.watch import Shape, save_snapshot, shape_of, write_event
 
@@ -72,17 +70,9 @@ def statement(cur: Any, site: Site, text: str, schema: str | None) -> int:
 def compare(cur: Any, site: Site) -> int:
     """The poller's comparison of the catalog with the last shapes seen (``ddl._detect``),
     without the InnoDB identity: TRUNCATE comes from its statement."""
-    names = site.names
-    cur.execute(render("queries/cols_view_read.sql", names))
-    view: dict[str, list[ColumnInfo]] = defaultdict(list)
-    for row in cur.fetchall():
-        view[row[1]].append(catalog.info(row))
-    cur.execute(render("queries/snapshot_read.sql", names))
-    snap: dict[str, Shape] = defaultdict(list)
-    for _, table, _, colname, coltype, nullable, pk in cur.fetchall():
-        snap[table].append((colname, coltype, bool(nullable), pk))
+    view, snap = shapes_now_and_seen(cur, site)
     written = 0
-    for w in watched(cur, names):
+    for w in watched(cur, site.names):
         if w.schema == site.db:
             written += _one(cur, site, w, view.get(w.table, []), snap.get(w.table, []))
     return written
