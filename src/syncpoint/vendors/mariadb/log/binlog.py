@@ -1,6 +1,6 @@
-"""Reading the binary log as whole transactions, in commit order (python-mysql-replication).
+"""Reading the binary log as whole transactions, in commit order.
 
-``transactions`` connects as a replica (COM_BINLOG_DUMP) from a stored GTID
+``transactions`` connects as a replica (COM_BINLOG_DUMP, ``dump.py``) from a stored GTID
 position (exclusive, as MariaDB's ``@slave_connect_state``) and yields each transaction
 written up to a target position: its GTID, commit time, binary log coordinates after it,
 and either its row changes of the tables asked for (already as the capture triggers'
@@ -21,63 +21,11 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import pymysql
-from pymysqlreplication import BinLogStreamReader, binlogstream
-from pymysqlreplication import event as ev
-from pymysqlreplication import row_event as rev
-from pymysqlreplication.constants.BINLOG import TABLE_MAP_EVENT
-from pymysqlreplication.packet import BinLogPacketWrapper
 
-from syncpoint.vendors.mariadb.log import binvalues
+from syncpoint.vendors.mariadb.log import binvalues, dump
+from syncpoint.vendors.mariadb.log.dump import lenenc
 
 TABLE_MAPS_KEPT = 4096
-
-
-class _TableMapOnce(rev.TableMapEvent):
-    """A table map parsed once for each distinct content. Every transaction repeats the
-    table map of each table it changes, byte for byte while the table does not change, and
-    parsing one (column types, optional metadata, names, character sets) cost the drain more
-    than the rows it describes. A changed table has another content (its columns, types or
-    names differ), so it is parsed anew: never a stale shape."""
-
-    parsed: ClassVar[dict[bytes, tuple[Any, ...]]] = {}
-
-    def __init__(
-        self, from_packet: Any, event_size: int, table_map: Any, ctl_connection: Any, **kw: Any
-    ):
-        # the event's bytes, looked at in the driver's packet without being read
-        raw = from_packet.packet
-        body = bytes(raw._data[raw._position : raw._position + event_size])
-        if from_packet._BinLogPacketWrapper__data_buffer:  # never at an event's start
-            body = b""
-        known = self.parsed.get(body) if body else None
-        me: Any = self  # the library's attributes are not typed
-        if known is None:
-            super().__init__(from_packet, event_size, table_map, ctl_connection, **kw)
-            # kept once parsed whole, with its column names (else they came from the catalog)
-            if body and me._processed and me.optional_metadata.column_name_list:
-                if len(self.parsed) >= TABLE_MAPS_KEPT:
-                    self.parsed.clear()
-                self.parsed[body] = (me.table_id, me.schema, me.table, me.columns, me.table_obj)
-            return
-        ev.BinLogEvent.__init__(self, from_packet, event_size, table_map, ctl_connection, **kw)
-        from_packet.advance(event_size)
-        me.table_id, me.schema, me.table, me.columns, me.table_obj = known
-        me.column_count = len(me.columns)
-        # the reader's filters, as the library applies them (the kept parse is any reader's)
-        only, ignored = kw.get("only_schemas"), kw.get("ignored_schemas")
-        only_t, ignored_t = kw.get("only_tables"), kw.get("ignored_tables")
-        if (
-            (only is not None and me.schema not in only)
-            or (ignored is not None and me.schema in ignored)
-            or (only_t is not None and me.table not in only_t)
-            or (ignored_t is not None and me.table in ignored_t)
-        ):
-            me._processed = False
-            return
-        table_map[me.table_id] = me.table_obj
-
-
-BinLogPacketWrapper._BinLogPacketWrapper__event_map[TABLE_MAP_EVENT] = _TableMapOnce  # type: ignore[attr-defined]
 
 
 class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
@@ -97,26 +45,6 @@ class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
         return _Connection.preferred
 
 
-# On a lost connection the library would connect again from the position it started at and
-# hand over the same transactions a second time: a lost connection must end the drain
-# instead (it is rolled back, and the next one starts from the stored position).
-binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
-
-# event classes that carry nothing for capture (positions, file structure, keep-alives)
-_IGNORED = (
-    ev.RotateEvent,
-    ev.FormatDescriptionEvent,
-    ev.MariadbGtidListEvent,
-    ev.MariadbBinLogCheckPointEvent,
-    ev.StopEvent,
-    ev.MariadbStartEncryptionEvent,
-    ev.MariadbAnnotateRowsEvent,
-    rev.TableMapEvent,
-)
-EVERY_EVENT = [
-    *set(BinLogPacketWrapper._BinLogPacketWrapper__event_map.values()),  # type: ignore[attr-defined]
-    ev.NotImplementedEvent,
-]
 # MariaDB's compressed events (log_bin_compress=ON): QUERY and the six ROWS kinds
 COMPRESSED = frozenset(range(0xA5, 0xAC))
 GTID_STANDALONE = 0x01
@@ -212,6 +140,24 @@ def reached(seen: dict[int, Any], upto: str) -> bool:
     return all(got.get(d, 0) >= n for d, (_, n) in parse_gtids(upto).items())
 
 
+class _Map:
+    """A table map as the reader keeps it: the table's names and the library's columns
+    (names, types, metadata), parsed once per distinct content of the map (below)."""
+
+    __slots__ = ("schema", "table", "columns", "named")
+
+    def __init__(self, schema: str, table: str, columns: list[Any], named: bool):
+        self.schema, self.table, self.columns, self.named = schema, table, columns, named
+
+
+# Table maps parsed, by their bytes: every transaction repeats the map of each table it
+# changes, byte for byte while the table does not change, and parsing one (column types,
+# optional metadata, names, character sets) cost more than the rows it describes. A changed
+# table's map has another content (its columns, types or names differ), so it is parsed
+# anew: never a stale shape.
+_MAPS: dict[bytes, _Map] = {}
+
+
 class Reader:
     """A replica connection (COM_BINLOG_DUMP) reading the binary log from a GTID position
     (exclusive, as MariaDB's ``@slave_connect_state``), transaction by transaction.
@@ -219,12 +165,14 @@ class Reader:
     A drain makes one and closes it; a follower keeps one open across its drains
     (``vendors/kept.py``) while it stands where the stored position is (``at``): the server
     then sends each event once, where a new connection makes it read the binary log file
-    holding the position from its start up to it again, and the reader's setup (two
-    connections, the server's settings) is not paid at every tick.
+    holding the position from its start up to it again, and the reader's setup is not paid
+    at every tick.
 
-    ``only``: the tables (of any database) whose table maps and row events the library
-    parses (None: every table of ``schema``); the caller may change the list in place
-    between transactions (a DDL that renames a table into the channel, say)."""
+    Each event is read from its bytes in place (``dump.py``): the header, then only what the
+    event's kind needs; the rows events of tables not read are skipped by their table id.
+    ``only``: the tables (of ``schema``) whose table maps and row events are read (None:
+    every table of ``schema``); the caller may change the list in place between
+    transactions (a DDL that renames a table into the channel, say)."""
 
     def __init__(
         self,
@@ -236,32 +184,18 @@ class Reader:
         tables: list[str] | None = None,
     ):
         self.only = tables
+        self.schema = schema
         self.origins = origins
         self.broken = False
         self.seen = {d: n for d, (_, n) in parse_gtids(start).items()}
-        self.held: Any = None  # an event read past the last target, read first next time
+        self.held: bytes | None = None  # an event read past the last target, read first next
         self.reads = 0  # calls of transactions()
-        settings = {**connection, "read_timeout": READ_TIMEOUT_S}
-        self.reader = BinLogStreamReader(
-            connection_settings=settings,
-            server_id=server_id,
-            # MariaDB 10.11 resets a non-blocking dump in the middle of a large transaction:
-            # the dump blocks, and the reader stops at the target, or at the first heartbeat
-            # (sent when the server has nothing more to send) if the target was not reached
-            blocking=True,
-            slave_heartbeat=HEARTBEAT_S,
-            is_mariadb=True,
-            auto_position=start,
-            only_schemas=[schema] if schema is not None else None,
-            only_tables=tables,
-            # every event class the library knows, and the ones it does not know: none dropped
-            only_events=EVERY_EVENT,
-            filter_non_implemented_events=False,
-            # every table map read again (a frozen one would keep a table's old columns)
-            freeze_schema=False,
-            enable_logging=False,
-            pymysql_wrapper=_Connection,
-        )
+        self.settings = {"charset": "utf8", **connection, "read_timeout": READ_TIMEOUT_S}
+        self.server_id, self.start = server_id, start
+        self.dump: dump.Dump | None = None  # connected at the first read
+        self.maps: dict[int, _Map] = {}  # table id -> the table map read last for it
+        self.log_file: str | None = None
+        self.log_pos: int | None = None
 
     def at(self, position: str) -> bool:
         """Whether the reader stands right after ``position`` (what the drain stored)."""
@@ -272,7 +206,8 @@ class Reader:
 
     def close(self) -> None:
         self.broken = True
-        self.reader.close()
+        if self.dump is not None:
+            self.dump.close()
 
     def transactions(self, upto: str, wanted: Callable[[str, str], bool]) -> Iterator[Transaction]:
         """The transactions after the reader's position up to and including ``upto``;
@@ -290,24 +225,35 @@ class Reader:
                 self.close()
 
     def _read(self, upto: str, wanted: Callable[[str, str], bool]) -> Iterator[Transaction]:
-        reader, seen, origins = self.reader, self.seen, self.origins
+        seen, origins, maps = self.seen, self.origins, self.maps
         target = {d: n for d, (_, n) in parse_gtids(upto).items()}
         txn: Transaction | None = None
         origin: str | None = None
         standalone = False
         moved = time.monotonic()  # when the last event other than a heartbeat came
+        if self.dump is None:
+            self.dump = dump.Dump(
+                _Connection, self.settings, self.server_id, self.start, HEARTBEAT_S
+            )
+        stream = self.dump
+        header = dump.HEADER.unpack_from
+        rows_kinds = dump.ROWS
 
         def done() -> bool:
             return all(seen.get(d, 0) >= n for d, n in target.items())
 
         while True:
-            try:
-                event, self.held = (self.held, None) if self.held else (reader.fetchone(), None)
-            except pymysql.err.OperationalError as exc:
-                if exc.args and exc.args[0] == ER_MASTER_FATAL_ERROR_READING_BINLOG:
-                    raise Gone(str(exc.args[1]) if len(exc.args) > 1 else str(exc)) from exc
-                raise
-            if event is None:
+            if self.held is not None:
+                data: bytes | None = self.held
+                self.held = None
+            else:
+                try:
+                    data = stream.next()
+                except pymysql.err.OperationalError as exc:
+                    if exc.args and exc.args[0] == ER_MASTER_FATAL_ERROR_READING_BINLOG:
+                        raise Gone(str(exc.args[1]) if len(exc.args) > 1 else str(exc)) from exc
+                    raise
+            if data is None:
                 if txn is not None:
                     raise Unreadable(f"the binary log ended inside transaction {txn.gtid}")
                 if not done():
@@ -315,9 +261,11 @@ class Reader:
                         f"the binary log ended before position {upto} (read up to "
                         f"{render_gtids({d: (0, n) for d, n in seen.items()})})"
                     )
-                self.broken = True  # the library closed the stream
+                self.broken = True  # the server ended the dump
                 return
-            if isinstance(event, ev.HeartbeatLogEvent):
+            at, kind, server, _, log_pos, _ = header(data)
+            end = len(data) - stream.checksum
+            if kind == dump.HEARTBEAT:
                 # the server idles (or skips events before our position: it sends heartbeats
                 # then too); a target still not reached after STALL_S of them is an error
                 if txn is None and done():
@@ -329,36 +277,61 @@ class Reader:
                     )
                 continue
             moved = time.monotonic()
-            if isinstance(event, _IGNORED):
+            if log_pos:
+                self.log_pos = log_pos
+            action = rows_kinds.get(kind)
+            if action is not None:
+                m = maps.get(int.from_bytes(data[20:26], "little"))
+                if m is None:
+                    continue  # a table not read (another database, not watched)
+                if txn is None:
+                    raise Unreadable(f"{_name(kind)} outside a transaction")
+                if (m.schema, m.table) == origins:
+                    origin = _origin(m, _rows(m, kind, data, end))
+                elif wanted(m.schema, m.table):
+                    txn.changes += _changes(m, action, _rows(m, kind, data, end), origin)
                 continue
-            if isinstance(event, ev.MariadbGtidEvent):
+            if kind == dump.TABLE_MAP:
+                self._map(data, end)
+                continue
+            if kind == dump.ROTATE:
+                self.log_pos = int.from_bytes(data[20:28], "little")
+                self.log_file = data[28:end].decode()
+                if at:  # a real rotation (not the dump's first): table ids may be reused
+                    maps.clear()
+                continue
+            if kind in dump.FILE_EVENTS:
+                continue
+            if kind == dump.GTID:
                 if txn is not None:
                     raise Unreadable(f"transaction {txn.gtid} has no end in the binary log")
-                if event.gtid_seq_no > target.get(event.domain_id, -1):
-                    self.held = event  # written after the target: the next read's first
+                seq = int.from_bytes(data[20:28], "little")
+                domain = int.from_bytes(data[28:32], "little")
+                if seq > target.get(domain, -1):
+                    self.held = data  # written after the target: the next read's first
                     return
                 txn = Transaction(
-                    event.gtid,
-                    event.domain_id,
-                    event.gtid_seq_no,
-                    datetime.fromtimestamp(event.timestamp, UTC).replace(tzinfo=None),
+                    f"{domain}-{server}-{seq}",
+                    domain,
+                    seq,
+                    datetime.fromtimestamp(at, UTC).replace(tzinfo=None),
                 )
-                standalone = bool(event.flags & GTID_STANDALONE)
+                standalone = bool(data[32] & GTID_STANDALONE)
                 origin = None
                 continue
             if txn is None:
-                if isinstance(event, (ev.IntvarEvent, ev.RandEvent, ev.UserVarEvent)):
+                if kind in dump.CONTEXT_EVENTS:
                     continue
-                raise Unreadable(f"{type(event).__name__} outside a transaction")
-            if isinstance(event, ev.QueryEvent):
-                query = event.query.strip()
+                raise Unreadable(f"{_name(kind)} outside a transaction")
+            if kind == dump.QUERY:
+                query, schema = _query(data, end)
                 verb = query.split(None, 1)[0].upper() if query else ""
                 if verb == "BEGIN":
                     continue
                 if verb == "COMMIT" or (standalone and verb != "ROLLBACK"):
                     if verb != "COMMIT":
-                        txn.changes.append(Statement(query, _text(event.schema)))
-                    txn.log_file, txn.log_pos = reader.log_file, reader.log_pos
+                        txn.changes.append(Statement(query, schema))
+                    txn.log_file, txn.log_pos = self.log_file, self.log_pos
                     seen[txn.domain] = txn.seq
                     yield txn
                     txn = None
@@ -376,74 +349,97 @@ class Reader:
                 if verb in ("SAVEPOINT", "RELEASE") or query.upper().startswith("ROLLBACK TO"):
                     continue
                 if verb in DDL_VERBS:  # CREATE TABLE ... SELECT: the table, then its rows
-                    txn.changes.append(Statement(query, _text(event.schema)))
+                    txn.changes.append(Statement(query, schema))
                     continue
                 raise Unreadable(
                     f"transaction {txn.gtid} holds a statement, not row events "
                     f"({query[:80]!r}): binlog_format must be ROW for every session"
                 )
-            if isinstance(event, ev.XidEvent):
-                txn.log_file, txn.log_pos = reader.log_file, reader.log_pos
+            if kind == dump.XID:
+                txn.log_file, txn.log_pos = self.log_file, self.log_pos
                 seen[txn.domain] = txn.seq
                 yield txn
                 txn = None
                 if done():
                     return
                 continue
-            if isinstance(event, rev.RowsEvent):
-                schema, table = event.schema, event.table
-                if (schema, table) == origins:
-                    origin = _origin(event)
-                    continue
-                if not wanted(schema, table):
-                    continue
-                txn.changes += _changes(event, origin)
-                continue
-            if isinstance(event, (ev.IntvarEvent, ev.RandEvent, ev.UserVarEvent)):
+            if kind in dump.CONTEXT_EVENTS:
                 continue  # context of a statement, which is refused above when DML
-            if isinstance(event, ev.NotImplementedEvent) and event.event_type in COMPRESSED:
+            if kind in COMPRESSED:
                 raise Unreadable(
                     f"transaction {txn.gtid} is written as compressed events "
-                    f"(type 0x{event.event_type:02X}): set log_bin_compress=OFF"
+                    f"(type 0x{kind:02X}): set log_bin_compress=OFF"
                 )
             raise Unreadable(
-                f"transaction {txn.gtid}: binary log event {type(event).__name__} (type "
-                f"0x{getattr(event, 'event_type', 0):02X}) is not understood by log capture"
+                f"transaction {txn.gtid}: binary log event {_name(kind)} (type "
+                f"0x{kind:02X}) is not understood by log capture"
             )
 
+    def _map(self, data: bytes, end: int) -> None:
+        """Keep a table map of a table read (by its id); forget the id's map otherwise."""
+        table_id = int.from_bytes(data[20:26], "little")
+        n = data[28]
+        schema = data[29 : 29 + n].decode()
+        at = 30 + n
+        table = data[at + 1 : at + 1 + data[at]].decode()
+        if (self.schema is not None and schema != self.schema) or (
+            self.only is not None and table not in self.only
+        ):
+            self.maps.pop(table_id, None)
+            return
+        body = data[dump.BODY : end]
+        m = _MAPS.get(body)
+        if m is None:
+            event: Any = dump.table_map(data, self.dump.checksum if self.dump else 0)
+            columns = event.columns
+            meta = getattr(event, "optional_metadata", None)
+            named = bool(columns) and all(c.name for c in columns)
+            if meta is not None and not getattr(meta, "column_name_list", None):
+                named = False
+            m = _Map(schema, table, columns, named)
+            if len(_MAPS) >= TABLE_MAPS_KEPT:
+                _MAPS.clear()
+            _MAPS[body] = m
+        self.maps[table_id] = m
 
-def _text(v: Any) -> str | None:
-    if v is None:
-        return None
-    return v.decode("utf-8", errors="replace") if isinstance(v, bytes) else str(v)
+
+def _name(kind: int) -> str:
+    return dump.NAMES.get(kind, "NotImplementedEvent")
 
 
-def _names(event: Any) -> list[str]:
-    names = [c.name for c in event.columns]
-    if any(not n for n in names) or not event.table_map[event.table_id].columns:
-        raise Unreadable(
-            f"table {event.schema}.{event.table}: the binary log carries no column names "
-            "(binlog_row_metadata must be FULL)"
-        )
-    meta = getattr(event.table_map[event.table_id], "optional_metadata", None)
-    if meta is not None and not getattr(meta, "column_name_list", None):
-        raise Unreadable(
-            f"table {event.schema}.{event.table}: the binary log carries no column names "
-            "(binlog_row_metadata must be FULL)"
-        )
-    return names
+def _query(data: bytes, end: int) -> tuple[str, str]:
+    """A query event's statement and default database."""
+    # post-header: thread id (4), seconds (4), database name's length (1), error code (2),
+    # status variables' length (2)
+    n = data[28]
+    at = 33 + int.from_bytes(data[31:33], "little")
+    schema = data[at : at + n].decode("utf-8", errors="replace")
+    query = data[at + n + 1 : end].decode("utf-8", errors="backslashreplace")
+    return query.strip(), schema
 
 
-def _rows(event: Any) -> binvalues.Rows:
+def _rows(m: _Map, kind: int, data: bytes, end: int) -> binvalues.Rows:
+    """A rows event's row images: after the table id (6) and flags (2), a version 2 event's
+    extra data (its length counts itself), the column count, the columns-present bitmap
+    (two for an UPDATE: before, after), then the rows."""
+    p = 28
+    if kind in dump.ROWS_V2:
+        p += int.from_bytes(data[p : p + 2], "little")
+    count, p = lenenc(data, p)
+    width = (count + 7) // 8
+    bitmaps = [data[p : p + width]]
+    p += width
+    if dump.ROWS[kind] == "UPDATE":
+        bitmaps.append(data[p : p + width])
+        p += width
     try:
-        return binvalues.Rows(event)
+        return binvalues.Rows(m.columns, count, bitmaps, data[p:end])
     except binvalues.Unsupported as exc:
-        raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
+        raise Unreadable(f"table {m.schema}.{m.table}: {exc}") from exc
 
 
-def _origin(event: Any) -> str | None:
+def _origin(m: _Map, rows: binvalues.Rows) -> str | None:
     """The origin a transaction's mark names (its last row image's ``origin``)."""
-    rows = _rows(event)
     at = rows.names.index("origin")
     origin = None
     try:
@@ -451,22 +447,17 @@ def _origin(event: Any) -> str | None:
             text = values[at]
             origin = json.loads(text) if text != "null" else None
     except binvalues.Unsupported as exc:
-        raise Unreadable(f"table {event.schema}.{event.table}: {exc}") from exc
+        raise Unreadable(f"table {m.schema}.{m.table}: {exc}") from exc
     return origin
 
 
-def _changes(event: Any, origin: str | None) -> list[Change]:
-    _names(event)  # refused without column names
-    rows = _rows(event)
-    schema, table, text = event.schema, event.table, rows.text
-    if isinstance(event, rev.WriteRowsEvent):
-        action = "INSERT"
-    elif isinstance(event, rev.DeleteRowsEvent):
-        action = "DELETE"
-    elif isinstance(event, rev.UpdateRowsEvent):
-        action = "UPDATE"
-    else:
-        raise Unreadable(f"row event {type(event).__name__} is not understood")
+def _changes(m: _Map, action: str, rows: binvalues.Rows, origin: str | None) -> list[Change]:
+    if not m.named:
+        raise Unreadable(
+            f"table {m.schema}.{m.table}: the binary log carries no column names "
+            "(binlog_row_metadata must be FULL)"
+        )
+    schema, table, text = m.schema, m.table, rows.text
     out: list[Change] = []
     try:
         images = iter(rows)

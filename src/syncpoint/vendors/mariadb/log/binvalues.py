@@ -7,7 +7,8 @@ zero TIMESTAMP 1970-01-01, and a float's text is Python's, not MariaDB's; and it
 ``Rows`` reads a rows event's row data in one piece and decodes each value straight to its
 JSON text, what ``JSON_OBJECT`` over ``encode.value`` prints for the same stored value, with
 a decoder a column chosen once per event; ``Rows.text`` joins them as ``JSON_OBJECT`` does.
-The library still parses the event headers and table maps. The byte-for-byte proof is
+The library still parses the table maps (once per distinct map, ``dump.py``); the event
+headers are read by ``binlog.py``. The byte-for-byte proof is
 tests/vendors/test_mariadb_log_parity.py.
 """
 
@@ -371,19 +372,13 @@ class Rows:
     one decoder a column chosen once for the event: python-mysql-replication's own row
     decoding (a dict a row, a type dispatch a value) is not used."""
 
-    def __init__(self, event: Any):
-        columns = event.columns
+    def __init__(self, columns: list[Any], count: int, bitmaps: list[bytes], data: bytes):
         self.n = len(columns)
-        if event.number_of_columns != self.n:
-            raise Unsupported(
-                f"the row event has {event.number_of_columns} columns, its table map {self.n}"
-            )
+        if count != self.n:
+            raise Unsupported(f"the row event has {count} columns, its table map {self.n}")
         self.names, self.keys, self.decoders, full = _setup(columns)
-        bitmaps = [event.columns_present_bitmap]
-        if hasattr(event, "columns_present_bitmap2"):
-            bitmaps.append(event.columns_present_bitmap2)
         for bitmap in bitmaps:
-            if bytes(bitmap) == full:
+            if bitmap == full:
                 continue
             missing = [c.name for i, c in enumerate(columns) if not bitmap[i >> 3] >> (i & 7) & 1]
             if missing:
@@ -392,7 +387,7 @@ class Rows:
                     "must be FULL)"
                 )
         self.images = len(bitmaps)  # 2 for an UPDATE: the row before, then after
-        self.data = event.packet.read(event.event_size - event.packet.read_bytes)
+        self.data = data
 
     def __iter__(self) -> Iterator[list[str]]:
         """Each row image in event order (an UPDATE's before and after alternate)."""

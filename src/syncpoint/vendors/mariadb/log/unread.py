@@ -22,12 +22,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pymysql
-from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication import BinLogStreamReader, binlogstream
 from pymysqlreplication import event as ev
 from pymysqlreplication import row_event as rev
 
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.mariadb.log import binlog
+
+# On a lost connection the library would connect again from the position it started at and
+# read the same events a second time: a lost connection ends the peek instead.
+binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
 
 PEEK_EVENTS = 500
 PEEK_BYTES = 4 << 20
@@ -38,9 +42,9 @@ PEEK_IDS = (0x71000000, 0x71FFFFFF)
 ACTIONS: dict[type, str] = {rev.WriteRowsEvent: "I", rev.UpdateRowsEvent: "U",
                             rev.DeleteRowsEvent: "D"}  # fmt: skip
 # every event that may be large comes back to the loop, so that the bounds count it; the
-# table maps as the drain parses them (the library reads no rows event of a table whose map
-# it was not allowed to read)
-EVENTS = [ev.MariadbGtidEvent, ev.XidEvent, ev.QueryEvent, binlog._TableMapOnce, *ACTIONS]
+# table maps too (the library reads no rows event of a table whose map it was not allowed
+# to read)
+EVENTS = [ev.MariadbGtidEvent, ev.XidEvent, ev.QueryEvent, rev.TableMapEvent, *ACTIONS]
 
 
 def oldest_unread(
