@@ -12,10 +12,11 @@ heaviest functions (cProfile; the rate under it is lower).
 ``--follow S``: a follower instead, the way ``run --follow --interval 1`` reads: a thread
 ticking every second (with the reader kept open across ticks, as a follower keeps it) while
 single-row transactions commit at ``--rate`` a second for S seconds; it prints the
-follower thread's CPU per 10,000 row changes (ticks, drains, queue writes and purges).
+follower thread's CPU per 10,000 row changes (ticks, drains, queue writes and purges);
+``--profile`` prints the follower thread's heaviest functions.
 
     .venv/bin/python bench/drain_maria.py [--txns 2000] [--rows 10] [--others 0] [--profile]
-    .venv/bin/python bench/drain_maria.py --follow 20 [--rate 500]
+    .venv/bin/python bench/drain_maria.py --follow 20 [--rate 500] [--profile]
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def write(cur: pymysql.cursors.Cursor, table: str, txns: int, rows: int) -> int:
     return changed
 
 
-def follow(seconds: float, rate: int) -> None:
-    """A follower's CPU per 10,000 row changes under a steady single-row writer."""
+def follow(seconds: float, rate: int, profile: bool = False) -> None:
+    """A follower's CPU per 10,000 row changes under a steady single-row writer; with
+    ``profile``, the follower thread's heaviest functions (cProfile) after it."""
     import threading
     from contextlib import nullcontext
 
@@ -88,14 +90,20 @@ def follow(seconds: float, rate: int) -> None:
         stop = threading.Event()
         used: list[float] = []
 
+        prof = cProfile.Profile() if profile else None
+
         def follower() -> None:
             with kept(), cap.connect() as c:
                 start = time.thread_time()
+                if prof:
+                    prof.enable()
                 while not stop.wait(1.0):
                     t = cap.tick(c)
                     cap.purge(c, t.context)
                 t = cap.tick(c)
                 cap.purge(c, t.context)
+                if prof:
+                    prof.disable()
                 used.append(time.thread_time() - start)
 
         th = threading.Thread(target=follower)
@@ -114,6 +122,9 @@ def follow(seconds: float, rate: int) -> None:
     print(f"follower: {n:,} single-row transactions at {n / seconds:,.0f}/s for {seconds:.0f} s: "
           f"{used[0]:.2f} s of the follower thread's CPU, {used[0] / n * 10_000:.2f} s per "
           f"10,000 row changes; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    if prof:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
 
 
 def main() -> None:
@@ -126,7 +137,7 @@ def main() -> None:
     ap.add_argument("--rate", type=int, default=500, help="--follow: transactions a second")
     args = ap.parse_args()
     if args.follow:
-        follow(args.follow, args.rate)
+        follow(args.follow, args.rate, args.profile)
         return
 
     from syncpoint.config import TableConfig

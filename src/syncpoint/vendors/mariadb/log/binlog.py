@@ -231,6 +231,7 @@ class Reader:
         origin: str | None = None
         standalone = False
         moved = time.monotonic()  # when the last event other than a heartbeat came
+        fresh = False
         if self.dump is None:
             self.dump = dump.Dump(
                 _Connection, self.settings, self.server_id, self.start, HEARTBEAT_S
@@ -270,13 +271,15 @@ class Reader:
                 # then too); a target still not reached after STALL_S of them is an error
                 if txn is None and done():
                     return
-                if time.monotonic() - moved > STALL_S:
+                if fresh:  # events came since the last heartbeat (a clock read a heartbeat)
+                    moved, fresh = time.monotonic(), False
+                elif time.monotonic() - moved > STALL_S:
                     raise Unreadable(
                         f"the binary log sent nothing for {STALL_S} s before position {upto} "
                         f"(read up to {render_gtids({d: (0, n) for d, n in seen.items()})})"
                     )
                 continue
-            moved = time.monotonic()
+            fresh = True
             if log_pos:
                 self.log_pos = log_pos
             action = rows_kinds.get(kind)

@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pymysql
+from pymysql.constants import SERVER_STATUS
+from pymysql.converters import escape_string
 
 from syncpoint import failpoints
 from syncpoint.errors import LocationError, NotInstalled, TableStopped, TransientError
@@ -86,6 +88,11 @@ class _Drain:
         self.size = 0
         self.context: int | None = None  # the tick the transaction's records are written in
         self.literal = conn.escape
+        # a record's texts (most of its bytes): PyMySQL's string escaping without its
+        # dispatch by type, unless the session escapes quotes only (NO_BACKSLASH_ESCAPES)
+        self.text = conn.escape
+        if not conn.server_status & SERVER_STATUS.SERVER_STATUS_NO_BACKSLASH_ESCAPES:
+            self.text = lambda v: "'" + escape_string(v) + "'"
         self.tables: dict[str, Watched] = {}
         self.only: list[str] = []
         self.last: binlog.Transaction | None = None
@@ -197,7 +204,7 @@ class _Drain:
             if len(self.times) > 1000:
                 self.times.clear()
             when = self.times[at] = literal(at) + ")"
-        middles, base = self.middles, self.guid_base
+        middles, base, text = self.middles, self.guid_base, self.text
         for ch in txn.changes:
             if isinstance(ch, binlog.Statement):
                 self._flush()
@@ -217,8 +224,8 @@ class _Drain:
                     f"{base[8:12]}-{base[12:16]}-{base[16:20]}-"
                 )
             self.guids += 1
-            old = "NULL" if ch.oldcontent is None else literal(ch.oldcontent)
-            new = "NULL" if ch.content is None else literal(ch.content)
+            old = "NULL" if ch.oldcontent is None else text(ch.oldcontent)
+            new = "NULL" if ch.content is None else text(ch.content)
             row = (
                 f"{gtid}{middle}{self.guids:012x}','{ch.action}',{new},{old},"
                 f"{key[2]},{when}"

@@ -64,6 +64,8 @@ NAMES = {
 HEADER = struct.Struct("<xIBIIIH")
 BODY = 20  # where an event's body starts in its packet
 COM_BINLOG_DUMP = 0x12
+MAX_PACKET = 0xFFFFFF
+CR_SERVER_LOST = 2013
 CHECKSUM_CRC32 = 1
 
 
@@ -102,28 +104,57 @@ class Dump:
         except BaseException:
             conn.close()
             raise
-        self.read = conn._read_packet
+        self.rfile = conn._rfile
 
     def next(self) -> bytes | None:
         """The next event's packet, None at the dump's end; a server error (the position
-        purged: 1236) raises PyMySQL's ``OperationalError``."""
+        purged: 1236) raises PyMySQL's ``OperationalError``, as a lost connection does."""
         while True:
-            data: bytes = self.read()._data
+            data = self._packet()
             first = data[0]
             if first == 0 and len(data) >= BODY:
                 if data[5] == FORMAT_DESCRIPTION:
                     # the file's checksum: the byte before the format event's own 4 bytes
                     self.checksum = 4 if data[-5] == CHECKSUM_CRC32 else 0
                 return data
+            if first == 0xFF:
+                MysqlPacket(data, "utf8").raise_for_error()
             if first == 0xFE and len(data) < 9:  # EOF: a non-blocking dump's end
                 self.close()
                 return None
 
+    def _packet(self) -> bytes:
+        """One protocol packet's payload (PyMySQL's ``_read_packet`` without its objects and
+        sequence checks: a dump only reads); a payload of 2^24 - 1 bytes goes on in the
+        next packet."""
+        read = self.rfile.read
+        parts: list[bytes] = []
+        while True:
+            try:
+                head = read(4)
+                n = head[0] | head[1] << 8 | head[2] << 16
+                body = read(n)
+            except (OSError, IndexError, ValueError) as exc:  # a timeout, a closed socket
+                self.conn._force_close()
+                raise pymysql.err.OperationalError(
+                    CR_SERVER_LOST, f"Lost connection to server during query ({exc})"
+                ) from exc
+            if len(body) < n:
+                self.conn._force_close()
+                raise pymysql.err.OperationalError(
+                    CR_SERVER_LOST, "Lost connection to server during query"
+                )
+            if n < MAX_PACKET:
+                return b"".join([*parts, body]) if parts else body
+            parts.append(body)
+
     def close(self) -> None:
+        if not self.conn.open:
+            return
         try:
             self.conn.close()
-        except pymysql.err.Error:
-            pass  # already gone
+        except (pymysql.err.Error, OSError):
+            self.conn._force_close()
 
 
 class _NoCatalog:
