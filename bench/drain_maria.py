@@ -15,14 +15,15 @@ single-row transactions commit at ``--rate`` a second for S seconds; it prints t
 follower thread's CPU per 10,000 row changes (ticks, drains, queue writes and purges);
 ``--profile`` prints the follower thread's heaviest functions.
 
-``--lag S``: capture's lag at ``--rate`` single-row transactions a second for S seconds,
+``--lag S``: capture's lag at ``--rate`` single-row transactions a second (``--writers``
+connections, 2) for S seconds,
 a follower thread ticking every ``--interval`` seconds (0.2, as ``table.py``'s lag run
 follows): p50/p99 of the time from each change's commit to the end of the first tick whose
 queue holds it (the apply after it is not counted).
 
     .venv/bin/python bench/drain_maria.py [--txns 2000] [--rows 10] [--others 0] [--profile]
     .venv/bin/python bench/drain_maria.py --follow 20 [--rate 500] [--profile]
-    .venv/bin/python bench/drain_maria.py --lag 20 --rate 1000 [--interval 0.2]
+    .venv/bin/python bench/drain_maria.py --lag 20 --rate 1000 [--interval 0.2] [--writers 2]
 """
 
 from __future__ import annotations
@@ -133,11 +134,12 @@ def follow(seconds: float, rate: int, profile: bool = False) -> None:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(40)
 
 
-def lag(seconds: float, rate: int, interval: float) -> None:
-    """Capture's lag: single-row transactions at ``rate`` a second for ``seconds`` while a
-    follower thread ticks every ``interval`` seconds (its reader kept, purging); a change's
-    lag is the time from its commit to the end of the first tick whose queue holds it (a
-    reader of the queue sees it from then on; the apply after it is not counted)."""
+def lag(seconds: float, rate: int, interval: float, writers: int) -> None:
+    """Capture's lag: single-row transactions at ``rate`` a second (by ``writers``
+    connections) for ``seconds`` while a follower thread ticks every ``interval`` seconds
+    (its reader kept); a change's lag is the time from its commit to the end of the tick
+    whose queue first holds it (a reader of the queue sees it from then on; the apply after
+    it is not counted)."""
     import statistics
     import threading
 
@@ -155,50 +157,59 @@ def lag(seconds: float, rate: int, interval: float) -> None:
         conn = cap.connect()
         cap.install(conn, [TableConfig(name="t")])
         stop = threading.Event()
-        seen: list[tuple[float, int]] = []  # (end of a tick, the last id its queue holds)
+        seen: dict[int, float] = {}  # id -> the end of the tick whose queue first held it
 
         def follower() -> None:
             with kept(), cap.connect() as c:
                 q = c.cursor()
                 while True:
+                    last = stop.is_set()
                     t = cap.tick(c)
+                    now = time.perf_counter()
                     q.execute(
                         "SELECT CAST(JSON_VALUE(content, '$.id') AS INT) FROM repl_items "
-                        "WHERE context <= %s ORDER BY repl_key DESC LIMIT 1", (t.context,)
+                        "WHERE context = %s", (t.context,)
                     )  # fmt: skip
-                    row = q.fetchone()
+                    for (i,) in q.fetchall():
+                        seen.setdefault(int(i), now)
                     c.commit()
-                    seen.append((time.perf_counter(), int(row[0]) if row and row[0] else -1))
-                    if stop.is_set():
+                    if last:
                         break
                     time.sleep(interval)
 
+        committed: dict[int, float] = {}
+
+        def writer(k: int) -> None:
+            w = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+            wc = w.cursor()
+            each = rate / writers
+            n, t0 = 0, time.perf_counter()
+            while time.perf_counter() - t0 < seconds:
+                due = t0 + n / each
+                if time.perf_counter() < due:
+                    time.sleep(due - time.perf_counter())
+                i = n * writers + k
+                wc.execute("INSERT INTO src.t VALUES (%s, 1, 'c', 'p')", (i,))
+                committed[i] = time.perf_counter()
+                n += 1
+            w.close()
+
         th = threading.Thread(target=follower)
         th.start()
-        committed: list[float] = []
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < seconds:
-            due = t0 + len(committed) / rate
-            if time.perf_counter() < due:
-                time.sleep(due - time.perf_counter())
-            cur.execute("INSERT INTO src.t VALUES (%s, 1, 'c', 'p')", (len(committed),))
-            committed.append(time.perf_counter())
-        time.sleep(2 * interval + 1)
+        ws = [threading.Thread(target=writer, args=(k,)) for k in range(writers)]
+        for w in ws:
+            w.start()
+        for w in ws:
+            w.join()
+        time.sleep(interval + 1)
         stop.set()
         th.join()
         conn.close()
         root.close()
-    lags: list[float] = []
-    at = 0
-    for i, when in enumerate(committed):
-        while at < len(seen) and seen[at][1] < i:
-            at += 1
-        if at < len(seen):
-            lags.append(seen[at][0] - when)
-    lags.sort()
+    lags = sorted(seen[i] - when for i, when in committed.items() if i in seen)
     n = len(committed)
-    print(f"lag: {n:,} single-row transactions at {n / seconds:,.0f}/s for {seconds:.0f} s, "
-          f"ticks every {interval} s: {len(lags):,} seen; p50 "
+    print(f"lag: {n:,} single-row transactions at {n / seconds:,.0f}/s ({writers} writers) "
+          f"for {seconds:.0f} s, ticks every {interval} s: {len(lags):,} seen; p50 "
           f"{statistics.median(lags):.3f} s, p99 {lags[int(len(lags) * 0.99) - 1]:.3f} s, "
           f"max {lags[-1]:.3f} s; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
 
@@ -213,9 +224,10 @@ def main() -> None:
     ap.add_argument("--rate", type=int, default=500, help="--follow: transactions a second")
     ap.add_argument("--lag", type=float, default=0.0, help="seconds of a lag measure")
     ap.add_argument("--interval", type=float, default=0.2, help="--lag: seconds between ticks")
+    ap.add_argument("--writers", type=int, default=2, help="--lag: writing connections")
     args = ap.parse_args()
     if args.lag:
-        lag(args.lag, args.rate, args.interval)
+        lag(args.lag, args.rate, args.interval, args.writers)
         return
     if args.follow:
         follow(args.follow, args.rate, args.profile)
