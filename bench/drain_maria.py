@@ -117,9 +117,9 @@ def follow(seconds: float, rate: int, profile: bool = False) -> None:
         th.start()
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            due = t0 + n / rate
-            if time.perf_counter() < due:
-                time.sleep(due - time.perf_counter())
+            wait = t0 + n / rate - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
             cur.execute("INSERT INTO src.t VALUES (%s, 1, 'c', 'p')", (n,))
             n += 1
         stop.set()
@@ -185,9 +185,9 @@ def lag(seconds: float, rate: int, interval: float, writers: int) -> None:
             each = rate / writers
             n, t0 = 0, time.perf_counter()
             while time.perf_counter() - t0 < seconds:
-                due = t0 + n / each
-                if time.perf_counter() < due:
-                    time.sleep(due - time.perf_counter())
+                wait = t0 + n / each - time.perf_counter()
+                if wait > 0:
+                    time.sleep(wait)
                 i = n * writers + k
                 wc.execute("INSERT INTO src.t VALUES (%s, 1, 'c', 'p')", (i,))
                 committed[i] = time.perf_counter()
