@@ -254,6 +254,8 @@ class Reader:
                     if exc.args and exc.args[0] == ER_MASTER_FATAL_ERROR_READING_BINLOG:
                         raise Gone(str(exc.args[1]) if len(exc.args) > 1 else str(exc)) from exc
                     raise
+                except dump.Garbled as exc:
+                    raise Unreadable(str(exc)) from exc
             if data is None:
                 if txn is not None:
                     raise Unreadable(f"the binary log ended inside transaction {txn.gtid}")

@@ -88,10 +88,12 @@ class _Drain:
         self.size = 0
         self.context: int | None = None  # the tick the transaction's records are written in
         self.literal = conn.escape
-        # a record's texts (most of its bytes): PyMySQL's string escaping without its
-        # dispatch by type, unless the session escapes quotes only (NO_BACKSLASH_ESCAPES)
-        self.text = conn.escape
-        if not conn.server_status & SERVER_STATUS.SERVER_STATUS_NO_BACKSLASH_ESCAPES:
+        # a record's texts (most of its bytes) escaped as PyMySQL's ``escape`` does for the
+        # session's mode, without its dispatch by type (syncpoint's sessions set
+        # NO_BACKSLASH_ESCAPES: only quotes are doubled)
+        if conn.server_status & SERVER_STATUS.SERVER_STATUS_NO_BACKSLASH_ESCAPES:
+            self.text: Any = lambda v: "'" + v.replace("'", "''") + "'"
+        else:
             self.text = lambda v: "'" + escape_string(v) + "'"
         self.tables: dict[str, Watched] = {}
         self.only: list[str] = []

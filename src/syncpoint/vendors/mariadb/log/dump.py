@@ -69,6 +69,10 @@ CR_SERVER_LOST = 2013
 CHECKSUM_CRC32 = 1
 
 
+class Garbled(Exception):
+    """The dump sent a packet that is neither an event, its end nor an error."""
+
+
 class Dump:
     """One replica connection dumping the binary log from ``start`` (a GTID list,
     exclusive); ``next()`` gives each event's packet bytes (the OK byte first) or None at
@@ -87,10 +91,10 @@ class Dump:
         try:
             cur = conn.cursor()
             cur.execute("SELECT @@global.binlog_checksum")
-            on = str(cur.fetchone()[0]).upper() != "NONE"
-            if on:  # the events come as written, with their checksums
-                cur.execute("SET @master_binlog_checksum = @@global.binlog_checksum")
-            self.checksum = 4 if on else 0
+            self.checksum = 0 if str(cur.fetchone()[0]).upper() == "NONE" else 4
+            # a replica that knows checksums: the events come as written (a format event
+            # tells each file's setting), whatever the setting is now or becomes
+            cur.execute("SET @master_binlog_checksum = @@global.binlog_checksum")
             cur.execute("SET @master_heartbeat_period = %s", (int(heartbeat_s * 1e9),))
             # GTID events as such (a lower capability has them replaced by dummies)
             cur.execute("SET @mariadb_slave_capability = 4")
@@ -109,19 +113,21 @@ class Dump:
     def next(self) -> bytes | None:
         """The next event's packet, None at the dump's end; a server error (the position
         purged: 1236) raises PyMySQL's ``OperationalError``, as a lost connection does."""
-        while True:
-            data = self._packet()
-            first = data[0]
-            if first == 0 and len(data) >= BODY:
-                if data[5] == FORMAT_DESCRIPTION:
-                    # the file's checksum: the byte before the format event's own 4 bytes
-                    self.checksum = 4 if data[-5] == CHECKSUM_CRC32 else 0
-                return data
-            if first == 0xFF:
-                MysqlPacket(data, "utf8").raise_for_error()
-            if first == 0xFE and len(data) < 9:  # EOF: a non-blocking dump's end
-                self.close()
-                return None
+        data = self._packet()
+        first = data[0] if data else -1
+        if first == 0 and len(data) >= BODY:
+            if data[5] == FORMAT_DESCRIPTION:
+                # the file's checksum: the byte before the format event's own 4 bytes
+                self.checksum = 4 if data[-5] == CHECKSUM_CRC32 else 0
+            return data
+        if first == 0xFF:
+            MysqlPacket(data, "utf8").raise_for_error()
+        if first == 0xFE and len(data) < 9:  # EOF: a non-blocking dump's end
+            self.close()
+            return None
+        # a dump sends nothing else: the stream is not what it is taken for
+        self.conn._force_close()
+        raise Garbled(f"a packet of the binary log dump starts with 0x{first:02X}")
 
     def _packet(self) -> bytes:
         """One protocol packet's payload (PyMySQL's ``_read_packet`` without its objects and
