@@ -119,3 +119,30 @@ def test_status_leaves_a_followers_reader_reading(log_maria_db: Any) -> None:
             follower.close()
     finally:
         log.close()
+
+
+def test_status_does_not_read_the_binary_log_while_a_drain_holds_it(log_maria_db: Any) -> None:
+    """A drain running now is taking what waits in the binary log into the queue: status
+    does not read the same log beside it (it says how many bytes wait, not how old they
+    are), and reads it again once the drain's lock is free."""
+    db = log_maria_db
+    db.execute(T)
+    log = Log(db, "t")
+    other = dialect.connect(db.url, autocommit=True)
+    try:
+        db.execute("INSERT INTO t VALUES (1, 'x')")
+        held = log.cap.status(log.conn).log or {}
+        assert set(held["unread_oldest"]) == {f"{db.name}.t"}, held
+        lock = log.cap._site(log.conn).names.lock(db.name, "drain")
+        cur = other.cursor()
+        cur.execute("SELECT GET_LOCK(%s, 0)", (lock,))
+        assert cur.fetchone()[0] == 1
+        during = log.cap.status(log.conn).log or {}
+        assert during["unread_bytes"] > 0 and "unread_oldest" not in during, during
+        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+        cur.fetchall()
+        after = log.cap.status(log.conn).log or {}
+        assert set(after["unread_oldest"]) == {f"{db.name}.t"}, after
+    finally:
+        other.close()
+        log.close()

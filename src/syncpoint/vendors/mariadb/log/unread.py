@@ -1,7 +1,8 @@
 """What waits in the binary log for log capture, read without writing (``status``): the
 commit time of each watched table's oldest change not yet drained into the queue, so that
 the lag counts changes the queue does not hold yet (no follower draining, or one whose
-drains fail).
+drains fail). While a drain holds its lock (a follower draining now), status does not read
+the log beside it: the drain is taking those changes into the queue.
 
 It reads the binary log as a replica does, from the stored position's file and offset (the
 end of the last transaction drained), on a connection of its own under a server id drawn at
