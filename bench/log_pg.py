@@ -228,6 +228,78 @@ def lag_row(dbs: Dbs, seconds: float, master: str) -> None:
     )
 
 
+def lag_open_row(dbs: Dbs, seconds: float, master: str) -> None:
+    """Lag with log capture while a transaction holds an xid open at the source from the
+    start (the slot's restart position cannot pass it): p50/p99 of the whole run and of
+    its last minute, which must not be worse than the first's."""
+    src, dst = dbs.make("lago"), dbs.make("lago_dst")
+    s = psycopg.connect(dbs.url(src), autocommit=True)
+    s.execute(ORDERS)
+    s.execute("CREATE TABLE idle (id int)")
+    cfg = channel_file(dbs.url(src), dbs.url(dst), master,
+                       conf={"spark.sql.shuffle.partitions": "4"})  # fmt: skip
+    data = json.loads(cfg.read_text())
+    data["locations"]["src"]["capture"] = "log"
+    cfg.write_text(json.dumps(data))
+    assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
+    held = psycopg.connect(dbs.url(src))
+    held.execute("INSERT INTO idle VALUES (1)")  # an xid, held open for the whole run
+    try:
+        lags_by_id, committed = _lag_by_id(cfg, s, dbs.url(dst), seconds)
+        with psycopg.connect(dbs.url(src), autocommit=True) as a:
+            (behind,) = a.execute(
+                "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn) FROM "
+                "pg_replication_slots WHERE database = current_database()"
+            ).fetchone()
+    finally:
+        held.rollback()
+        held.close()
+        s.close()
+    t0 = min(committed.values())
+
+    def pct(ids: list[int]) -> str:
+        got = sorted(lags_by_id[i] for i in ids if i in lags_by_id)
+        if not got:
+            return "none seen"
+        return f"p50 {got[len(got) // 2]:.2f} s, p99 {got[int(len(got) * 0.99)]:.2f} s"
+
+    first = [i for i, t in committed.items() if t - t0 < 60]
+    last = [i for i, t in committed.items() if t - t0 > seconds - 60]
+    row(
+        f"lag, run --follow --interval 0.2, 1,000 changes/s for {seconds:.0f} s, a transaction "
+        "open at the source all along",
+        f"{pct(list(committed))} ({len(lags_by_id):,} changes); first minute {pct(first)}; "
+        f"last minute {pct(last)}; the slot {int(behind or 0) / 1e6:,.0f} MB behind its "
+        f"restart position at the end; load average {os.getloadavg()[0]:.1f}",
+        "p50 <= 0.3 s, p99 <= 1 s",
+    )
+
+
+def _lag_by_id(
+    cfg: Path, src: Any, dst_url: str, seconds: float
+) -> tuple[dict[int, float], dict[int, float]]:
+    """``follow_lag``'s measurement, each change's lag by its id."""
+    from table import until_seen, watch, write, write_at_rate
+
+    flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
+    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=flog, stderr=flog)
+    try:
+        write(src, 1, 1)  # the target table is made by the first round
+        until_seen(dst_url, 1, 180)
+        seen: dict[int, float] = {}
+        last: dict[str, int] = {}
+        watcher = threading.Thread(target=watch, args=(dst_url, last, seen, seconds + 60))
+        watcher.start()
+        committed = write_at_rate(src, 2, seconds, 1000)
+        last["id"] = max(committed)
+        watcher.join()
+    finally:
+        follow.terminate()
+        follow.wait(30)
+        flog.close()
+    return {i: seen[i] - committed[i] for i in committed if i in seen}, committed
+
+
 # -- pgbench beside native logical replication ---------------------------------------------------
 PGBENCH_TABLES = ("accounts", "branches", "tellers", "history")
 HISTORY_KEY = ["tid", "bid", "aid", "delta", "mtime"]
@@ -603,6 +675,7 @@ def log_rows(
     master: str,
     w1_rows: int | None = None,
     sql_reader: bool = False,
+    open_seconds: float | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
     ``wal_level = logical`` started and removed here; for ``table.py`` too."""
@@ -622,6 +695,8 @@ def log_rows(
                 replicas_row(5 if quick else 15, runs, master, sql_reader)
             if "open" in only:
                 open_row(dbs, 30 if quick else 90)
+            if "lagopen" in only:
+                lag_open_row(dbs, open_seconds or (90 if quick else 600), master)
         finally:
             # a database with a slot cannot be dropped
             dbs.admin.execute(
@@ -643,10 +718,16 @@ def main() -> int:
     ap.add_argument("--sql-reader", action="store_true",
                     help="replicas: a fourth instance whose follower reads the slot with the "
                     "SQL functions")  # fmt: skip
+    ap.add_argument(
+        "--open-seconds",
+        type=float,
+        default=None,
+        help="lagopen: how long the transaction stays open (default 600)",
+    )
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
     rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows,
-                    args.sql_reader)  # fmt: skip
+                    args.sql_reader, args.open_seconds)  # fmt: skip
     print("| what | measured | goal |\n|---|---|---|")
     for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")
