@@ -454,12 +454,14 @@ class Roles(threading.Thread):
         return out
 
 
-def replicas_row(seconds: int, runs: int, master: str, sql_reader: bool = False) -> None:
+def replicas_row(
+    seconds: int, runs: int, master: str, sql_reader: bool = False, before: str | None = None
+) -> None:
     if shutil.which("pgbench") is None:
         row("pgbench beside native logical replication", "not measured (no pgbench)", "")
         return
     settings = {"max_replication_slots": "10", "max_wal_senders": "10"}
-    logs = ("log", "logsql") if sql_reader else ("log",)
+    logs = ("log",) + (("logsql",) if sql_reader else ()) + (("logbefore",) if before else ())
     with ExitStack() as stack:
         bases = {m: stack.enter_context(private_cluster(settings)) for m in
                  ("none", "native", *logs)}  # fmt: skip
@@ -504,12 +506,17 @@ def replicas_row(seconds: int, runs: int, master: str, sql_reader: bool = False)
                  **({"key": HISTORY_KEY} if t == "history" else {})}
                 for t in PGBENCH_TABLES
             ]  # fmt: skip
+            # one sync group: pgbench's transactions write all four tables, and native
+            # replication applies them transaction by transaction (one round a tick, not four)
+            data["sync_groups"] = {"pgbench": [f"public.pgbench_{t}" for t in PGBENCH_TABLES]}
             cfg.write_text(json.dumps(data))
             assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
             flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
             stack.callback(flog.close)
             # logsql: the same follower reading the slot with the SQL functions at each tick
             env = {**os.environ, **({"SYNCPOINT_PG_LOG_READER": "sql"} if m == "logsql" else {})}
+            if m == "logbefore":  # the same follower, another tree's code (--before)
+                env["PYTHONPATH"] = str(before)
             followers[m] = syncpoint(cfg, "run", "--follow", "--interval", "1", stdout=flog,
                                      stderr=flog, env=env)  # fmt: skip
             conns[m] = c
@@ -584,13 +591,14 @@ def replicas_row(seconds: int, runs: int, master: str, sql_reader: bool = False)
         return ", ".join(f"{k} {role(m, k):.1f}" for k in keys)
 
     names = {"none": "none", "native": "native", "log": "syncpoint",
-             "logsql": "syncpoint (SQL reader)"}  # fmt: skip
+             "logsql": "syncpoint (SQL reader)", "logbefore": "syncpoint before"}  # fmt: skip
     sides = [m for m in names if m in bases and m != "none"]
     row(
         f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved, "
         f"{len(bases)} instances: no replication, native logical replication, syncpoint log "
         "capture (run --follow --interval 1)"
         + (", the same with the SQL functions' reader" if sql_reader else "")
+        + (f", the same with the code of {before}" if before else "")
         + f"; load average {min(loads):.1f}-{max(loads):.1f}",
         f"none {med['none']:,.0f} tps; "
         + "; ".join(f"{names[m]} {med[m] / med['none']:.2f} of it" for m in sides)
@@ -676,6 +684,7 @@ def log_rows(
     w1_rows: int | None = None,
     sql_reader: bool = False,
     open_seconds: float | None = None,
+    before: str | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
     ``wal_level = logical`` started and removed here; for ``table.py`` too."""
@@ -692,7 +701,7 @@ def log_rows(
             if "lag" in only:
                 lag_row(dbs, 5 if quick else 15, master)
             if "replicas" in only:
-                replicas_row(5 if quick else 15, runs, master, sql_reader)
+                replicas_row(5 if quick else 15, runs, master, sql_reader, before)
             if "open" in only:
                 open_row(dbs, 30 if quick else 90)
             if "lagopen" in only:
@@ -724,10 +733,13 @@ def main() -> int:
         default=None,
         help="lagopen: how long the transaction stays open (default 600)",
     )
+    ap.add_argument("--before", default=None,
+                    help="replicas: one more instance whose follower runs the syncpoint "
+                    "package found in this folder (PYTHONPATH: an older tree's src)")  # fmt: skip
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
     rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows,
-                    args.sql_reader, args.open_seconds)  # fmt: skip
+                    args.sql_reader, args.open_seconds, args.before)  # fmt: skip
     print("| what | measured | goal |\n|---|---|---|")
     for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")
