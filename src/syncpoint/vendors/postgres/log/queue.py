@@ -85,7 +85,7 @@ def write(
     where COPY cannot run); the rest through the server's casts."""
     if not recs:
         return
-    keys = [int(k) for (k,) in conn.execute(o.one("log/keys.sql"), {"n": len(recs)})]
+    (keys,) = conn.execute(o.one("log/keys.sql"), {"n": len(recs)}).fetchone()
     groups: dict[tuple[int, bool, str], list[int]] = {}
     texts: list[int] = []
     for n, r in enumerate(recs):
