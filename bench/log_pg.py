@@ -15,12 +15,20 @@ one run:
 - ``replicas``: ``pgbench`` on three private instances of their own, interleaved: no
   replication; native logical replication (a subscription in a second database of the same
   instance); syncpoint log capture with ``run --follow --interval 1`` into a second database
-  of its instance. Beside the throughput, the server's CPU to decode (the walsender's) and
-  the follower's (the subscription's apply worker; syncpoint's process and its JVM), per
-  thousand row changes, and whether both replicas equal their sources afterwards.
+  of its instance (the four tables in one sync group). Beside the throughput, the CPU of
+  every process of each instance by its role (pgbench's backends, the walsender, the
+  apply worker, the follower and its backends at the source and the target database, the
+  rest), per thousand row changes, up to the replica equal to its source; the walsender's
+  per 100,000 transactions; whether the replicas equal their sources afterwards.
+  ``--sql-reader``: one more instance whose follower reads the slot with the SQL functions;
+  ``--before DIR``: one more whose follower runs the syncpoint package in DIR (an older
+  tree's ``src``), so that before and after are measured in the same run;
+- ``lagopen`` (not in the default list): lag at 1,000 changes/s under ``run --follow
+  --interval 0.2`` for a minute, then with a transaction held open at the source for
+  ``--open-seconds`` (600 by default), p50/p99 of its first and last minute.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open]
-        [--runs N] [--w1-rows N]
+    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open,lagopen]
+        [--runs N] [--w1-rows N] [--sql-reader] [--before DIR] [--open-seconds S]
 """
 
 from __future__ import annotations
