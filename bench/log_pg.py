@@ -580,7 +580,7 @@ def replicas_row(
                         worker = [followers[m].pid] if m in followers else []
                     roles = Roles(bases[m])
                     roles.start()
-                    before = cpu_of(worker) if worker else 0.0
+                    worker0 = cpu_of(worker) if worker else 0.0
                     out = _pgbench(bases[m], "pgb", "-n", "-c", "4", "-j", "2", "-T",
                                    str(seconds))  # fmt: skip
                     loads.append(os.getloadavg()[0])
@@ -596,7 +596,7 @@ def replicas_row(
                     by_role = roles.done()
                     if worker:
                         by_role["follower" if m != "native" else "apply worker"] = (
-                            cpu_of(worker) - before
+                            cpu_of(worker) - worker0
                         )
                     changes = txns * 4 / 1000  # TPC-B-like: 3 updates and an insert
                     cpu[m].append({k: v / changes * 1000 for k, v in by_role.items()})
