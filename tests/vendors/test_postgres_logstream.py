@@ -115,7 +115,7 @@ def test_records_copied_in_equal_the_trigger_captures(log_db: Any) -> None:
     default replica identity (the old key only) they equal the SQL reader's, and so does a
     float the server writes, whatever the database's own extra_float_digits."""
     log_db.execute(
-        'CREATE TABLE f (id bigint PRIMARY KEY, i2 smallint, i4 integer, t text, '
+        "CREATE TABLE f (id bigint PRIMARY KEY, i2 smallint, i4 integer, t text, "
         'vc varchar(20), c char(5), b boolean, ts timestamp, "we""ird\\ é" text)',
         "ALTER TABLE f REPLICA IDENTITY FULL",
         "CREATE TABLE k (id integer PRIMARY KEY, t text, f8 double precision)",
