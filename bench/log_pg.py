@@ -15,12 +15,20 @@ one run:
 - ``replicas``: ``pgbench`` on three private instances of their own, interleaved: no
   replication; native logical replication (a subscription in a second database of the same
   instance); syncpoint log capture with ``run --follow --interval 1`` into a second database
-  of its instance. Beside the throughput, the server's CPU to decode (the walsender's) and
-  the follower's (the subscription's apply worker; syncpoint's process and its JVM), per
-  thousand row changes, and whether both replicas equal their sources afterwards.
+  of its instance (the four tables in one sync group). Beside the throughput, the CPU of
+  every process of each instance by its role (pgbench's backends, the walsender, the
+  apply worker, the follower and its backends at the source and the target database, the
+  rest), per thousand row changes, up to the replica equal to its source; the walsender's
+  per 100,000 transactions; whether the replicas equal their sources afterwards.
+  ``--sql-reader``: one more instance whose follower reads the slot with the SQL functions;
+  ``--before DIR``: one more whose follower runs the syncpoint package in DIR (an older
+  tree's ``src``), so that before and after are measured in the same run;
+- ``lagopen`` (not in the default list): lag at 1,000 changes/s under ``run --follow
+  --interval 0.2`` for a minute, then with a transaction held open at the source for
+  ``--open-seconds`` (600 by default), p50/p99 of its first and last minute.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open]
-        [--runs N] [--w1-rows N]
+    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open,lagopen]
+        [--runs N] [--w1-rows N] [--sql-reader] [--before DIR] [--open-seconds S]
 """
 
 from __future__ import annotations
@@ -228,6 +236,104 @@ def lag_row(dbs: Dbs, seconds: float, master: str) -> None:
     )
 
 
+def lag_open_row(dbs: Dbs, seconds: float, master: str) -> None:
+    """Lag with log capture while a transaction holds an xid open at the source from the
+    start (the slot's restart position cannot pass it): p50/p99 of the whole run and of
+    its first and last minute, which must be no worse; before it, a minute (at most) with
+    no transaction held, in the same conditions."""
+    base = _lag_case(dbs, min(seconds, 60), master, False)
+    held = _lag_case(dbs, seconds, master, True)
+    row(
+        f"lag, run --follow --interval 0.2, 1,000 changes/s, a transaction open at the "
+        f"source for {seconds:.0f} s",
+        f"open: {held}; none open ({min(seconds, 60):.0f} s, just before): {base}; load "
+        f"average {os.getloadavg()[0]:.1f}",
+        "p50 <= 0.3 s, p99 <= 1 s, not growing with the open transaction's age",
+    )
+
+
+def _lag_case(dbs: Dbs, seconds: float, master: str, hold: bool) -> str:
+    name = "lago" if hold else "lagn"
+    src, dst = dbs.make(name), dbs.make(f"{name}_dst")
+    s = psycopg.connect(dbs.url(src), autocommit=True)
+    s.execute(ORDERS)
+    s.execute("CREATE TABLE idle (id int)")
+    cfg = channel_file(dbs.url(src), dbs.url(dst), master,
+                       conf={"spark.sql.shuffle.partitions": "4"})  # fmt: skip
+    data = json.loads(cfg.read_text())
+    data["locations"]["src"]["capture"] = "log"
+    cfg.write_text(json.dumps(data))
+    assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
+    held = psycopg.connect(dbs.url(src))
+    if hold:
+        held.execute("INSERT INTO idle VALUES (1)")  # an xid, held open for the whole run
+    try:
+        lags_by_id, committed = _lag_by_id(cfg, s, dbs.url(dst), seconds)
+        with psycopg.connect(dbs.url(src), autocommit=True) as a:
+            (behind,) = a.execute(
+                "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn) FROM "
+                "pg_replication_slots WHERE database = current_database()"
+            ).fetchone()
+    finally:
+        held.rollback()
+        held.close()
+        s.close()
+    t0 = min(committed.values())
+
+    def pct(ids: list[int]) -> str:
+        got = sorted(lags_by_id[i] for i in ids if i in lags_by_id)
+        if not got:
+            return "none seen"
+        return f"p50 {got[len(got) // 2]:.2f} s, p99 {got[int(len(got) * 0.99)]:.2f} s"
+
+    first = [i for i, t in committed.items() if t - t0 < 60]
+    last = [i for i, t in committed.items() if t - t0 > seconds - 60]
+    rate = len(committed) / max(1e-9, max(committed.values()) - t0)
+    return (
+        f"{pct(list(committed))} ({len(lags_by_id):,} changes, {rate:,.0f} a second in "
+        f"transactions of 10); first minute {pct(first)}, last minute {pct(last)}; the slot "
+        f"{int(behind or 0) / 1e6:,.0f} MB behind its restart position at the end"
+    )
+
+
+def _lag_by_id(
+    cfg: Path, src: Any, dst_url: str, seconds: float
+) -> tuple[dict[int, float], dict[int, float]]:
+    """``follow_lag``'s measurement, each change's lag by its id; the writer commits 10
+    rows at a time, 100 times a second, and never writes more than its rate to catch up
+    (on a loaded machine single-row transactions do not reach 1,000 a second, and a writer
+    that catches up would write for long after ``seconds``)."""
+    from table import until_seen, watch, write
+
+    flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
+    follow = syncpoint(cfg, "run", "--follow", "--interval", "0.2", stdout=flog, stderr=flog)
+    try:
+        write(src, 1, 1)  # the target table is made by the first round
+        until_seen(dst_url, 1, 180)
+        seen: dict[int, float] = {}
+        last: dict[str, int] = {}
+        watcher = threading.Thread(target=watch, args=(dst_url, last, seen, seconds + 60))
+        watcher.start()
+        committed: dict[int, float] = {}
+        t0, i = time.perf_counter(), 2
+        while (now := time.perf_counter()) - t0 < seconds:
+            if (i - 2) / 1000 > now - t0:  # ahead of the rate: wait
+                time.sleep(0.002)
+                continue
+            write(src, i, 10)
+            at = time.perf_counter()
+            for n in range(i, i + 10):
+                committed[n] = at
+            i += 10
+        last["id"] = max(committed)
+        watcher.join()
+    finally:
+        follow.terminate()
+        follow.wait(30)
+        flog.close()
+    return {i: seen[i] - committed[i] for i in committed if i in seen}, committed
+
+
 # -- pgbench beside native logical replication ---------------------------------------------------
 PGBENCH_TABLES = ("accounts", "branches", "tellers", "history")
 HISTORY_KEY = ["tid", "bid", "aid", "delta", "mtime"]
@@ -305,14 +411,94 @@ def _until_same(base: str, timeout: float = 180) -> bool:
     return True
 
 
-def replicas_row(seconds: int, runs: int, master: str) -> None:
+class Roles(threading.Thread):
+    """CPU seconds of every process of a private instance by its role, sampled from /proc
+    every ``every`` s while it runs (a process that ends keeps its last sample): pgbench's
+    backends, the walsender, the subscription's apply worker, the follower's backends at
+    the source and at the target database, the rest (checkpointer, WAL writer,
+    autovacuum...). Roles come from pg_stat_activity, asked when a new process appears."""
+
+    def __init__(self, base: str, every: float = 0.3):
+        super().__init__(daemon=True)
+        self.conn = psycopg.connect(f"{base}/postgres", autocommit=True)
+        self.me = self.conn.info.backend_pid
+        data = self.conn.execute("SHOW data_directory").fetchone()[0]
+        self.postmaster = int(Path(data, "postmaster.pid").read_text().split()[0])
+        self.every, self.stop = every, threading.Event()
+        self.role: dict[int, str] = {}
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self._sample(True)
+
+    def _classify(self, pids: set[int]) -> None:
+        rows = self.conn.execute(
+            "SELECT pid, backend_type, datname, application_name FROM pg_stat_activity"
+        ).fetchall()
+        for pid, kind, db, app in rows:
+            if pid not in pids or pid in self.role:
+                continue
+            if pid == self.me:
+                self.role[pid] = "bench"
+            elif kind == "walsender":
+                self.role[pid] = "walsender"
+            elif kind == "logical replication worker":
+                self.role[pid] = "apply worker"
+            elif kind == "client backend" and app == "pgbench":
+                self.role[pid] = "pgbench"
+            elif kind == "client backend" and db == "pgb":
+                self.role[pid] = "follower@src"
+            elif kind == "client backend":
+                self.role[pid] = "follower@dst"
+        for pid in pids:
+            self.role.setdefault(pid, "other")
+
+    def _sample(self, start: bool = False) -> None:
+        now: dict[int, float] = {}
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                fields = Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.postmaster:
+                now[int(d)] = (int(fields[11]) + int(fields[12])) / TICK
+        new = {p for p in now if p not in self.role}
+        if new:
+            self._classify(new)
+        for pid, t in now.items():
+            if start or pid not in self.first:
+                self.first.setdefault(pid, 0.0 if not start else t)
+            self.last[pid] = t
+
+    def run(self) -> None:
+        while not self.stop.wait(self.every):
+            self._sample()
+
+    def done(self) -> dict[str, float]:
+        self.stop.set()
+        self.join()
+        self._sample()
+        self.conn.close()
+        out: dict[str, float] = {}
+        for pid, t in self.last.items():
+            role = self.role.get(pid, "other")
+            if role != "bench":
+                out[role] = out.get(role, 0.0) + t - self.first.get(pid, 0.0)
+        return out
+
+
+def replicas_row(
+    seconds: int, runs: int, master: str, sql_reader: bool = False, before: str | None = None
+) -> None:
     if shutil.which("pgbench") is None:
         row("pgbench beside native logical replication", "not measured (no pgbench)", "")
         return
     settings = {"max_replication_slots": "10", "max_wal_senders": "10"}
+    logs = ("log",) + (("logsql",) if sql_reader else ()) + (("logbefore",) if before else ())
     with ExitStack() as stack:
         bases = {m: stack.enter_context(private_cluster(settings)) for m in
-                 ("none", "native", "log")}  # fmt: skip
+                 ("none", "native", *logs)}  # fmt: skip
         for m, base in bases.items():
             with psycopg.connect(f"{base}/postgres", autocommit=True) as a:
                 for db in ("pgb", "pgb_dst") if m != "none" else ("pgb",):
@@ -330,41 +516,60 @@ def replicas_row(seconds: int, runs: int, master: str) -> None:
                 "PUBLICATION bench_pub WITH (create_slot = false, slot_name = 'bench_sub', "
                 "copy_data = false)"
             )
-        # syncpoint: capture: log, a follower applying into the second database
-        log = stack.enter_context(psycopg.connect(f"{bases['log']}/pgb", autocommit=True))
-        log.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
-        with psycopg.connect(f"{bases['log']}/pgb_dst", autocommit=True) as d:
-            # the channel's key of the keyless history table, indexed where rows are applied
-            # by it (the native subscription only appends)
-            d.execute(f"CREATE INDEX ON pgbench_history ({', '.join(HISTORY_KEY)})")
-        cfg = channel_file(f"{bases['log']}/pgb", f"{bases['log']}/pgb_dst", master)
-        data = json.loads(cfg.read_text())
-        data["locations"]["src"]["capture"] = "log"
-        data["tables"] = [
-            {"name": f"public.pgbench_{t}", "snapshot": "none",
-             **({"key": HISTORY_KEY} if t == "history" else {})}
-            for t in PGBENCH_TABLES
-        ]  # fmt: skip
-        cfg.write_text(json.dumps(data))
-        assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
-        flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
-        follower = syncpoint(cfg, "run", "--follow", "--interval", "1", stdout=flog,
-                             stderr=flog)  # fmt: skip
-        stack.callback(flog.close)
-        conns = {"native": nat, "log": log}
-        for c in conns.values():
+        conns: dict[str, Any] = {"native": nat}
+        followers: dict[str, Any] = {}
+        for m in logs:
+            # syncpoint: capture: log, a follower applying into the second database
+            c = stack.enter_context(psycopg.connect(f"{bases[m]}/pgb", autocommit=True))
+            c.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
+            with psycopg.connect(f"{bases[m]}/pgb_dst", autocommit=True) as d:
+                # the channel's key of the keyless history table, indexed where rows are
+                # applied by it (the native subscription only appends)
+                d.execute(f"CREATE INDEX ON pgbench_history ({', '.join(HISTORY_KEY)})")
+                # and not null: a nullable key column is matched by IS NOT DISTINCT FROM,
+                # which no index serves (each round would scan the whole history)
+                d.execute(
+                    "ALTER TABLE pgbench_history "
+                    + ", ".join(f"ALTER {k} SET NOT NULL" for k in HISTORY_KEY)
+                )
+            cfg = channel_file(f"{bases[m]}/pgb", f"{bases[m]}/pgb_dst", master)
+            data = json.loads(cfg.read_text())
+            data["locations"]["src"]["capture"] = "log"
+            data["tables"] = [
+                {"name": f"public.pgbench_{t}", "snapshot": "none",
+                 **({"key": HISTORY_KEY} if t == "history" else {})}
+                for t in PGBENCH_TABLES
+            ]  # fmt: skip
+            # one sync group: pgbench's transactions write all four tables, and native
+            # replication applies them transaction by transaction (one round a tick, not four)
+            data["sync_groups"] = {"pgbench": [f"public.pgbench_{t}" for t in PGBENCH_TABLES]}
+            cfg.write_text(json.dumps(data))
+            assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
+            flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
+            stack.callback(flog.close)
+            # logsql: the same follower reading the slot with the SQL functions at each tick
+            env = {**os.environ, **({"SYNCPOINT_PG_LOG_READER": "sql"} if m == "logsql" else {})}
+            if m == "logbefore":  # the same follower, another tree's code (--before)
+                env["PYTHONPATH"] = str(before)
+            followers[m] = syncpoint(cfg, "run", "--follow", "--interval", "1", stdout=flog,
+                                     stderr=flog, env=env)  # fmt: skip
+            conns[m] = c
+        for m, c in conns.items():
+            if m == "logsql":
+                continue  # no walsender: its ticks read the slot in a backend
             deadline = time.monotonic() + 180
             while _walsender(c) is None and time.monotonic() < deadline:
                 time.sleep(0.5)
         tps: dict[str, list[float]] = {m: [] for m in bases}
-        server: dict[str, list[float]] = {"native": [], "log": []}
-        follow: dict[str, list[float]] = {"native": [], "log": []}
+        # per mode: CPU ms per 1,000 changes of each role, one dict a run
+        cpu: dict[str, list[dict[str, float]]] = {m: [] for m in bases}
+        per_txn: dict[str, list[float]] = {m: [] for m in bases}  # walsender s / 100k txns
+        loads: list[float] = []
         order = list(bases)
         try:
             for r in range(runs):
-                for m in order[r % 3 :] + order[: r % 3]:
+                for m in order[r % len(order) :] + order[: r % len(order)]:
                     c = conns.get(m)
-                    sender = _walsender(c) if c is not None else None
                     if m == "native":
                         with psycopg.connect(f"{bases[m]}/pgb_dst") as d:
                             (pid,) = d.execute(
@@ -372,44 +577,71 @@ def replicas_row(seconds: int, runs: int, master: str) -> None:
                             ).fetchone()
                         worker = [int(pid)]
                     else:
-                        worker = [follower.pid]
-                    before = (cpu_of([sender]) if sender else 0.0, cpu_of(worker))
+                        worker = [followers[m].pid] if m in followers else []
+                    roles = Roles(bases[m])
+                    roles.start()
+                    worker0 = cpu_of(worker) if worker else 0.0
                     out = _pgbench(bases[m], "pgb", "-n", "-c", "4", "-j", "2", "-T",
                                    str(seconds))  # fmt: skip
+                    loads.append(os.getloadavg()[0])
                     line = next(ln for ln in out.splitlines() if ln.startswith("tps"))
                     tps[m].append(float(line.split()[2]))
                     txns = int(next(ln for ln in out.splitlines()
                                     if "transactions actually processed" in ln
                                     ).split(":")[1].split("/")[0])  # fmt: skip
-                    if c is None or sender is None:
-                        continue
-                    # the CPU up to the replica equal to its source: decoding and applying
-                    if not _caught_up(c, _lsn(c)) or not _until_same(bases[m]):
-                        print(f"  {m}: the replica did not catch up", file=sys.stderr)
+                    if c is not None:
+                        # the CPU up to the replica equal to its source: decoding, applying
+                        if not _caught_up(c, _lsn(c)) or not _until_same(bases[m]):
+                            print(f"  {m}: the replica did not catch up", file=sys.stderr)
+                    by_role = roles.done()
+                    if worker:
+                        by_role["follower" if m != "native" else "apply worker"] = (
+                            cpu_of(worker) - worker0
+                        )
                     changes = txns * 4 / 1000  # TPC-B-like: 3 updates and an insert
-                    server[m].append((cpu_of([sender]) - before[0]) / changes)
-                    follow[m].append((cpu_of(worker) - before[1]) / changes)
-            equal = {m: _until_same(bases[m]) for m in ("native", "log")}
+                    cpu[m].append({k: v / changes * 1000 for k, v in by_role.items()})
+                    per_txn[m].append(by_role.get("walsender", 0.0) / txns * 100_000)
+                    print(f"  run {r + 1} {m}: {tps[m][-1]:,.0f} tps, load "
+                          f"{loads[-1]:.1f}; ms/1k changes: "
+                          + ", ".join(f"{k} {v:.1f}" for k, v in sorted(cpu[m][-1].items())),
+                          file=sys.stderr, flush=True)  # fmt: skip
+            equal = {m: _until_same(bases[m]) for m in conns}
         finally:
-            follower.send_signal(signal.SIGTERM)
-            follower.wait(120)
+            for f in followers.values():
+                f.send_signal(signal.SIGTERM)
+            for f in followers.values():
+                f.wait(120)
         with psycopg.connect(f"{bases['native']}/pgb_dst", autocommit=True) as d:
             d.execute("ALTER SUBSCRIPTION bench_sub DISABLE")
             d.execute("ALTER SUBSCRIPTION bench_sub SET (slot_name = NONE)")
             d.execute("DROP SUBSCRIPTION bench_sub")
     med = {m: statistics.median(v) for m, v in tps.items()}
-    ms = {m: statistics.median(v) if v else float("nan") for m, v in server.items()}
-    mf = {m: statistics.median(v) if v else float("nan") for m, v in follow.items()}
+
+    def role(m: str, k: str) -> float:
+        return statistics.median(run.get(k, 0.0) for run in cpu[m])
+
+    def roles_text(m: str) -> str:
+        keys = sorted({k for run in cpu[m] for k in run})
+        return ", ".join(f"{k} {role(m, k):.1f}" for k in keys)
+
+    names = {"none": "none", "native": "native", "log": "syncpoint",
+             "logsql": "syncpoint (SQL reader)", "logbefore": "syncpoint before"}  # fmt: skip
+    sides = [m for m in names if m in bases and m != "none"]
     row(
-        f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved, three "
-        "instances: no replication, native logical replication, syncpoint log capture "
-        "(run --follow --interval 1)",
-        f"none {med['none']:,.0f} tps; native {med['native'] / med['none']:.2f} of it; "
-        f"syncpoint {med['log'] / med['none']:.2f}; server CPU to decode per 1,000 changes: "
-        f"native's walsender {ms['native'] * 1000:.0f} ms, syncpoint's "
-        f"{ms['log'] * 1000:.0f} ms; the follower's per 1,000 changes: native's apply worker "
-        f"{mf['native'] * 1000:.0f} ms, syncpoint's process {mf['log'] * 1000:.0f} ms; "
-        f"replicas equal: native {equal['native']}, syncpoint {equal['log']}",
+        f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved, "
+        f"{len(bases)} instances: no replication, native logical replication, syncpoint log "
+        "capture (run --follow --interval 1)"
+        + (", the same with the SQL functions' reader" if sql_reader else "")
+        + (f", the same with the code of {before}" if before else "")
+        + f"; load average {min(loads):.1f}-{max(loads):.1f}",
+        f"none {med['none']:,.0f} tps; "
+        + "; ".join(f"{names[m]} {med[m] / med['none']:.2f} of it" for m in sides)
+        + "; walsender CPU per 100,000 transactions: "
+        + ", ".join(f"{names[m]} {statistics.median(per_txn[m]):.2f} s" for m in sides)
+        + "; CPU ms per 1,000 changes by process: "
+        + "; ".join(f"{names[m]}: {roles_text(m)}" for m in ("none", *sides))
+        + "; replicas equal: "
+        + ", ".join(f"{names[m]} {equal[m]}" for m in sides),
         ">= 0.95 of none and ahead of native; decoding CPU <= native's",
     )
 
@@ -479,7 +711,14 @@ def open_row(dbs: Dbs, seconds: float) -> None:
 
 
 def log_rows(
-    only: set[str], quick: bool, runs: int, master: str, w1_rows: int | None = None
+    only: set[str],
+    quick: bool,
+    runs: int,
+    master: str,
+    w1_rows: int | None = None,
+    sql_reader: bool = False,
+    open_seconds: float | None = None,
+    before: str | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
     ``wal_level = logical`` started and removed here; for ``table.py`` too."""
@@ -496,9 +735,11 @@ def log_rows(
             if "lag" in only:
                 lag_row(dbs, 5 if quick else 15, master)
             if "replicas" in only:
-                replicas_row(5 if quick else 15, runs, master)
+                replicas_row(5 if quick else 15, runs, master, sql_reader, before)
             if "open" in only:
                 open_row(dbs, 30 if quick else 90)
+            if "lagopen" in only:
+                lag_open_row(dbs, open_seconds or (90 if quick else 600), master)
         finally:
             # a database with a slot cannot be dropped
             dbs.admin.execute(
@@ -517,9 +758,22 @@ def main() -> int:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--runs", type=int, default=None, help="interleaved runs of each mode")
     ap.add_argument("--w1-rows", type=int, default=None, help="rows W1 copies in")
+    ap.add_argument("--sql-reader", action="store_true",
+                    help="replicas: a fourth instance whose follower reads the slot with the "
+                    "SQL functions")  # fmt: skip
+    ap.add_argument(
+        "--open-seconds",
+        type=float,
+        default=None,
+        help="lagopen: how long the transaction stays open (default 600)",
+    )
+    ap.add_argument("--before", default=None,
+                    help="replicas: one more instance whose follower runs the syncpoint "
+                    "package found in this folder (PYTHONPATH: an older tree's src)")  # fmt: skip
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
-    rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows)
+    rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows,
+                    args.sql_reader, args.open_seconds, args.before)  # fmt: skip
     print("| what | measured | goal |\n|---|---|---|")
     for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")

@@ -107,6 +107,60 @@ def test_records_equal_the_sql_readers(log_db: Any) -> None:
     assert got == want
 
 
+def test_records_copied_in_equal_the_trigger_captures(log_db: Any) -> None:
+    """Numbers, strings, booleans and timestamps: the decoder makes their JSON itself and
+    copies the records in; they equal the trigger capture's character for character (odd
+    strings and names, NULLs, padding), and a timestamp only the server writes (BC,
+    infinity, under a DateStyle the writer's session changed) still comes right; with the
+    default replica identity (the old key only) they equal the SQL reader's, and so does a
+    float the server writes, whatever the database's own extra_float_digits."""
+    log_db.execute(
+        "CREATE TABLE f (id bigint PRIMARY KEY, i2 smallint, i4 integer, t text, "
+        'vc varchar(20), c char(5), b boolean, ts timestamp, "we""ird\\ é" text)',
+        "ALTER TABLE f REPLICA IDENTITY FULL",
+        "CREATE TABLE k (id integer PRIMARY KEY, t text, f8 double precision)",
+    )
+    # the log's text is written under the walsender's settings: pinned, whatever these
+    (db,) = log_db.query("SELECT quote_ident(current_database())")[0]
+    log_db.execute(f"ALTER DATABASE {db} SET extra_float_digits = -3",
+                   f"ALTER DATABASE {db} SET TimeZone = 'Asia/Kolkata'")  # fmt: skip
+    trg, log = Pg(log_db, prefix="trg_"), LogPg(log_db, prefix="log_")
+    sql_reader = LogPg(log_db, prefix="sql_")
+    for cap in (trg, log, sql_reader):
+        cap.install("public.f", "public.k")
+    odd = "E'q\"uote \\\\ back\\nline\\ttab\\x01\\x1f é 😀 \\u2028 /'"
+    with kept():
+        log.tick()  # the session starts before the changes: they come streamed
+        tx(
+            log_db,
+            f"INSERT INTO f VALUES (1, -32768, 2147483647, {odd}, 'v', 'ab', true, "
+            "'2026-11-27 21:49:29.217155', 'x')",
+            "INSERT INTO f VALUES (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+            "INSERT INTO f VALUES (3, 0, -1, '', ' ', 'abcde', false, '2000-01-01', '')",
+            "INSERT INTO f VALUES (4, 1, 1, 'bc', 'w', 'z', true, '0044-03-15 12:00:00 BC', 'y')",
+            "INSERT INTO f VALUES (5, 1, 1, 'inf', 'w', 'z', true, 'infinity', 'y')",
+            "INSERT INTO f VALUES (6, 1, 1, 'far', 'w', 'z', true, '10000-01-01 00:00:01.5', 'y')",
+            "INSERT INTO k VALUES (1, 'one', 0.1::float8 + 0.2::float8), (2, NULL, NULL)",
+        )
+        tx(log_db, "SET DateStyle = 'SQL, DMY'", "UPDATE f SET ts = ts + interval '1 day', "
+           "b = NOT b, t = t || '!' WHERE id <> 2")  # fmt: skip
+        tx(log_db, "UPDATE k SET t = 'uno' WHERE id = 1", "UPDATE k SET id = 3 WHERE id = 2")
+        tx(log_db, "DELETE FROM f WHERE id IN (1, 4)", "DELETE FROM k WHERE id = 1")
+        log.tick()
+    sql_reader.tick()
+    got = _queue(log_db, "log_")
+    assert len(got) == 19
+    assert [r for r in got if r[0] == "f"] == [r for r in _queue(log_db, "trg_") if r[0] == "f"]
+    assert got == _queue(log_db, "sql_")
+
+
+def _queue(db: Any, prefix: str) -> list[tuple[Any, ...]]:
+    return db.query(
+        f"SELECT tablename, db_schema, db_action, content, oldcontent, version, dbid "
+        f"FROM {prefix}items ORDER BY repl_key"
+    )
+
+
 _KILLED = """
 import sys
 from syncpoint.vendors.kept import kept

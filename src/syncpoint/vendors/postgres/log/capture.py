@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 import uuid
 from datetime import UTC, datetime
@@ -47,6 +48,8 @@ from syncpoint.vendors.postgres.log.queue import Types
 log = logging.getLogger("syncpoint.logcapture")
 # a stream that could not be opened is tried again after this long
 RETRY_STREAM_S = 60.0
+# "sql": a follower's ticks read the slot with the SQL functions too (a bench compares them)
+READER = os.environ.get("SYNCPOINT_PG_LOG_READER", "")
 _REFUSED: dict[tuple[str, str, str], float] = {}
 
 # the queue's objects this capture shares with the trigger capture (install/ files)
@@ -351,7 +354,8 @@ class PostgresLogCapture(PostgresCapture):
         try:
             with self._translated():
                 slot = self.slot_name(conn)
-                session = self._session(slot) if kept.active() else None
+                streams = kept.active() and READER != "sql"
+                session = self._session(slot) if streams else None
                 if session is not None:
                     streamed = logstream.StreamDrain(self._o, self._types, self.location,
                                                      self.prefix, slot)  # fmt: skip

@@ -31,7 +31,7 @@ class Relation:
     columns: list[tuple[str, int, int, bool]]  # name, type oid, typmod, part of the identity
 
 
-@dataclass
+@dataclass(slots=True)
 class Change:
     kind: str  # I, U, D, T (truncate), M (message)
     relid: int = 0
@@ -44,6 +44,8 @@ class Change:
     # the relation as its last R message before this change described it (a later one,
     # after an ALTER, describes the later rows only)
     rel: Relation | None = None
+    # ``new`` holds UNCHANGED (a TOASTed value the UPDATE left as it was)
+    unchanged: bool = False
 
 
 @dataclass
@@ -87,15 +89,19 @@ class _Buf:
 
 _H = struct.Struct("!h").unpack_from
 _I = struct.Struct("!i").unpack_from
+_RELID = struct.Struct("!I").unpack_from
+_BEGIN = struct.Struct("!QqI").unpack_from  # final LSN, commit time, xid
+_COMMIT = struct.Struct("!bQQ").unpack_from  # flags, commit LSN, end LSN
 
 
-def _tuple(b: _Buf) -> list[Any]:
+def _tuple(d: bytes, i: int) -> tuple[list[Any], int, bool]:
+    """The values of a TupleData at ``i``, where it ends, and whether one is UNCHANGED."""
     # the hot loop of a drain: locals, no method calls per value
-    d, i = b.d, b.i
     (n,) = _H(d, i)
     i += 2
     out: list[Any] = []
     append = out.append
+    unchanged = False
     for _ in range(n):
         kind = d[i]
         i += 1
@@ -108,10 +114,10 @@ def _tuple(b: _Buf) -> list[Any]:
             append(None)
         elif kind == 117:  # u
             append(UNCHANGED)
+            unchanged = True
         else:
             raise ValueError(f"pgoutput: tuple value kind {chr(kind)!r} not expected (binary off)")
-    b.i = i
-    return out
+    return out, i, unchanged
 
 
 def parse(
@@ -123,27 +129,52 @@ def parse(
     (it lives as long as the decoding session, which sends a relation once)."""
     txns: list[Transaction] = []
     cur: Transaction | None = None
+    changes: list[Change] = []
     passing = False  # in a transaction passed over
-    for data in messages:
-        b = _Buf(bytes(data))
-        tag = b.raw(1)
-        if tag == b"B":
-            lsn, ts, xid = b.take("!Q"), b.take("!q"), b.take("!I")
+    get = relations.get
+    for d in messages:
+        # one message a row: row changes first (most messages), each parsed in place
+        tag = d[0]
+        if tag == 85:  # U
+            if passing:
+                continue
+            (relid,) = _RELID(d, 1)
+            k = d[5]
+            old, old_kind, i = None, "", 5
+            if k == 75 or k == 79:  # K, O
+                old, i, _u = _tuple(d, 6)
+                old_kind = "K" if k == 75 else "O"
+            new, _i, unchanged = _tuple(d, i + 1)  # past N
+            changes.append(Change("U", relid, new, old, old_kind, rel=get(relid),
+                                  unchanged=unchanged))  # fmt: skip
+        elif tag == 73:  # I
+            if passing:
+                continue
+            (relid,) = _RELID(d, 1)
+            new, _i, _u = _tuple(d, 6)  # past N
+            changes.append(Change("I", relid, new, rel=get(relid)))
+        elif tag == 68:  # D
+            if passing:
+                continue
+            (relid,) = _RELID(d, 1)
+            old, _i, _u = _tuple(d, 6)
+            changes.append(Change("D", relid, old=old, old_kind=chr(d[5]), rel=get(relid)))
+        elif tag == 66:  # B
+            lsn, ts, xid = _BEGIN(d, 1)
             cur = Transaction(xid, lsn, _EPOCH + timedelta(microseconds=ts))
+            changes = cur.changes
             passing = lsn < after
-        elif tag == b"C":
-            b.take("!b")
-            b.take("!Q")
-            end = b.take("!Q")
+        elif tag == 67:  # C
             if cur is None:
                 raise ValueError("pgoutput: Commit without Begin")
-            cur.end_lsn = end
+            cur.end_lsn = _COMMIT(d, 1)[2]
             if not passing:
                 txns.append(cur)
             cur, passing = None, False
-        elif passing and tag != b"R":
-            continue
-        elif tag == b"R":
+            changes = []
+        elif tag == 82:  # R: read in every transaction, those passed over too
+            b = _Buf(bytes(d))
+            b.raw(1)
             relid, schema, name = b.take("!I"), b.string(), b.string()
             ident = chr(b.take("!B"))
             cols = []
@@ -152,30 +183,17 @@ def parse(
                 cname = b.string()
                 cols.append((cname, b.take("!I"), b.take("!i"), bool(flags & 1)))
             relations[relid] = Relation(relid, schema, name, ident, cols)
-        elif tag in (b"Y", b"O"):
-            continue  # types are looked up in the catalog; origins are not used
-        elif tag == b"I":
-            relid = b.take("!I")
-            b.raw(1)  # N
-            _add(cur, Change("I", relid, new=_tuple(b), rel=relations.get(relid)))
-        elif tag == b"U":
-            relid = b.take("!I")
-            k = b.raw(1).decode()
-            old, old_kind = None, ""
-            if k in ("K", "O"):
-                old, old_kind = _tuple(b), k
-                b.raw(1)  # N
-            new = _tuple(b)
-            _add(cur, Change("U", relid, new, old, old_kind, rel=relations.get(relid)))
-        elif tag == b"D":
-            relid = b.take("!I")
-            k = b.raw(1).decode()
-            _add(cur, Change("D", relid, old=_tuple(b), old_kind=k, rel=relations.get(relid)))
-        elif tag == b"T":
+        elif passing or tag == 89 or tag == 79:
+            continue  # Y, O: types are looked up in the catalog; origins are not used
+        elif tag == 84:  # T
+            b = _Buf(bytes(d))
+            b.raw(1)
             n = b.take("!i")
             b.take("!b")
             _add(cur, Change("T", relids=tuple(b.take("!I") for _ in range(n))))
-        elif tag == b"M":
+        elif tag == 77:  # M
+            b = _Buf(bytes(d))
+            b.raw(1)
             flags = b.take("!b")
             b.take("!Q")
             prefix = b.string()
@@ -183,7 +201,9 @@ def parse(
             if flags & 1 and cur is not None:
                 cur.changes.append(Change("M", prefix=prefix, content=content))
         else:
-            raise ValueError(f"pgoutput: message {tag!r} not expected")
+            raise ValueError(f"pgoutput: message {bytes(d[:1])!r} not expected")
+        if cur is None and changes:
+            raise ValueError("pgoutput: a row change outside a transaction")
     return txns
 
 

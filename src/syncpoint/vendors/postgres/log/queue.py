@@ -10,6 +10,9 @@ trigger would have written. DDL and TRUNCATE records carry their content as text
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from syncpoint.vendors.postgres import dialect
@@ -74,11 +77,15 @@ def identity_columns(rel: Relation) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(rel.columns) if c[3])
 
 
-def write(conn: Any, o: LogNames, types: Types, sid: str, recs: list[Record]) -> None:
-    """Write ``recs`` in their order (queue keys allocated in that order)."""
+def write(
+    conn: Any, o: LogNames, types: Types, sid: str, recs: list[Record], copy: bool = False
+) -> None:
+    """Write ``recs`` in their order (queue keys allocated in that order). ``copy``: the
+    rows whose content can be made here go in by one COPY (``conn`` not in pipeline mode,
+    where COPY cannot run); the rest through the server's casts."""
     if not recs:
         return
-    keys = [int(k) for (k,) in conn.execute(o.one("log/keys.sql"), {"n": len(recs)})]
+    (keys,) = conn.execute(o.one("log/keys.sql"), {"n": len(recs)}).fetchone()
     groups: dict[tuple[int, bool, str], list[int]] = {}
     texts: list[int] = []
     for n, r in enumerate(recs):
@@ -86,6 +93,8 @@ def write(conn: Any, o: LogNames, types: Types, sid: str, recs: list[Record]) ->
             texts.append(n)
         else:
             groups.setdefault((id(r.rel), r.new is not None, r.old_kind), []).append(n)
+    if copy:
+        groups = _copied(conn, o, types, sid, recs, keys, groups)
     for (_rid, has_new, old_kind), members in groups.items():
         rel = recs[members[0]].rel
         assert rel is not None
@@ -135,6 +144,100 @@ def write(conn: Any, o: LogNames, types: Types, sid: str, recs: list[Record]) ->
                     "at": [recs[n].at for n in ddl],
                 },
             )
+
+
+# Base types whose JSON in the trigger capture's content (row_to_json) is made here from
+# the text the log sent: numbers as they are, strings escaped as the server's escape_json
+# does (json's encode_basestring escapes the same characters the same way), booleans, and
+# timestamps without time zone as row_to_json writes them (an ISO text's blank made a T;
+# another form, BC or infinity, goes the server's way).
+_NUMBER, _STRING, _BOOLEAN, _TIMESTAMP = 0, 1, 2, 3
+_KINDS = {
+    "smallint": _NUMBER,
+    "integer": _NUMBER,
+    "bigint": _NUMBER,
+    "text": _STRING,
+    "character varying": _STRING,
+    "character": _STRING,
+    "boolean": _BOOLEAN,
+    "timestamp without time zone": _TIMESTAMP,
+}
+_ISO_TIMESTAMP = re.compile(r"\d{4,}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?").fullmatch
+
+
+def _json_maker(
+    conn: Any, types: Types, rel: Relation, cols: tuple[int, ...]
+) -> Callable[[list[Any]], str | None] | None:
+    """A function making the JSON content of the values of ``cols`` (None where a value
+    needs the server), or None when a column's type needs the server."""
+    spec: list[tuple[str, int]] = []
+    for i in cols:
+        name, oid, mod, _k = rel.columns[i]
+        kind = _KINDS.get(types.of(conn, oid, mod)[1])
+        if kind is None:
+            return None
+        spec.append((encode_basestring(name) + ":", kind))
+
+    def make(values: list[Any]) -> str | None:
+        parts = []
+        for (key, kind), v in zip(spec, values, strict=True):
+            if v is None:
+                parts.append(key + "null")
+            elif kind == _NUMBER:
+                parts.append(key + v)
+            elif kind == _STRING:
+                parts.append(key + encode_basestring(v))
+            elif kind == _BOOLEAN:
+                parts.append(key + ("true" if v == "t" else "false"))
+            elif _ISO_TIMESTAMP(v):
+                parts.append(key + encode_basestring(v.replace(" ", "T", 1)))
+            else:
+                return None
+        return "{" + ",".join(parts) + "}"
+
+    return make
+
+
+def _copied(
+    conn: Any,
+    o: LogNames,
+    types: Types,
+    sid: str,
+    recs: list[Record],
+    keys: list[int],
+    groups: dict[tuple[int, bool, str], list[int]],
+) -> dict[tuple[int, bool, str], list[int]]:
+    """COPY the row records whose content is made here; the groups of those left."""
+    left: dict[tuple[int, bool, str], list[int]] = {}
+    rows: list[tuple[Any, ...]] = []
+    for g, members in groups.items():
+        has_new, old_kind = g[1], g[2]
+        rel = recs[members[0]].rel
+        assert rel is not None
+        every = tuple(range(len(rel.columns)))
+        ocols = None if not old_kind else (every if old_kind == "O" else identity_columns(rel))
+        new_json = _json_maker(conn, types, rel, every) if has_new else None
+        old_json = None if ocols is None else _json_maker(conn, types, rel, ocols)
+        if (has_new and new_json is None) or (ocols is not None and old_json is None):
+            left[g] = members
+            continue
+        for m in members:
+            r = recs[m]
+            content = new_json(r.new) if new_json is not None else None
+            old = old_json(r.old) if old_json is not None else None
+            if (content is None and has_new) or (old is None and ocols is not None):
+                left.setdefault(g, []).append(m)
+                continue
+            k = keys[m]
+            rows.append((k, f"{sid}:{k}", r.origin, r.table, r.schema, r.action, content, old,
+                         r.version, r.at))  # fmt: skip
+    if rows:
+        xid, db = conn.execute(o.one("log/copy_xact.sql")).fetchone()
+        with conn.cursor().copy(o.one("log/copy_rows.sql")) as cp:
+            for k, guid, origin, table, schema, action, content, old, version, at in rows:
+                cp.write_row((k, guid, xid, origin, table, db, schema, action, content, old,
+                              version, at))  # fmt: skip
+    return left
 
 
 def _encoder(conn: Any, types: Types, rel: Relation, cols: tuple[int, ...], src: str) -> str:

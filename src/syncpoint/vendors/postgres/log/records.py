@@ -67,6 +67,7 @@ class Records:
         origin = self.location
         at = txn.commit_time.isoformat()
         msg_origin, msg_ddl = o.message_prefix + "origin", o.message_prefix + "ddl"
+        found = self.found  # cleared in place by DDL
         for ch in txn.changes:
             kind = ch.kind
             if kind == "M":
@@ -83,7 +84,9 @@ class Records:
                                           None, w.shape, None))  # fmt: skip
                 continue
             rel = ch.rel or rels[ch.relid]
-            w = self._find(rel, ch.relid)
+            w = found.get(ch.relid, _MISSING)
+            if w is _MISSING:
+                w = self._find(rel, ch.relid)
             # whatever the table's status now (dropped since, say): the log says what
             # happened while it was watched
             if w is None:
@@ -101,7 +104,9 @@ class Records:
                     out.append(Record("DELETE", w.schema, w.table, w.version, origin, at, rel,
                                       None, old, old_kind))  # fmt: skip
             elif "U" in w.actions:
-                new = self._unchanged(rel, list(ch.new or []), ch.old, ch.old_kind)
+                new = ch.new or []
+                if ch.unchanged:
+                    new = self._unchanged(rel, list(new), ch.old, ch.old_kind)
                 old, old_kind = self._old(
                     rel, new if ch.old is None else ch.old, ch.old_kind or "K"
                 )
@@ -227,6 +232,9 @@ class Records:
             # a row gone since: its DELETE comes later in the log and removes it anyway
             new[i] = None if row is None else row[n]
         return new
+
+
+_MISSING: Any = object()
 
 
 def _pk(shape: str | None) -> list[str]:

@@ -31,6 +31,7 @@ from typing import Any
 import psycopg
 import psycopg2
 import psycopg2.errors
+import psycopg2.extensions
 import psycopg2.extras
 
 from syncpoint import failpoints
@@ -50,6 +51,10 @@ ALIVE_S = 2.0
 ASK_S = 0.05
 # a tick whose stream brings nothing new for this long gives up (the next one reconnects)
 STALL_S = 120.0
+OUTPUT_SETTINGS = (
+    "-c TimeZone=UTC -c extra_float_digits=1 -c IntervalStyle=postgres -c DateStyle=ISO,MDY "
+    "-c bytea_output=hex"
+)
 
 
 class Busy(Exception):
@@ -76,10 +81,16 @@ class Session:
         self.reached = 0  # how far the server said it read the log
         self.confirmed = 0  # the last flush position sent
         try:
+            dsn = dialect.conninfo(url)
+            # pgoutput writes values as text under the walsender's settings: those the
+            # drain reads them back under (log/settings.sql), whatever the server's,
+            # database's or role's defaults, beside the URL's own options
+            given = psycopg2.extensions.parse_dsn(dsn).get("options", "")
             self.conn = psycopg2.connect(
-                dialect.conninfo(url),
+                dsn,
                 connection_factory=psycopg2.extras.LogicalReplicationConnection,
                 connect_timeout=10,
+                options=f"{given} {OUTPUT_SETTINGS}".strip(),
             )
         except psycopg2.Error as exc:
             raise _translate(exc, location) from None
@@ -251,21 +262,24 @@ class StreamDrain(Drain):
             triggers_q = conn.execute(o.one("log/event_triggers.sql"), {"name": o.name("et_ddl")})
             tables_q = conn.execute(o.one("log/log_tables.sql"))
             state = state_q.fetchone()
-            if state is None:
-                raise UsageError("log capture is not installed (run syncpoint install)")
-            if state[5]:
-                raise LocationError(state[5], location=self.location)
-            decoded = pgoutput.lsn_int(str(state[1]))
-            # relation messages of every transaction are read, those stored already too
-            txns = pgoutput.parse(data, s.relations, after=decoded)
-            fresh = [t for t in txns if t.end_lsn > decoded]
+        if state is None:
+            raise UsageError("log capture is not installed (run syncpoint install)")
+        if state[5]:
+            raise LocationError(state[5], location=self.location)
+        decoded = pgoutput.lsn_int(str(state[1]))
+        # relation messages of every transaction are read, those stored already too
+        txns = pgoutput.parse(data, s.relations, after=decoded)
+        fresh = [t for t in txns if t.end_lsn > decoded]
+        if fresh:
+            sid, loc, *_ = service_q.fetchone()
+            records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
+                              not triggers_q.fetchone()[0])  # fmt: skip
+            for t in fresh:
+                records.add(t, s.relations)
+            # out of pipeline mode: the rows go in by COPY
+            logqueue.write(conn, o, self.types, sid, records.out, copy=True)
+        with conn.pipeline():
             if fresh:
-                sid, loc, *_ = service_q.fetchone()
-                records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
-                                  not triggers_q.fetchone()[0])  # fmt: skip
-                for t in fresh:
-                    records.add(t, s.relations)
-                logqueue.write(conn, o, self.types, sid, records.out)
                 conn.execute(
                     o.one("log/state_streamed.sql"), {"lsn": pgoutput.lsn_text(fresh[-1].end_lsn)}
                 )
