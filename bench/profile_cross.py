@@ -93,7 +93,9 @@ def main() -> None:
         steps: dict[str, list[float]] = collections.defaultdict(list)
         for m in ("plan", "read", "stage", "apply"):
             timed(round_mod.GroupRound, m, steps, m)
-        timed(stream, "_stamp", steps, "  plan: tick's stamping")
+        # the tick's work on the queue: the records stamped, or the key runs covered
+        work = "_cover" if hasattr(stream, "_cover") else "_stamp"
+        timed(stream, work, steps, f"  plan: tick's {work}")
         timed(capture.MariadbCapture, "tick", steps, "  plan: tick")
         timed(capture.MariadbCapture, "survey", steps, "  plan: survey")
         timed(round_mod.GroupRound, "_copy_direct", steps, "  stage: copy tasks")

@@ -43,19 +43,38 @@ _RANGED: set[tuple[str, str, str]] = set()
 
 
 def ensure_ranges(conn: Any, site: Site) -> None:
-    """Create the tick's range and hole tables where capture was installed by a version
-    without them (committed; once per process and location)."""
+    """Make the tick's range and hole tables where capture was installed by a version whose
+    ticks stamped every record (committed; looked at once per process and location): each
+    stamped tick gets its range, and every key up to max_key that is in no tick yet may
+    still get a record (a transaction open then), so it is a hole."""
     key = (site.location, site.db, site.names.prefix)
     if key in _RANGED:
         return
     from syncpoint.vendors.mariadb import objects
 
+    names = site.names
     cur = conn.cursor()
-    have = objects.present(cur, site.names)
-    if site.names.obj("service_context") in have and site.names.obj("tick_ranges") not in have:
-        for stmt in statements("install/055_tick_ranges.sql", site.names):
-            cur.execute(stmt)
     conn.commit()
+    lock = names.lock(site.db, "ranges")
+    cur.execute("SELECT GET_LOCK(%s, %s)", (lock, LOCK_WAIT))
+    try:
+        have = objects.present(cur, names)
+        if names.obj("service_context") in have and names.obj("tick_ranges") not in have:
+            for stmt in statements("install/055_tick_ranges.sql", names):
+                cur.execute(stmt)  # DDL: commits
+            cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
+            cur.execute(render("queries/tick_lock.sql", names))  # no tick meanwhile
+            row = cur.fetchone()
+            run(cur, "queries/tick_ranges_stamped.sql", names)
+            if row is not None and int(row[2]) > 0:
+                cur.execute("SELECT UTC_TIMESTAMP(6)")
+                _put_holes(cur, site, [(1, int(row[2]), _utc(cur.fetchone()[0]) or EPOCH)])
+            conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    finally:
+        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
     _RANGED.add(key)
 
 
@@ -166,13 +185,6 @@ def _cover(
     params = {"after": after, "new": new}
     cur.execute(render("queries/tick_holes.sql", names))  # takes the snapshot
     holes = [(int(lo), int(hi), since.replace(tzinfo=UTC)) for lo, hi, since in cur.fetchall()]
-    if not holes and after > 0:
-        cur.execute(render("queries/tick_ranged.sql", names))
-        if not cur.fetchone()[0]:
-            # no range recorded (a queue stamped record by record so far, or everything
-            # purged): a record at or below max_key in no tick may still be anywhere there
-            holes = [(1, after, t0)]
-            _put_holes(cur, site, holes)
     runs: list[tuple[int, int, int]] = []
     cur.execute(render("queries/tick_span.sql", names), params)
     lo, hi, n = cur.fetchone()
@@ -190,16 +202,18 @@ def _cover(
         cur.execute(render("queries/tick_islands.sql", names, raw={"keys": keys}), params)
         runs += [(int(a), int(b), int(c)) for a, b, c in cur.fetchall()]
     runs = _merged(runs)
-    covered = [(a, b, new) for a, b, c in runs if c]
-    if covered:
-        cur.executemany(render("queries/tick_cover.sql", names), covered)
+    covered = [(a, b, new, 0) for a, b, c in runs if c]
     top = max([after] + [b for _, b, _ in runs])
     count = sum(c for *_, c in runs)
     if written_in:
         cur.execute(render("queries/tick_count.sql", names), (new,))
-        stamped, highest = (int(v) for v in cur.fetchone())
-        count += stamped
-        top = max(top, highest)
+        stamped, lowest, highest = (int(v) for v in cur.fetchone())
+        if stamped:
+            covered.append((lowest, highest, new, 1))
+            count += stamped
+            top = max(top, highest)
+    if covered:
+        cur.executemany(render("queries/tick_cover.sql", names), covered)
     if runs or (holes and gone is not None):
         cur.execute("SELECT UTC_TIMESTAMP(6)")
         since = _utc(cur.fetchone()[0])
@@ -316,6 +330,12 @@ def _rows(keys: list[int]) -> str:
     return "SELECT %s AS rk" + more
 
 
+def _pairs(n: int) -> str:
+    """A derived table of ``n`` (lo, stamped) pairs as bound parameters: ``rk``, ``st``."""
+    more = " UNION ALL VALUES " + ", ".join(["(%s, %s)"] * (n - 1)) if n > 1 else ""
+    return "SELECT %s AS rk, %s AS st" + more
+
+
 def purge(conn: Any, site: Site, upto: int) -> int:
     ensure_ranges(conn, site)
     cur = conn.cursor()
@@ -335,10 +355,12 @@ def purge(conn: Any, site: Site, upto: int) -> int:
             total += len(keys)
         # the ranges after their records: a range left over covers nothing
         cur.execute(render("queries/purge_ranges.sql", site.names), {"upto": upto})
-        los = [int(r[0]) for r in cur.fetchall()]
-        for i in range(0, len(los), CHUNK):
-            part = los[i : i + CHUNK]
-            run(cur, "queries/purge_range_delete.sql", site.names, part, raw={"keys": _rows(part)})
+        ranges = [(int(lo), int(st)) for lo, st in cur.fetchall()]
+        for i in range(0, len(ranges), CHUNK):
+            part = ranges[i : i + CHUNK]
+            pairs = [v for pair in part for v in pair]
+            raw = {"keys": _pairs(len(part))}
+            run(cur, "queries/purge_range_delete.sql", site.names, pairs, raw=raw)
         run(cur, "queries/purge_ticks.sql", site.names, {"upto": upto})
         conn.commit()
     finally:

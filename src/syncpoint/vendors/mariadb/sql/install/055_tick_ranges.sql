@@ -1,11 +1,15 @@
--- What ticks cover without touching the queue's records (stream.py): each tick records the
--- runs of consecutive repl_keys it found committed, as [lo, hi] with its number; a record
--- whose `context` is NULL belongs to the tick of the run that holds it.
+-- What each tick holds, as repl_key ranges (stream.py), so that a tick never writes the
+-- queue's records: the runs of consecutive keys a tick found committed (`stamped` 0: the
+-- records in [lo, hi] whose `context` is NULL are the tick's), and for a tick whose records
+-- were written with their `context` (log capture's drain, and the ticks of versions that
+-- stamped every record) one range from its lowest to its highest key (`stamped` 1: the
+-- records in it with that context).
 CREATE TABLE IF NOT EXISTS ${tick_ranges} (
   lo      BIGINT NOT NULL,
   hi      BIGINT NOT NULL,
   tick_id BIGINT NOT NULL,
-  PRIMARY KEY (lo),
+  stamped TINYINT NOT NULL,
+  PRIMARY KEY (lo, stamped),
   KEY by_tick (tick_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
 ---

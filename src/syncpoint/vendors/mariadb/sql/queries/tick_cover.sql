@@ -1,1 +1,1 @@
-INSERT INTO ${tick_ranges} (lo, hi, tick_id) VALUES (%s, %s, %s)
+INSERT INTO ${tick_ranges} (lo, hi, tick_id, stamped) VALUES (%s, %s, %s, %s)
