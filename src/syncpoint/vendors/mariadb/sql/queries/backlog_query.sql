@@ -5,7 +5,7 @@ SELECT i.repl_key, i.captured_at, i.db_schema, i.tablename, i.db_action
   FROM ${db}.${tick_ranges} r FORCE INDEX (by_tick)
        STRAIGHT_JOIN ${db}.${items} i FORCE INDEX (PRIMARY) ON i.repl_key BETWEEN r.lo AND r.hi
  WHERE r.tick_id > $raw{after}
-   AND (i.context = r.tick_id OR (i.context IS NULL AND r.stamped = 0))
+   AND IF(r.stamped = 1, i.context = r.tick_id, i.context IS NULL)
    AND i.tablename IN ($raw{tables}) AND i.db_schema IN ($raw{schemas})
 UNION ALL
 SELECT repl_key, captured_at, db_schema, tablename, db_action

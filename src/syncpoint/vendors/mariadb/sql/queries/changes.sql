@@ -4,6 +4,6 @@ SELECT i.repl_key, r.tick_id, i.trans_key, i.dbid, i.tablename, i.db_schema, i.d
   FROM ${tick_ranges} r FORCE INDEX (by_tick) STRAIGHT_JOIN ${items} i FORCE INDEX (PRIMARY)
     ON i.repl_key BETWEEN r.lo AND r.hi
  WHERE r.tick_id > %(after)s AND r.tick_id <= %(upto)s
-   AND (i.context = r.tick_id OR (i.context IS NULL AND r.stamped = 0))
+   AND IF(r.stamped = 1, i.context = r.tick_id, i.context IS NULL)
    AND i.tablename = %(table)s AND i.db_schema = %(schema)s
  ORDER BY i.repl_key

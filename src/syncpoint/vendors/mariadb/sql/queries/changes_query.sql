@@ -9,5 +9,5 @@ SELECT i.repl_key, r.tick_id AS context, i.trans_key, i.dbid, i.tablename, i.db_
   FROM ${db}.${tick_ranges} r FORCE INDEX (by_tick)
        STRAIGHT_JOIN ${db}.${items} i FORCE INDEX (PRIMARY) ON i.repl_key BETWEEN r.lo AND r.hi
  WHERE r.tick_id > $raw{after} AND r.tick_id <= $raw{upto}
-   AND (i.context = r.tick_id OR (i.context IS NULL AND r.stamped = 0))
+   AND IF(r.stamped = 1, i.context = r.tick_id, i.context IS NULL)
    AND i.tablename IN ($raw{tables}) AND i.db_schema IN ($raw{schemas})
