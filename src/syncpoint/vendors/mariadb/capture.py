@@ -102,7 +102,6 @@ class MariadbCapture(Capture):
             cur = conn.cursor()
             if self.names.obj("service_context") not in objects.present(cur, self.names):
                 return CaptureStatus(installed=False)
-            stream.ensure_ranges(conn, self._site(conn))
             cur.execute(render("queries/service_read.sql", self.names))
             row = cur.fetchone()
             if row is None:
