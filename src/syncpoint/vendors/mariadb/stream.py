@@ -345,20 +345,27 @@ def purge(conn: Any, site: Site, upto: int) -> int:
     select = render("queries/purge_keys.sql", site.names, raw={"limit": str(CHUNK)})
     total = 0
     try:
-        while True:
-            cur.execute(select, {"upto": upto})
-            keys = [int(r[0]) for r in cur.fetchall()]
-            if not keys:
-                break
-            run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": _rows(keys)})
-            conn.commit()
-            total += len(keys)
-        # the ranges after their records: a range left over covers nothing
         cur.execute(render("queries/purge_ranges.sql", site.names), {"upto": upto})
-        ranges = [(int(lo), int(st)) for lo, st in cur.fetchall()]
+        ranges = [tuple(int(v) for v in r) for r in cur.fetchall()]
+        conn.commit()
+        # range by range, in key order, from past the last key deleted: no chunk walks
+        # over the records deleted before it
+        for lo, hi, tick_id, stamped in ranges:
+            after = lo - 1
+            while True:
+                params = {"after": after, "hi": hi, "tick": tick_id, "stamped": stamped}
+                cur.execute(select, params)
+                keys = [int(r[0]) for r in cur.fetchall()]
+                if not keys:
+                    break
+                run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": _rows(keys)})
+                conn.commit()
+                total += len(keys)
+                after = keys[-1]
+        # the ranges after their records: a range left over covers nothing
         for i in range(0, len(ranges), CHUNK):
             part = ranges[i : i + CHUNK]
-            pairs = [v for pair in part for v in pair]
+            pairs = [v for lo, _, _, stamped in part for v in (lo, stamped)]
             raw = {"keys": _pairs(len(part))}
             run(cur, "queries/purge_range_delete.sql", site.names, pairs, raw=raw)
         run(cur, "queries/purge_ticks.sql", site.names, {"upto": upto})

@@ -1,6 +1,6 @@
--- Records of the ticks up to "upto": those in the ranges of those ticks.
-SELECT i.repl_key
-  FROM ${tick_ranges} r FORCE INDEX (by_tick) STRAIGHT_JOIN ${items} i FORCE INDEX (PRIMARY)
-    ON i.repl_key BETWEEN r.lo AND r.hi
- WHERE r.tick_id <= %(upto)s AND IF(r.stamped = 1, i.context = r.tick_id, i.context IS NULL)
-LIMIT $raw{limit}
+-- The next records of one range of a purged tick, in key order after the last one deleted.
+SELECT repl_key FROM ${items} FORCE INDEX (PRIMARY)
+ WHERE repl_key > %(after)s AND repl_key <= %(hi)s
+   AND IF(%(stamped)s = 1, context = %(tick)s, context IS NULL)
+ ORDER BY repl_key
+ LIMIT $raw{limit}
