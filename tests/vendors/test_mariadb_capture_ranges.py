@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from test_mariadb_capture_support import Cap, install
 
+from syncpoint.config import TableConfig
 from syncpoint.vendors.mariadb import stream
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
@@ -62,9 +63,11 @@ def test_open_transaction_across_ticks_and_purge_is_read_once(cap: Cap) -> None:
     assert cap.db.query("SELECT COUNT(*) FROM repl_tick_ranges") == [(0,)]
 
 
-def test_a_queue_stamped_record_by_record_reads_on(cap: Cap, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("first", ["tick", "install"])
+def test_a_queue_stamped_record_by_record_reads_on(cap: Cap, monkeypatch: Any, first: str) -> None:
     """A queue of a version whose ticks stamped every record (and had no range tables),
-    with a transaction that was open at its last tick and commits after the upgrade."""
+    with a transaction that was open at its last tick and commits after the upgrade; the
+    newer version's first step there is a tick, or install run again."""
     p0 = cap.tick()
     cap.db.execute("DROP TABLE repl_tick_ranges, repl_tick_holes")
     monkeypatch.setattr(stream, "_RANGED", set())
@@ -83,6 +86,10 @@ def test_a_queue_stamped_record_by_record_reads_on(cap: Cap, monkeypatch: Any) -
     finally:
         long.rollback()
         long.close()
+    if first == "install":
+        conn = cap.conn()
+        cap.cap.install(conn, [TableConfig(name="t")])
+        conn.close()
     cap.tx("INSERT INTO t VALUES (3, 'new')")
     upto, recs = cap.window(p0 + 1)
     assert [r.row["id"] for r in recs] == [1, 3]
