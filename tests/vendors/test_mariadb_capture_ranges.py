@@ -49,6 +49,9 @@ def test_open_transaction_across_ticks_and_purge_is_read_once(cap: Cap) -> None:
         long.close()
     upto, last = cap.window(pos)
     after, none = cap.window(upto)
+    # one read over the last two windows (ranges far apart: the long one's key is the lowest)
+    two = sorted([r.repl_key for r in seen[-2:]] + [last[0].repl_key])
+    assert _keys(cap, windows[-1][0], upto) == two
     assert [r.row["id"] for r in last] == [1]
     assert none == []
     seen += last
