@@ -179,3 +179,32 @@ def test_a_target_without_a_unique_key_is_applied_typed(
     rows = "SELECT id, n::text, t FROM vals ORDER BY id"
     assert dst.query(rows) == src.query(rows)
     assert typed_rounds(direct) == [["public.vals"], ["public.vals"]]
+
+
+def test_mariadb_keys_with_copy_escapes_move_on_the_direct_path(
+    maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """MariaDB writes the operations' COPY text itself: keys and values holding the
+    characters COPY escapes (tab, newline, carriage return, backslash) and keys that move,
+    also by case alone (compared byte for byte), arrive as they are."""
+    src, dst = maria_pg
+    src.execute(
+        "CREATE TABLE vals (k VARCHAR(40) COLLATE utf8mb4_bin PRIMARY KEY, v TEXT) ENGINE=InnoDB"
+    )
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    keys = ["a\tb", "c\nd", "e\\f", "g\rh", "plain", "ünï \\N", "\\t"]
+    for i, k in enumerate(keys):
+        src.execute("INSERT INTO vals VALUES (%s, %s)", params=(k, None if i == 2 else k + "\\n\t"))
+    ch.run(once=True, spark=spark)
+    src.execute(
+        "UPDATE vals SET k = 'x\\\\\ty' WHERE k = 'a\tb'",
+        "UPDATE vals SET k = 'PLAIN', v = 'moved' WHERE k = 'plain'",
+        "UPDATE vals SET v = 'c\r\n' WHERE k = 'g\rh'",
+        "DELETE FROM vals WHERE k = 'c\nd'",
+    )
+    ch.run(once=True, spark=spark)
+    rows = "SELECT k, v FROM vals ORDER BY k"
+    assert sorted(dst.query(rows)) == sorted(src.query(rows))
+    assert len(src.query(rows)) == len(keys) - 1
+    assert direct_rounds(direct) == [True, True]

@@ -54,6 +54,27 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def copy_text_tokens(head: str) -> dict[str, str]:
+    """The tokens of ``window/range_text.sql``: ``head`` (the round's columns, as COPY's text
+    format writes them, each followed by a tab) as a literal, and each text column of the
+    read escaped for COPY's text format by SQL (NULL as \\N)."""
+    bs = literal("\\")
+    pairs = [(bs, literal("\\\\"))] + [
+        (f"CHAR({code} USING utf8mb4)", literal("\\" + letter))
+        for code, letter in ((10, "n"), (13, "r"), (9, "t"))
+    ]
+
+    def esc(column: str) -> str:
+        out = column
+        for a, b in pairs:
+            out = f"REPLACE({out}, {a}, {b})"
+        return f"IFNULL({out}, {literal(chr(92) + 'N')})"
+
+    cols = {"content": "content", "old": "oldcontent", "dbid": "dbid", "key": "sp_key"}
+    cols["old_key"] = "sp_old_key"
+    return {"head": literal(head)} | {f"esc_{k}": esc(f"sp_r.{c}") for k, c in cols.items()}
+
+
 def literal(value: str, collate: bool = False) -> str:
     """A utf8mb4 string literal that reads as ``value`` under every sql_mode.
 

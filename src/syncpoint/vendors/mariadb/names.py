@@ -28,6 +28,8 @@ TABLES = (
     "debug_table",
     "service_context",
     "ticks",
+    "tick_ranges",
+    "tick_holes",
     "cols_snapshot",
     "ddl_log",
 )

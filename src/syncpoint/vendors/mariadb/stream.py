@@ -1,10 +1,14 @@
-"""Ticks and reads of the change queue: commit-ordered positions by stamping.
+"""Ticks and reads of the change queue: commit-ordered positions by covering key runs.
 
-A tick stamps the records *committed* before it (found from a REPEATABLE READ snapshot taken
-after the ticker lock) with the new context, so a long transaction lands in a later tick and
-nothing is skipped. ``Tick.guaranteed`` comes from ``information_schema.INNODB_TRX``, trusted
-only when it shows the tick's own transaction (the list is a cache). Why:
-docs/internals.md, "Ticks by stamping".
+A tick covers the records *committed* before it (found from a REPEATABLE READ snapshot taken
+after the ticker lock): it records the runs of consecutive repl_keys it found as ranges with
+the new context (``{prefix}tick_ranges``), and the keys it passed but could not see (a
+transaction still open, or rolled back) as holes (``{prefix}tick_holes``), where later
+ticks look again. A long transaction lands in a later tick, nothing is skipped, and no
+record of the queue is written by a tick. Records stamped one by one (log capture's drain,
+and queues of earlier versions) keep their ``context``. ``Tick.guaranteed`` comes from
+``information_schema.INNODB_TRX``, trusted only when it shows the tick's own transaction
+(the list is a cache). Why: docs/internals.md, "Ticks by key ranges".
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from syncpoint.config import TableName
 from syncpoint.core.model import ChangeRecord, Tick
 from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError
 from syncpoint.vendors.mariadb import dialect
-from syncpoint.vendors.mariadb.names import render
+from syncpoint.vendors.mariadb.names import render, statements
 from syncpoint.vendors.mariadb.state import Site, run
 
 CHUNK = 1000
@@ -32,6 +36,46 @@ TRX_START_RESOLUTION = timedelta(seconds=1)
 # How often a tick re-reads a stale transaction list before it gives up moving the guarantee.
 FRESH_LIST_ATTEMPTS = 3
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+# the locations whose range tables are known to exist in this process
+_RANGED: set[tuple[str, str, str]] = set()
+
+
+def ensure_ranges(conn: Any, site: Site) -> None:
+    """Make the tick's range and hole tables where capture was installed by a version whose
+    ticks stamped every record (committed; looked at once per process and location): each
+    stamped tick gets its range, and every key up to max_key that is in no tick yet may
+    still get a record (a transaction open then), so it is a hole."""
+    key = (site.location, site.db, site.names.prefix)
+    if key in _RANGED:
+        return
+    from syncpoint.vendors.mariadb import objects
+
+    names = site.names
+    cur = conn.cursor()
+    conn.commit()
+    lock = names.lock(site.db, "ranges")
+    cur.execute("SELECT GET_LOCK(%s, %s)", (lock, LOCK_WAIT))
+    try:
+        have = objects.present(cur, names)
+        if names.obj("service_context") in have and names.obj("tick_ranges") not in have:
+            for stmt in statements("install/055_tick_ranges.sql", names):
+                cur.execute(stmt)  # DDL: commits
+            cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
+            cur.execute(render("queries/tick_lock.sql", names))  # no tick meanwhile
+            row = cur.fetchone()
+            run(cur, "queries/tick_ranges_stamped.sql", names)
+            if row is not None and int(row[2]) > 0:
+                cur.execute("SELECT UTC_TIMESTAMP(6)")
+                _put_holes(cur, site, [(1, int(row[2]), _utc(cur.fetchone()[0]) or EPOCH)])
+            conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    finally:
+        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+    _RANGED.add(key)
 
 
 def _utc(dt: datetime | None) -> datetime | None:
@@ -46,6 +90,7 @@ def tick(
     written in the new tick already (log capture's drain), so they are counted, not only the
     ones stamped."""
     names = site.names
+    ensure_ranges(conn, site)
     cur = conn.cursor()
     conn.commit()  # a tick is a transaction of its own
     cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
@@ -62,7 +107,7 @@ def tick(
         if row is None:
             raise NotInstalled("capture is not installed (no service row)", location=site.location)
         context, previous, max_key = int(row[0]), _utc(row[1]), int(row[2])
-        own = None
+        own, oldest_any = None, None
         for attempt in range(0 if guaranteed_at else FRESH_LIST_ATTEMPTS):
             if attempt:
                 time.sleep(STALE_TRX_LIST.total_seconds() * 1.5)
@@ -76,7 +121,7 @@ def tick(
                         location=site.location,
                     ) from exc
                 raise
-            now, oldest, own = cur.fetchone()
+            now, oldest, own, oldest_any = cur.fetchone()
             if own:
                 break
         if guaranteed_at is not None:
@@ -98,10 +143,12 @@ def tick(
         if previous is not None:
             guaranteed = max(guaranteed, previous)
         new = context + 1
-        stamped, top = _stamp(cur, site, new)
-        if written_in:
-            cur.execute(render("queries/tick_count.sql", names), (new,))
-            stamped, top = (int(v) for v in cur.fetchone())
+        # holes whose keys no open transaction can still fill are dropped: only with a
+        # fresh list, and only those found before it (see _cover)
+        gone = None
+        if own and guaranteed_at is None:
+            gone = _utc(oldest_any) if oldest_any is not None else t0
+        stamped, top = _cover(cur, site, new, max_key, written_in, gone, t0)
         _check_counter(cur, site, max(max_key, top))
         run(
             cur,
@@ -124,19 +171,97 @@ def tick(
         raise
 
 
-def _stamp(cur: Any, site: Site, new: int) -> tuple[int, int]:
-    """Stamp every committed, unstamped record of the snapshot; (how many, highest key)."""
-    pending = render("queries/tick_pending.sql", site.names, raw={"limit": str(CHUNK)})
-    after, count = 0, 0
-    while True:
-        cur.execute(pending, {"after": after})
-        keys = [int(r[0]) for r in cur.fetchall()]
-        if not keys:
-            return count, after
-        marks = ", ".join(["%s"] * len(keys))
-        cur.execute(render("queries/tick_stamp.sql", site.names, raw={"keys": marks}), [new, *keys])
-        count += len(keys)
-        after = keys[-1]
+def _cover(
+    cur: Any, site: Site, new: int, after: int, written_in: bool, gone: datetime | None,
+    t0: datetime,
+) -> tuple[int, int]:  # fmt: skip
+    """Cover the snapshot's committed records in no tick yet with tick ``new``: (how many,
+    highest key covered). ``after``: the highest key covered before (max_key); above it and in
+    the holes below it, the keys found are grouped in runs of consecutive keys, each recorded
+    as one range; the keys passed but not seen become holes. ``gone``: holes found before
+    ``t0`` and before this time are dropped (every transaction open started later, so none
+    can take their keys); None: none is dropped."""
+    names = site.names
+    params = {"after": after, "new": new}
+    cur.execute(render("queries/tick_holes.sql", names))  # takes the snapshot
+    holes = [(int(lo), int(hi), since.replace(tzinfo=UTC)) for lo, hi, since in cur.fetchall()]
+    runs: list[tuple[int, int, int]] = []
+    cur.execute(render("queries/tick_span.sql", names), params)
+    lo, hi, n = cur.fetchone()
+    parts = []
+    if n and int(hi) - int(lo) + 1 == int(n):
+        runs.append((int(lo), int(hi), int(n)))  # one run: the usual case, found by its span
+    elif n:
+        parts.append("queries/tick_new_keys.sql")
+    if holes:
+        parts.append("queries/tick_hole_keys.sql")
+    if written_in:
+        parts.append("queries/tick_written_keys.sql")
+    if parts:
+        keys = " UNION ALL ".join(render(p, names).strip() for p in parts)
+        cur.execute(render("queries/tick_islands.sql", names, raw={"keys": keys}), params)
+        runs += [(int(a), int(b), int(c)) for a, b, c in cur.fetchall()]
+    runs = _merged(runs)
+    covered = [(a, b, new, 0) for a, b, c in runs if c]
+    top = max([after] + [b for _, b, _ in runs])
+    count = sum(c for *_, c in runs)
+    if written_in:
+        cur.execute(render("queries/tick_count.sql", names), (new,))
+        stamped, lowest, highest = (int(v) for v in cur.fetchone())
+        if stamped:
+            covered.append((lowest, highest, new, 1))
+            count += stamped
+            top = max(top, highest)
+    if covered:
+        cur.executemany(render("queries/tick_cover.sql", names), covered)
+    if runs or (holes and gone is not None):
+        cur.execute("SELECT UTC_TIMESTAMP(6)")
+        since = _utc(cur.fetchone()[0])
+        assert since is not None
+        passed = [(after + 1, top, since)] if top > after else []
+        left = [
+            h for h in _minus(holes + passed, runs)
+            if gone is None or not (h[2] < t0 and h[2] < gone)
+        ]  # fmt: skip
+        if left != holes:
+            run(cur, "queries/tick_holes_clear.sql", names)
+            _put_holes(cur, site, left)
+    return count, top
+
+
+def _put_holes(cur: Any, site: Site, holes: list[tuple[int, int, datetime]]) -> None:
+    if holes:
+        rows = [(lo, hi, dialect.db_time(since)) for lo, hi, since in holes]
+        cur.executemany(render("queries/tick_holes_put.sql", site.names), rows)
+
+
+def _merged(runs: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Runs of disjoint key sets, sorted, adjacent ones joined (lowest, highest, unstamped)."""
+    out: list[tuple[int, int, int]] = []
+    for a, b, c in sorted(runs):
+        if out and out[-1][1] + 1 == a:
+            out[-1] = (out[-1][0], b, out[-1][2] + c)
+        else:
+            out.append((a, b, c))
+    return out
+
+
+def _minus(
+    holes: list[tuple[int, int, datetime]], runs: list[tuple[int, int, int]]
+) -> list[tuple[int, int, datetime]]:
+    """The parts of ``holes`` outside every run (each part keeps its hole's time)."""
+    out = []
+    for lo, hi, since in sorted(holes):
+        start = lo
+        for a, b, _ in runs:
+            if b < start or a > hi:
+                continue
+            if a > start:
+                out.append((start, a - 1, since))
+            start = max(start, b + 1)
+        if start <= hi:
+            out.append((start, hi, since))
+    return out
 
 
 def _check_counter(cur: Any, site: Site, max_key: int) -> None:
@@ -205,7 +330,14 @@ def _rows(keys: list[int]) -> str:
     return "SELECT %s AS rk" + more
 
 
+def _pairs(n: int) -> str:
+    """A derived table of ``n`` (lo, stamped) pairs as bound parameters: ``rk``, ``st``."""
+    more = " UNION ALL VALUES " + ", ".join(["(%s, %s)"] * (n - 1)) if n > 1 else ""
+    return "SELECT %s AS rk, %s AS st" + more
+
+
 def purge(conn: Any, site: Site, upto: int) -> int:
+    ensure_ranges(conn, site)
     cur = conn.cursor()
     conn.commit()
     cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
@@ -213,14 +345,29 @@ def purge(conn: Any, site: Site, upto: int) -> int:
     select = render("queries/purge_keys.sql", site.names, raw={"limit": str(CHUNK)})
     total = 0
     try:
-        while True:
-            cur.execute(select, {"upto": upto})
-            keys = [int(r[0]) for r in cur.fetchall()]
-            if not keys:
-                break
-            run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": _rows(keys)})
-            conn.commit()
-            total += len(keys)
+        cur.execute(render("queries/purge_ranges.sql", site.names), {"upto": upto})
+        ranges = [tuple(int(v) for v in r) for r in cur.fetchall()]
+        conn.commit()
+        # range by range, in key order, from past the last key deleted: no chunk walks
+        # over the records deleted before it
+        for lo, hi, tick_id, stamped in ranges:
+            after = lo - 1
+            while True:
+                params = {"after": after, "hi": hi, "tick": tick_id, "stamped": stamped}
+                cur.execute(select, params)
+                keys = [int(r[0]) for r in cur.fetchall()]
+                if not keys:
+                    break
+                run(cur, "queries/purge_delete.sql", site.names, keys, raw={"keys": _rows(keys)})
+                conn.commit()
+                total += len(keys)
+                after = keys[-1]
+        # the ranges after their records: a range left over covers nothing
+        for i in range(0, len(ranges), CHUNK):
+            part = ranges[i : i + CHUNK]
+            pairs = [v for lo, _, _, stamped in part for v in (lo, stamped)]
+            raw = {"keys": _pairs(len(part))}
+            run(cur, "queries/purge_range_delete.sql", site.names, pairs, raw=raw)
         run(cur, "queries/purge_ticks.sql", site.names, {"upto": upto})
         conn.commit()
     finally:

@@ -45,6 +45,9 @@ class RowsCopy:
     select_sql: str
     in_sql: str
     head: tuple[str, str, str, int]
+    # the source writes the operations' COPY text itself (``window/range_text.sql``, one
+    # column of bytes a record): the task passes them on
+    text: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,13 +88,22 @@ def copies(
     literals = {"application": application, "group": group, "round": round_id}
     jobs: list[OpsCopy] = []
     if capture.vendor != "postgres":
+        from syncpoint import vendors
+
         text_in = target.one("ops_in_text")
         head = (application, group, round_id, int(tbl))
         window = SqlFiles(capture.vendor, "window", comments=False)
+        lines = getattr(vendors.get(capture.vendor).dialect, "copy_text_tokens", None)
         for a, b in ranges(lo, hi, count, slots):
             raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
-            sel = window.one("range", raw=raw)
-            rows = RowsCopy(capture.vendor, capture.url, target.url, sel, text_in, head)
+            if lines is not None:
+                prefix = "".join(_copy_text(str(v)) + "\t" for v in head)
+                sel = window.one("range_text", raw={**raw, **lines(prefix)})
+            else:
+                sel = window.one("range", raw=raw)
+            rows = RowsCopy(
+                capture.vendor, capture.url, target.url, sel, text_in, head, lines is not None
+            )
             jobs.append(OpsCopy(tbl, rows))
         return jobs
     for a, b in ranges(lo, hi, count, slots):
@@ -128,6 +140,13 @@ def operations(
             yield (*head, "D", old, int(rk), _str(dbid), old_key, -1)
 
 
+def _copy_text(v: str) -> str:
+    """``v`` as a value of COPY's text format."""
+    for a, b in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
+        v = v.replace(a, b)
+    return v
+
+
 def _str(v: Any) -> Any:
     if isinstance(v, bytes | bytearray | memoryview):
         return bytes(v).decode("utf-8")
@@ -153,6 +172,9 @@ def copy_rows(job: RowsCopy) -> int:
                     with cur.copy(job.in_sql) as w:
                         read = stream(src, job.select_sql)
                         while batch := read.fetchmany(ROWS_BATCH):
+                            if job.text:
+                                w.write(b"".join(r[0] for r in batch))
+                                continue
                             for op in operations(batch, job.head):
                                 w.write_row(op)
                     n = int(cur.rowcount)

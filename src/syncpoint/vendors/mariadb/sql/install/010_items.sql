@@ -1,7 +1,8 @@
 -- The change queue. repl_key is an AUTO_INCREMENT: InnoDB persists its counter in the
 -- table's root page, redo-logged (MariaDB >= 10.2.4, MySQL >= 8.0), so neither purging the
--- newest rows nor a restart or crash recovery hands out a key twice. `context` is the tick
--- that stamped the record (NULL until a tick saw it committed).
+-- newest rows nor a restart or crash recovery hands out a key twice. `context` is the tick of
+-- a record written in it already (log capture's drain; earlier versions stamped every
+-- record); NULL for the others, whose tick is that of the range holding them (tick_ranges).
 CREATE TABLE IF NOT EXISTS ${items} (
   repl_key    BIGINT NOT NULL AUTO_INCREMENT,
   context     BIGINT NULL,

@@ -1,7 +1,7 @@
 -- One row. `context` is the last tick (the safe horizon); `guaranteed` the capture-clock time
 -- before which every captured change is at or below it; `max_key` the highest repl_key ever
--- stamped (a counter found at or below it means the queue was reset: the stream regressed);
--- `polled_key` the queue's high-water mark at the last poll_ddl.
+-- covered by a tick (a counter found at or below it means the queue was reset: the stream
+-- regressed); `polled_key` the queue's high-water mark at the last poll_ddl.
 CREATE TABLE IF NOT EXISTS ${service_context} (
   id           TINYINT NOT NULL,
   context      BIGINT NOT NULL,

@@ -1,3 +1,4 @@
--- The records of a tick and the highest key among them (log capture writes its records
--- already in the tick, so stamping alone does not count them).
-SELECT COUNT(*), COALESCE(MAX(repl_key), 0) FROM ${items} WHERE context = %s
+-- The records written in a tick already (log capture's drain) and their lowest and highest
+-- keys: stamping alone does not count them, and one range covers them.
+SELECT COUNT(*), COALESCE(MIN(repl_key), 0), COALESCE(MAX(repl_key), 0)
+  FROM ${items} WHERE context = %s

@@ -1,0 +1,1 @@
+INSERT INTO ${tick_holes} (lo, hi, since) VALUES (%s, %s, %s)
