@@ -100,7 +100,8 @@ class MariadbCapture(Capture):
     def status(self, conn: Any) -> CaptureStatus:
         with dialect.translated(self.location):
             cur = conn.cursor()
-            if self.names.obj("service_context") not in objects.present(cur, self.names):
+            present = objects.present(cur, self.names)
+            if self.names.obj("service_context") not in present:
                 return CaptureStatus(installed=False)
             cur.execute(render("queries/service_read.sql", self.names))
             row = cur.fetchone()
@@ -131,7 +132,7 @@ class MariadbCapture(Capture):
                 }
                 for k, t, a, v, at, d in reversed(cur.fetchall())
             ]
-            return CaptureStatus(
+            st = CaptureStatus(
                 installed=True,
                 stream_id=row[1],
                 context=int(row[0]),
@@ -139,6 +140,14 @@ class MariadbCapture(Capture):
                 tables=tables,
                 ddl_events=events,
             )
+            if self.names.obj("tick_ranges") not in present:
+                # status writes nothing: the tables come with the next tick, purge or install
+                st.problems.append(
+                    "capture was installed by an earlier version of syncpoint: its tick "
+                    "ranges are made by the next round, purge or `syncpoint install` at "
+                    f"location {self.location}; until then the backlog cannot be counted"
+                )
+            return st
 
     # -- the stream --------------------------------------------------------------------
     def stream_id(self, conn: Any) -> str:
