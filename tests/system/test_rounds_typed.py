@@ -255,3 +255,30 @@ def test_netting_across_the_copy_tasks_typed(
         assert dst.query(rows) == src.query(rows)
     # each table is a sync group of its own: a round each, both staged typed
     assert sorted(t for ts in typed_rounds(direct)[-2:] for t in ts) == ["public.n1", "public.n2"]
+
+
+def test_new_rows_inserted_apart_fall_back_to_the_upsert_in_order(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """New rows (keys above the target's greatest) are inserted apart from the upsert of
+    the others; where one of them takes a unique value an older row gives up in the same
+    window, that insert is undone and every row is upserted in position order."""
+    src, dst = pg_pair
+    for db in (src, dst):
+        db.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text UNIQUE)")
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals SELECT g, g, 'v' || g FROM generate_series(1, 10) g")
+    ch.run(once=True, spark=spark)
+    src.execute(
+        "UPDATE vals SET t = 'given up' WHERE id = 3",
+        "INSERT INTO vals VALUES (11, 11, 'v3')",  # new, with the value row 3 gave up
+        "INSERT INTO vals SELECT g, g, 'new ' || g FROM generate_series(12, 40) g",
+        "UPDATE vals SET n = -n WHERE id IN (2, 12)",
+    )
+    ch.run(once=True, spark=spark)
+    src.execute("INSERT INTO vals SELECT g, g, 'more ' || g FROM generate_series(41, 60) g")
+    ch.run(once=True, spark=spark)
+    rows = "SELECT id, n::text, t FROM vals ORDER BY id"
+    assert dst.query(rows) == src.query(rows)
+    assert typed_rounds(direct) == [["public.vals"]] * 3

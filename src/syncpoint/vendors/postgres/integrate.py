@@ -20,6 +20,7 @@ from typing import Any
 from syncpoint.config import TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
+from syncpoint.errors import DuplicateKey
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.postgres.types import parse
 
@@ -307,13 +308,53 @@ class PostgresIntegrate(Integrate):
             if rest
             else "NOTHING"
         )
+        left = self._typed_fresh(conn, t, columns, values, staging)
         self.run(
             conn, "typed_upsert", table=str(t.target.ref), target=self.qualified(t.target.ref),
             columns=columns, values=values, key=key, on_conflict=on_conflict, staging=staging,
+            rest=left,
         )  # fmt: skip
+
+    @staticmethod
+    def _int_key(t: ApplyTable) -> bool:
+        """Whether the key is one column of an integer type (ordered and compared the same
+        way by the staging's values and the target's index, whatever the collations)."""
+        return len(t.key_columns) == 1 and parse(t.key_columns[0].type).kind == "int"
+
+    def _typed_fresh(
+        self, conn: Any, t: ApplyTable, columns: str, values: str, staging: str
+    ) -> str:
+        """Insert the window's upserts whose integer key is above the target's greatest (new
+        rows, as a window's inserts mostly are) by a plain INSERT; the condition of the
+        upserts left for the upsert ("TRUE": all of them, as for any other key)."""
+        if not self._int_key(t):
+            return "TRUE"
+        col = t.key_columns[0]
+        target = self.qualified(t.target.ref)
+        (top,) = self.run(
+            conn, "typed_max", table=str(t.target.ref), target=target, key=self.q(col.name)
+        ).fetchone()
+        fresh = "TRUE" if top is None else f"{self._typed_value(col)} > {int(top)}"
+        try:
+            with conn.transaction():
+                self.run(
+                    conn, "typed_fresh", table=str(t.target.ref), target=target,
+                    columns=columns, values=values, staging=staging, fresh=fresh,
+                )  # fmt: skip
+        except DuplicateKey:
+            return "TRUE"
+        return f"({fresh}) IS NOT TRUE"
 
     def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any, action: str) -> None:
         keys = t.key_columns
+        one = t.target.column(keys[0].name) if len(keys) == 1 else None
+        if action == "D" and t.keyed and self._int_key(t) and one and not one.nullable:
+            self.run(
+                conn, "typed_delete_any", table=str(t.target.ref),
+                target=self.qualified(t.target.ref), key=self.q(keys[0].name),
+                value=self._typed_value(keys[0]), staging=self.q(typed.name),
+            )  # fmt: skip
+            return
         values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
         self.run(
             conn, "typed_delete", (action,), table=str(t.target.ref),

@@ -204,9 +204,9 @@ def net(
         }
         for tbl, t in typed.items():
             if found.get(tbl):
-                target.run(conn, "typed_net", staging=target.q(t.name))
-                (n,) = target.run(conn, "typed_rows", staging=target.q(t.name)).fetchone()
-                staged[tbl] = int(n)
+                # what the netting left: what was found, less what it deleted
+                gone = target.run(conn, "typed_net", staging=target.q(t.name)).rowcount
+                staged[tbl] = found[tbl] - int(gone)
         target.commit(conn)
     except BaseException:
         target.rollback(conn)
