@@ -268,9 +268,10 @@ class PostgresIntegrate(Integrate):
 
     def typed_counts(self, conn: Any) -> dict[int, int]:
         out = {}
+        self._typed_upserts: dict[int, int] = {}
         for tbl, typed in self._typed.items():
-            (n,) = self.run(conn, "typed_rows", staging=self.q(typed.name)).fetchone()
-            out[tbl] = int(n)
+            n, ups = self.run(conn, "typed_rows", staging=self.q(typed.name)).fetchone()
+            out[tbl], self._typed_upserts[tbl] = int(n), int(ups)
         return out
 
     def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
@@ -308,7 +309,9 @@ class PostgresIntegrate(Integrate):
             if rest
             else "NOTHING"
         )
-        left = self._typed_fresh(conn, t, columns, values, staging)
+        left, inserted = self._typed_fresh(conn, t, columns, values, staging)
+        if inserted == getattr(self, "_typed_upserts", {}).get(w.tbl):
+            return  # every upsert was a new row (counted in this transaction)
         self.run(
             conn, "typed_upsert", table=str(t.target.ref), target=self.qualified(t.target.ref),
             columns=columns, values=values, key=key, on_conflict=on_conflict, staging=staging,
@@ -323,12 +326,13 @@ class PostgresIntegrate(Integrate):
 
     def _typed_fresh(
         self, conn: Any, t: ApplyTable, columns: str, values: str, staging: str
-    ) -> str:
+    ) -> tuple[str, int]:
         """Insert the window's upserts whose integer key is above the target's greatest (new
         rows, as a window's inserts mostly are) by a plain INSERT; the condition of the
-        upserts left for the upsert ("TRUE": all of them, as for any other key)."""
+        upserts left for the upsert ("TRUE": all of them, as for any other key), and how
+        many were inserted."""
         if not self._int_key(t):
-            return "TRUE"
+            return "TRUE", 0
         col = t.key_columns[0]
         target = self.qualified(t.target.ref)
         (top,) = self.run(
@@ -337,13 +341,13 @@ class PostgresIntegrate(Integrate):
         fresh = "TRUE" if top is None else f"{self._typed_value(col)} > {int(top)}"
         try:
             with conn.transaction():
-                self.run(
+                cur = self.run(
                     conn, "typed_fresh", table=str(t.target.ref), target=target,
                     columns=columns, values=values, staging=staging, fresh=fresh,
                 )  # fmt: skip
         except DuplicateKey:
-            return "TRUE"
-        return f"({fresh}) IS NOT TRUE"
+            return "TRUE", 0
+        return f"({fresh}) IS NOT TRUE", int(cur.rowcount)
 
     def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any, action: str) -> None:
         keys = t.key_columns
