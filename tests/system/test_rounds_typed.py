@@ -260,9 +260,9 @@ def test_netting_across_the_copy_tasks_typed(
 def test_new_rows_inserted_apart_fall_back_to_the_upsert_in_order(
     pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:
-    """New rows (keys above the target's greatest) are inserted apart from the upsert of
-    the others; where one of them takes a unique value an older row gives up in the same
-    window, that insert is undone and every row is upserted in position order."""
+    """New rows (keys outside the target's least and greatest) are inserted apart from the
+    upsert of the others; where one of them takes a unique value an older row gives up in
+    the same window, that insert is undone and every row is upserted in position order."""
     src, dst = pg_pair
     for db in (src, dst):
         db.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text UNIQUE)")
@@ -277,7 +277,9 @@ def test_new_rows_inserted_apart_fall_back_to_the_upsert_in_order(
         "UPDATE vals SET n = -n WHERE id IN (2, 12)",
     )
     ch.run(once=True, spark=spark)
+    # new rows above the target's greatest key and below its least
     src.execute("INSERT INTO vals SELECT g, g, 'more ' || g FROM generate_series(41, 60) g")
+    src.execute("INSERT INTO vals SELECT -g, g, 'less ' || g FROM generate_series(1, 5) g")
     ch.run(once=True, spark=spark)
     rows = "SELECT id, n::text, t FROM vals ORDER BY id"
     assert dst.query(rows) == src.query(rows)

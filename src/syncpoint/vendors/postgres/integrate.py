@@ -327,18 +327,19 @@ class PostgresIntegrate(Integrate):
     def _typed_fresh(
         self, conn: Any, t: ApplyTable, columns: str, values: str, staging: str
     ) -> tuple[str, int]:
-        """Insert the window's upserts whose integer key is above the target's greatest (new
-        rows, as a window's inserts mostly are) by a plain INSERT; the condition of the
-        upserts left for the upsert ("TRUE": all of them, as for any other key), and how
-        many were inserted."""
+        """Insert the window's upserts whose integer key is above the target's greatest or
+        below its least (new rows, as a window's inserts mostly are) by a plain INSERT; the
+        condition of the upserts left for the upsert ("TRUE": all of them, as for any other
+        key), and how many were inserted."""
         if not self._int_key(t):
             return "TRUE", 0
         col = t.key_columns[0]
         target = self.qualified(t.target.ref)
-        (top,) = self.run(
-            conn, "typed_max", table=str(t.target.ref), target=target, key=self.q(col.name)
+        low, top = self.run(
+            conn, "typed_bounds", table=str(t.target.ref), target=target, key=self.q(col.name)
         ).fetchone()
-        fresh = "TRUE" if top is None else f"{self._typed_value(col)} > {int(top)}"
+        v = self._typed_value(col)
+        fresh = "TRUE" if top is None else f"({v} > {int(top)} OR {v} < {int(low)})"
         try:
             with conn.transaction():
                 cur = self.run(

@@ -1,4 +1,4 @@
--- Net upserts of one window whose key is greater than every key the target holds
+-- Net upserts of one window whose key is greater or less than every key the target holds
 -- ($raw{fresh}): new rows, inserted without the upsert's check of each row for a conflict
 -- (a second search of the key's index and a speculative insertion: a third of the
 -- upsert's time). Run under a savepoint: a unique key taken after all (a row written by
