@@ -190,7 +190,7 @@ def apply_rows(dbs: Dbs, changes: int, master: str, where: str) -> float:
     warm_rate, cold_rate = report.changes / warm, cold_changes / cold
     row(
         f"apply W1 ({report.changes:,} changes), warm JVM, direct path (COPY database to "
-        "database by Spark tasks, netted at the target)",
+        "database by the driver's threads with a local master, netted at the target)",
         f"{warm_rate:,.0f} changes/s ({warm:.1f} s)",
         ">= native logical replication's rate in the same run",
         f"target equals source: {equal}",

@@ -208,3 +208,108 @@ def test_mariadb_keys_with_copy_escapes_move_on_the_direct_path(
     assert sorted(dst.query(rows)) == sorted(src.query(rows))
     assert len(src.query(rows)) == len(keys) - 1
     assert direct_rounds(direct) == [True, True]
+
+
+def test_netting_across_the_copy_tasks_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """One window's changes to the same keys fall into different copy tasks' ranges (a
+    filler of 3,000 inserts between them splits the window in two): the last change of
+    each key in commit order wins, whichever task staged it, for a one-column and a
+    two-column key."""
+    src, dst = pg_pair
+    src.execute(
+        "CREATE TABLE n1 (id integer PRIMARY KEY, v text, f float8)",
+        "CREATE TABLE n2 (a integer, b text, v integer, PRIMARY KEY (a, b))",
+    )
+    data = {
+        "channel": "net",
+        "application": "net",
+        "locations": {
+            "src": {"url": src.url, "capture": True},
+            "cen": {"url": dst.url, "integrate": True},
+        },
+        "tables": [{"name": f"public.{t}", "snapshot": "none"} for t in ("n1", "n2")],
+    }
+    (tmp_path / "net.yaml").write_text(json.dumps(data))
+    ch = Channel.from_file(tmp_path / "net.yaml")
+    ch.install()
+    src.execute(
+        "INSERT INTO n1 SELECT g, 'base ' || g, g / 4.0 FROM generate_series(1, 20) g",
+        "INSERT INTO n2 SELECT g % 3, 'k' || g, g FROM generate_series(1, 12) g",
+    )
+    ch.run(once=True, spark=spark)
+    first = [
+        "INSERT INTO n1 VALUES (1001, 'inserted, deleted in the second range', 1)",
+        "INSERT INTO n1 VALUES (1002, 'inserted and deleted in the first range', 2)",
+        "DELETE FROM n1 WHERE id = 1002",
+        "UPDATE n1 SET v = 'updated, then deleted' WHERE id = 1",
+        "UPDATE n1 SET id = 2002 WHERE id = 2",  # moved, and back in the second range
+        "UPDATE n1 SET id = 3003 WHERE id = 3",  # moved on again in the second range
+        "DELETE FROM n1 WHERE id = 4",  # re-inserted in the second range
+        "UPDATE n1 SET id = -5 WHERE id = 5",  # 5 and 6 swap their keys
+        "UPDATE n1 SET id = 5 WHERE id = 6",
+        "UPDATE n1 SET id = 6 WHERE id = -5",
+        "DELETE FROM n1 WHERE id = 7",
+        "UPDATE n1 SET id = 7, v = 'took a deleted key' WHERE id = 8",
+        "UPDATE n1 SET f = '-0' WHERE id = 9",
+        "UPDATE n2 SET b = 'moved' WHERE a = 1 AND b = 'k1'",
+        "DELETE FROM n2 WHERE a = 2 AND b = 'k2'",
+        "INSERT INTO n2 VALUES (5, 'new', 1)",
+    ]
+    filler = "INSERT INTO n1 SELECT g, 'filler', NULL FROM generate_series(100000, 102999) g"
+    second = [
+        "DELETE FROM n1 WHERE id = 1001",
+        "DELETE FROM n1 WHERE id = 1",
+        "UPDATE n1 SET id = 2, v = 'back home' WHERE id = 2002",
+        "UPDATE n1 SET id = 3004 WHERE id = 3003",
+        "INSERT INTO n1 VALUES (4, 'inserted again', 4)",
+        "UPDATE n1 SET v = 'after the swap' WHERE id = 5",
+        "DELETE FROM n1 WHERE id = 10",
+        "INSERT INTO n1 VALUES (10, 'deleted and inserted again', NULL)",
+        "UPDATE n1 SET id = 11 WHERE id = 12",  # onto a key deleted later in the window
+        "UPDATE n2 SET b = 'k1' WHERE a = 1 AND b = 'moved'",
+        "INSERT INTO n2 VALUES (2, 'k2', 99)",
+        "DELETE FROM n2 WHERE a = 5 AND b = 'new'",
+    ]
+    src.execute("DELETE FROM n1 WHERE id = 11")  # 12 moves onto the key in the second range
+    src.execute(*first)
+    src.execute(filler)
+    src.execute(*second)
+    ch.run(once=True, spark=spark)
+    for rows in (
+        "SELECT id, v, f::text FROM n1 ORDER BY id",
+        "SELECT a, b, v FROM n2 ORDER BY a, b",
+    ):
+        assert dst.query(rows) == src.query(rows)
+    # each table is a sync group of its own: a round each, both staged typed
+    assert sorted(t for ts in typed_rounds(direct)[-2:] for t in ts) == ["public.n1", "public.n2"]
+
+
+def test_new_rows_inserted_apart_fall_back_to_the_upsert_in_order(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """New rows (keys outside the target's least and greatest) are inserted apart from the
+    upsert of the others; where one of them takes a unique value an older row gives up in
+    the same window, that insert is undone and every row is upserted in position order."""
+    src, dst = pg_pair
+    for db in (src, dst):
+        db.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text UNIQUE)")
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals SELECT g, g, 'v' || g FROM generate_series(1, 10) g")
+    ch.run(once=True, spark=spark)
+    src.execute(
+        "UPDATE vals SET t = 'given up' WHERE id = 3",
+        "INSERT INTO vals VALUES (11, 11, 'v3')",  # new, with the value row 3 gave up
+        "INSERT INTO vals SELECT g, g, 'new ' || g FROM generate_series(12, 40) g",
+        "UPDATE vals SET n = -n WHERE id IN (2, 12)",
+    )
+    ch.run(once=True, spark=spark)
+    # new rows above the target's greatest key and below its least
+    src.execute("INSERT INTO vals SELECT g, g, 'more ' || g FROM generate_series(41, 60) g")
+    src.execute("INSERT INTO vals SELECT -g, g, 'less ' || g FROM generate_series(1, 5) g")
+    ch.run(once=True, spark=spark)
+    rows = "SELECT id, n::text, t FROM vals ORDER BY id"
+    assert dst.query(rows) == src.query(rows)
+    assert typed_rounds(direct) == [["public.vals"]] * 3

@@ -524,13 +524,12 @@ class GroupRound:
 
     def _driver_threads(self) -> int:
         """How many of the direct path's copy tasks run at once in the driver's own
-        threads: as many as a local master's slots, where this process has no Spark
-        session yet (the tasks only stream from database to database, so a round of them
-        starts no JVM); 0 where Spark runs them (a session is up, or another master)."""
-        from syncpoint.ops.session import local_slots, running
+        threads: as many as a local master's slots (the tasks only stream from database to
+        database, so a round of them starts no JVM, and where a session is up its Python
+        workers would run the same streams on the same machine, each fed by the JVM); 0
+        where Spark runs them (another master)."""
+        from syncpoint.ops.session import local_slots
 
-        if self._spark is not None or running():
-            return 0
         return local_slots(self.cfg.spark.master)
 
     def _copy_direct(

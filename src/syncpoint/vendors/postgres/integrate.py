@@ -20,6 +20,7 @@ from typing import Any
 from syncpoint.config import TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
+from syncpoint.errors import DuplicateKey
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.postgres.types import parse
 
@@ -267,9 +268,10 @@ class PostgresIntegrate(Integrate):
 
     def typed_counts(self, conn: Any) -> dict[int, int]:
         out = {}
+        self._typed_upserts: dict[int, int] = {}
         for tbl, typed in self._typed.items():
-            (n,) = self.run(conn, "typed_rows", staging=self.q(typed.name)).fetchone()
-            out[tbl] = int(n)
+            n, ups = self.run(conn, "typed_rows", staging=self.q(typed.name)).fetchone()
+            out[tbl], self._typed_upserts[tbl] = int(n), int(ups)
         return out
 
     def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
@@ -307,13 +309,57 @@ class PostgresIntegrate(Integrate):
             if rest
             else "NOTHING"
         )
+        left, inserted = self._typed_fresh(conn, t, columns, values, staging)
+        if inserted == getattr(self, "_typed_upserts", {}).get(w.tbl):
+            return  # every upsert was a new row (counted in this transaction)
         self.run(
             conn, "typed_upsert", table=str(t.target.ref), target=self.qualified(t.target.ref),
             columns=columns, values=values, key=key, on_conflict=on_conflict, staging=staging,
+            rest=left,
         )  # fmt: skip
+
+    @staticmethod
+    def _int_key(t: ApplyTable) -> bool:
+        """Whether the key is one column of an integer type (ordered and compared the same
+        way by the staging's values and the target's index, whatever the collations)."""
+        return len(t.key_columns) == 1 and parse(t.key_columns[0].type).kind == "int"
+
+    def _typed_fresh(
+        self, conn: Any, t: ApplyTable, columns: str, values: str, staging: str
+    ) -> tuple[str, int]:
+        """Insert the window's upserts whose integer key is above the target's greatest or
+        below its least (new rows, as a window's inserts mostly are) by a plain INSERT; the
+        condition of the upserts left for the upsert ("TRUE": all of them, as for any other
+        key), and how many were inserted."""
+        if not self._int_key(t):
+            return "TRUE", 0
+        col = t.key_columns[0]
+        target = self.qualified(t.target.ref)
+        low, top = self.run(
+            conn, "typed_bounds", table=str(t.target.ref), target=target, key=self.q(col.name)
+        ).fetchone()
+        v = self._typed_value(col)
+        fresh = "TRUE" if top is None else f"({v} > {int(top)} OR {v} < {int(low)})"
+        try:
+            with conn.transaction():
+                cur = self.run(
+                    conn, "typed_fresh", table=str(t.target.ref), target=target,
+                    columns=columns, values=values, staging=staging, fresh=fresh,
+                )  # fmt: skip
+        except DuplicateKey:
+            return "TRUE", 0
+        return f"({fresh}) IS NOT TRUE", int(cur.rowcount)
 
     def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any, action: str) -> None:
         keys = t.key_columns
+        one = t.target.column(keys[0].name) if len(keys) == 1 else None
+        if action == "D" and t.keyed and self._int_key(t) and one and not one.nullable:
+            self.run(
+                conn, "typed_delete_any", table=str(t.target.ref),
+                target=self.qualified(t.target.ref), key=self.q(keys[0].name),
+                value=self._typed_value(keys[0]), staging=self.q(typed.name),
+            )  # fmt: skip
+            return
         values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
         self.run(
             conn, "typed_delete", (action,), table=str(t.target.ref),

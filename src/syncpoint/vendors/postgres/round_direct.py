@@ -226,9 +226,9 @@ def net(
         }
         for tbl, t in typed.items():
             if found.get(tbl):
-                target.run(conn, "typed_net", staging=target.q(t.name))
-                (n,) = target.run(conn, "typed_rows", staging=target.q(t.name)).fetchone()
-                staged[tbl] = int(n)
+                # what the netting left: what was found, less what it deleted
+                gone = target.run(conn, "typed_net", staging=target.q(t.name)).rowcount
+                staged[tbl] = found[tbl] - int(gone)
         target.commit(conn)
     except BaseException:
         target.rollback(conn)
@@ -316,12 +316,26 @@ def typed_copies(
     values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
     in_cols = "".join(f", {target.q(c.name)}" for c in table.columns)
     in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
+    names = [c.keys[0] for c in table.key_columns]
+    keys = {"new_key": typed_key("j.new", names), "old_key": typed_key("j.old", names)}
     jobs = []
     for a, b in ranges(lo, hi, count, slots):
         raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b)), "values": values}
-        out_sql = out.one("ops_out_typed", raw=raw)
+        out_sql = out.one("ops_out_typed", raw={**raw, **keys})
         jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out_sql, in_sql)))
     return jobs
+
+
+def typed_key(record: str, names: Sequence[str]) -> str:
+    """SQL of the key of a parsed record (``record``: a jsonb, NULL when the record has no
+    such row) as the text the typed staging nets by: the JSON text of the key values as
+    jsonb writes them, which are equal exactly when the values the source wrote are (one
+    text per value). A missing value is JSON null, as ``key_sql``'s array of the key makes
+    it; one column's text is its value's own (no array to build for every record)."""
+    items = [f"({record} -> {dialect.literal(n)})" for n in names]
+    if len(items) == 1:
+        return f"COALESCE({items[0]}::text, 'null')"
+    return f"jsonb_build_array({', '.join(items)})::text"
 
 
 def drop_typed(target: Integrate, conn: Any, typed: dict[int, Typed]) -> None:

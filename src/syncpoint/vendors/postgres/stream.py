@@ -81,7 +81,9 @@ def _query(objs: Names, table: str, schema: str, after: int, upto: int, *, bound
         "context": f"{context}::bigint" if upto == after + 1 else context,
         "table": table,
         "schema": schema,
-        "extra": ", i.db_catalog, i.guid" if bound else "",
+        # unbound (a window's SELECT wrapped in others): the capture time as stored too, so
+        # that the survey's oldest is one min(), not a to_char of every record
+        "extra": ", i.db_catalog, i.guid" if bound else ", i.captured_at AS sp_captured_at",
         # the window readers that need an order (DDL, records) sort themselves
         "order": "ORDER BY i.repl_key" if bound else "",
     }

@@ -1,7 +1,8 @@
 -- The records of one table (or of several: status's one query per location) after tick
 -- "after" that this statement sees committed, ticked or not yet: what status counts as the
 -- backlog without making a tick (it writes nothing).
-SELECT i.repl_key, i.captured_at, i.db_schema, i.tablename, i.db_action
+SELECT i.repl_key, i.captured_at, i.db_schema, i.tablename, i.db_action,
+       i.captured_at AS sp_captured_at
   FROM ${schema}.${items} AS i
  WHERE i.tablename IN ($raw{table})
    AND i.db_schema IN ($raw{schema})

@@ -7,18 +7,21 @@
 -- PostgreSQL target, text into another's bulk load). OFFSET 0
 -- keeps the range's read a subquery of its own (its filter still reaches the queue's
 -- index): pulled up, each use of sp_key and sp_old_key below would extract the key from
--- the JSON again.
+-- the JSON again. A record becomes its one or two operations by unnest() of a constant
+-- array (the subs), not by a join to a VALUES list, whose expressions PostgreSQL builds
+-- anew for every record.
 COPY (
 SELECT $lit{application}::text, $lit{group}::text, $lit{round}::text, $raw{tbl}::integer,
-       o.action::text, o.content::text, r.repl_key::bigint, r.dbid::text, o.key::text,
-       o.sub::smallint
-  FROM (SELECT * FROM ($raw{query}) q
-         WHERE q.repl_key >= $raw{lo} AND q.repl_key < $raw{hi} OFFSET 0) r
- CROSS JOIN LATERAL (VALUES
-       (CASE WHEN r.db_action = 'DELETE' THEN r.sp_old_key ELSE r.sp_key END,
-        CASE WHEN r.db_action = 'DELETE' THEN 0 ELSE 1 END,
-        CASE WHEN r.db_action = 'DELETE' THEN 'D' ELSE 'U' END,
-        CASE WHEN r.db_action = 'DELETE' THEN r.oldcontent ELSE r.content END),
-       (r.sp_old_key, -1, 'D', r.oldcontent)) AS o (key, sub, action, content)
- WHERE (o.sub >= 0 OR (r.db_action = 'UPDATE' AND r.sp_old_key <> r.sp_key))
+       (CASE WHEN m.sub = 1 THEN 'U' ELSE 'D' END)::text,
+       (CASE WHEN m.sub = 1 THEN m.content ELSE m.oldcontent END)::text,
+       m.repl_key::bigint, m.dbid::text,
+       (CASE WHEN m.sub = 1 THEN m.sp_key ELSE m.sp_old_key END)::text,
+       m.sub::smallint
+  FROM (SELECT r.*,
+               unnest(CASE WHEN r.db_action = 'DELETE' THEN '{0}'::smallint[]
+                           WHEN r.db_action = 'UPDATE' AND r.sp_old_key <> r.sp_key
+                           THEN '{-1,1}'::smallint[]
+                           ELSE '{1}'::smallint[] END) AS sub
+          FROM (SELECT * FROM ($raw{query}) q
+                 WHERE q.repl_key >= $raw{lo} AND q.repl_key < $raw{hi} OFFSET 0) r) m
 ) TO STDOUT $raw{format}

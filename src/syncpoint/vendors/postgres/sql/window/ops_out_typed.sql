@@ -1,19 +1,34 @@
 -- One repl_key range of a window's row records as typed operations (a round's direct path
 -- into the window's typed staging, integrate/typed_create.sql): the same operations as
 -- ops_out.sql, each with the values of the target's columns taken out of its record's JSON
--- (parsed once, where an operation uses it, in this task's source backend) as text that the
--- target's COPY reads into the columns' types. A delete carries its key columns only.
+-- as text that the target's COPY reads into the columns' types. A delete carries its key
+-- columns only.
+-- Each record's content and oldcontent are parsed once (j, kept a subquery of its own by
+-- OFFSET 0: pulled up, every use below would parse the text again), and its keys are the
+-- text of the key values in that parse ($raw{new_key}, $raw{old_key}: equal exactly when the
+-- values are, as the source writes one value the same way every time). A record becomes its
+-- one or two operations by a set-returning function of each row (sub: -1 the old key of an
+-- UPDATE that moved its key, 0 a DELETE, 1 an upsert), not by a join to a VALUES list, which
+-- PostgreSQL builds anew for every record.
 COPY (
-SELECT r.repl_key::bigint, o.sub::smallint, o.action::text, o.key::text $raw{values}
-  FROM (SELECT * FROM ($raw{query}) q
-         WHERE q.repl_key >= $raw{lo} AND q.repl_key < $raw{hi} OFFSET 0) r
- CROSS JOIN LATERAL (VALUES
-       (CASE WHEN r.db_action = 'DELETE' THEN r.sp_old_key ELSE r.sp_key END,
-        CASE WHEN r.db_action = 'DELETE' THEN 0 ELSE 1 END,
-        CASE WHEN r.db_action = 'DELETE' THEN 'D' ELSE 'U' END,
-        CASE WHEN r.db_action = 'DELETE' THEN r.oldcontent::jsonb ELSE r.content::jsonb END),
-       (r.sp_old_key, -1, 'D',
-        CASE WHEN r.db_action = 'UPDATE' AND r.sp_old_key <> r.sp_key
-             THEN r.oldcontent::jsonb END)) AS o (key, sub, action, c)
- WHERE (o.sub >= 0 OR (r.db_action = 'UPDATE' AND r.sp_old_key <> r.sp_key))
+SELECT o.repl_key::bigint, o.sub::smallint, o.action::text, o.key::text $raw{values}
+  FROM (SELECT m.repl_key, m.sub,
+               CASE WHEN m.sub = 1 THEN 'U' ELSE 'D' END AS action,
+               CASE WHEN m.sub = 1 THEN m.new_key ELSE m.old_key END AS key,
+               CASE WHEN m.sub = 1 THEN m.new ELSE m.old END AS c
+          FROM (SELECT k.*,
+                       unnest(CASE WHEN k.db_action = 'DELETE' THEN '{0}'::smallint[]
+                                   WHEN k.db_action = 'UPDATE' AND k.old_key <> k.new_key
+                                   THEN '{-1,1}'::smallint[]
+                                   ELSE '{1}'::smallint[] END) AS sub
+                  FROM (SELECT j.*, $raw{new_key} AS new_key, $raw{old_key} AS old_key
+                          FROM (SELECT r.repl_key, r.db_action,
+                                       CASE WHEN r.db_action <> 'DELETE'
+                                            THEN r.content::jsonb END AS new,
+                                       CASE WHEN r.db_action <> 'INSERT'
+                                            THEN r.oldcontent::jsonb END AS old
+                                  FROM ($raw{query}) r
+                                 WHERE r.repl_key >= $raw{lo} AND r.repl_key < $raw{hi}
+                                OFFSET 0) j
+                        OFFSET 0) k) m) o
 ) TO STDOUT

@@ -1,0 +1,108 @@
+"""CPU time of a warm W1 round, PostgreSQL to PostgreSQL on the direct path: the servers'
+and the driver's, figures that survive a loaded machine better than wall time.
+
+On a private PostgreSQL instance (``private_pg.py``: every server process is this run's),
+``--rounds`` rounds of ``--changes`` changes in W1's proportions (as ``apply_pg.py``), each
+applied by ``Channel.run(once=True)`` with no Spark session (the copies run in the driver's
+threads); a first round of the same size warms up. Per round: wall seconds, the server's
+CPU seconds (user + system of the postmaster's children, those that ended during the
+round included), the driver process's, the load average; then the medians. Run it with
+each tree's interpreter, in turns, to compare two versions of the code.
+
+    .venv/bin/python bench/round_cpu.py [--changes 480000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).parent))
+from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
+from private_pg import private_cluster  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def server_cpu(postmaster: int) -> float:
+    """CPU seconds of the postmaster's children so far: those reaped (in its cutime and
+    cstime) and those running."""
+    fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+    total = int(fields[13]) + int(fields[14])  # cutime, cstime
+    for pid in Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split():
+        try:
+            f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue  # ended meanwhile: counted in cutime once reaped
+        total += int(f[11]) + int(f[12])  # utime, stime
+    return total / TICK
+
+
+def driver_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--changes", type=int, default=480_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    n_ins = args.changes * 5 // 8
+    n_upd = args.changes * 5 // 16
+    n_del = args.changes - n_ins - n_upd
+
+    from syncpoint.ops.channel import Channel
+
+    with private_cluster() as base:
+        admin = psycopg.connect(f"{base}/postgres", autocommit=True)
+        data = admin.execute("SHOW data_directory").fetchone()[0]
+        postmaster = int(Path(data, "postmaster.pid").read_text().split()[0])
+        for n in ("src", "dst"):
+            admin.execute(f'CREATE DATABASE "{n}"')
+        src = psycopg.connect(f"{base}/src", autocommit=True)
+        dst = psycopg.connect(f"{base}/dst", autocommit=True)
+        src.execute(ORDERS)
+        ch = Channel.from_file(
+            channel_file(f"{base}/src", f"{base}/dst", "local[2]", driver_round_max=0)
+        )
+        ch.install()
+        rows = []
+        for r in range(args.rounds + 1):
+            make_changes(src, r * 10 * n_ins, n_ins, n_upd, n_del)
+            src.execute("CHECKPOINT")
+            dst.execute("CHECKPOINT")
+            s0, d0, t0 = server_cpu(postmaster), driver_cpu(), time.perf_counter()
+            report = ch.run(once=True)
+            wall = time.perf_counter() - t0
+            s1, d1 = server_cpu(postmaster), driver_cpu()
+            load = os.getloadavg()[0]
+            what = "warm-up" if r == 0 else f"round {r}"
+            print(
+                f"{what:8s} {report.changes:,} changes: {wall:6.2f} s wall, server CPU "
+                f"{s1 - s0:6.2f} s, driver CPU {d1 - d0:5.2f} s; load average {load:.1f}",
+                flush=True,
+            )
+            if r:
+                rows.append((wall, s1 - s0, d1 - d0))
+        equal = checksum(src) == checksum(dst)
+        med = [statistics.median(c) for c in zip(*rows, strict=True)]
+        print(
+            f"median of {args.rounds}: {med[0]:.2f} s wall ({args.changes / med[0]:,.0f} "
+            f"changes/s), server CPU {med[1]:.2f} s, driver CPU {med[2]:.2f} s; target equals "
+            f"source: {equal}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+        )
+        admin.close()
+        src.close()
+        dst.close()
+
+
+if __name__ == "__main__":
+    main()
