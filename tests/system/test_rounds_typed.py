@@ -3,7 +3,8 @@ takes the direct path (``driver_round_max: 0``), where the copy tasks stage each
 changes in the target's own column types. The value suites of test_rounds_values.py run
 here as they are, and each round says it staged its table typed; a value the typed copy
 cannot read falls back to the JSON text, whose apply stops the table with the reason.
-MariaDB to PostgreSQL takes the direct path too (the records read row by row)."""
+MariaDB to PostgreSQL takes the direct path too (the records read row by row), and so does
+PostgreSQL to MariaDB (the operations loaded as JSON text and netted there)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,14 @@ def maria_pg() -> Any:
         next(g, None)
 
 
+@pytest.fixture
+def pg_maria() -> Any:
+    gens = [make_pg(), make_mariadb()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
 def typed_rounds(reports: list[dict[str, Any]]) -> list[list[str]]:
     return [r["typed"] for r in reports if r["changes"]]
 
@@ -103,6 +112,27 @@ def test_mariadb_special_values_arrive_exactly_on_the_direct_path(
     maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:
     tv.test_special_values_arrive_exactly(maria_pg, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_values_arrive_exactly(pg_maria, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_postgresql_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_special_values_arrive_exactly(pg_maria, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_postgresql_types_arrive_exactly_in_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_postgresql_types_arrive_exactly(pg_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
 
 
