@@ -104,10 +104,11 @@ def test_killed_on_the_direct_path_the_next_run_converges(
 
 
 @pytest.mark.parametrize("pair", ["direct-mariadb"], indirect=True)
-def test_killed_after_stage_on_the_direct_path_into_mariadb_the_next_run_converges(
-    pair: Any, tmp_path: Path, spark: Any
+@pytest.mark.parametrize("step", ["after_read", "after_stage", "before_commit"])
+def test_killed_on_the_direct_path_into_mariadb_the_next_run_converges(
+    pair: Any, step: str, tmp_path: Path, spark: Any
 ) -> None:
-    killed_and_rerun(pair, "after_stage", tmp_path, spark, DIRECT)
+    killed_and_rerun(pair, step, tmp_path, spark, DIRECT)
 
 
 def killed_and_rerun(

@@ -3,7 +3,8 @@ takes the direct path (``driver_round_max: 0``), where the copy tasks stage each
 changes in the target's own column types. The value suites of test_rounds_values.py run
 here as they are, and each round says it staged its table typed; a value the typed copy
 cannot read falls back to the JSON text, whose apply stops the table with the reason.
-MariaDB to PostgreSQL takes the direct path too (the records read row by row)."""
+MariaDB to PostgreSQL takes the direct path too (the records read row by row), and so does
+PostgreSQL to MariaDB (the operations loaded as JSON text and netted there)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,14 @@ def maria_pg() -> Any:
         next(g, None)
 
 
+@pytest.fixture
+def pg_maria() -> Any:
+    gens = [make_pg(), make_mariadb()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
 def typed_rounds(reports: list[dict[str, Any]]) -> list[list[str]]:
     return [r["typed"] for r in reports if r["changes"]]
 
@@ -103,6 +112,27 @@ def test_mariadb_special_values_arrive_exactly_on_the_direct_path(
     maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:
     tv.test_special_values_arrive_exactly(maria_pg, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_values_arrive_exactly(pg_maria, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_postgresql_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_special_values_arrive_exactly(pg_maria, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_postgresql_types_arrive_exactly_in_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_postgresql_types_arrive_exactly(pg_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
 
 
@@ -313,3 +343,31 @@ def test_new_rows_inserted_apart_fall_back_to_the_upsert_in_order(
     rows = "SELECT id, n::text, t FROM vals ORDER BY id"
     assert dst.query(rows) == src.query(rows)
     assert typed_rounds(direct) == [["public.vals"]] * 3
+
+
+def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_path(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """One round whose keys move away and back, are deleted and inserted again, and whose
+    values go NULL: MariaDB's netting keeps each key's last operation only."""
+    src, dst = pg_maria
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric(12,2), t text)")
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals SELECT g, g / 4.0, 'r' || g FROM generate_series(1, 60) g")
+    ch.run(once=True, spark=spark)
+    src.execute(
+        "UPDATE vals SET id = id + 1000 WHERE id % 5 = 0",
+        "UPDATE vals SET id = id - 1000, t = 'back' WHERE id > 1000 AND id % 10 = 0",
+        "DELETE FROM vals WHERE id % 7 = 0",
+        "INSERT INTO vals VALUES (14, -0.5, 'again'), (2000, NULL, NULL)",
+        "UPDATE vals SET n = NULL, t = NULL WHERE id % 3 = 0",
+        "DELETE FROM vals WHERE id = 2000",
+        "UPDATE vals SET id = 2000 WHERE id = 1",
+    )
+    ch.run(once=True, spark=spark)
+    rows = "SELECT id, CAST(n AS CHAR), t FROM vals ORDER BY id"
+    want = [(i, None if n is None else str(n), t) for i, n, t in src.query(
+        "SELECT id, n::text, t FROM vals ORDER BY id")]  # fmt: skip
+    assert [tuple(r) for r in dst.query(rows)] == want
+    assert len(want) == 60 - 8 + 1 and direct_rounds(direct) == [True, True]

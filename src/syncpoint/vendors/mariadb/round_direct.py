@@ -23,7 +23,8 @@ from typing import Any
 from syncpoint.vendors.integratebase import Integrate
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.postgres import dialect as pg_dialect
-from syncpoint.vendors.postgres.round_direct import net, ranges
+from syncpoint.vendors.postgres.round_direct import net as _net
+from syncpoint.vendors.postgres.round_direct import ranges
 from syncpoint.vendors.postgres.snapshot import SESSION_INIT
 from syncpoint.vendors.sqlfiles import SqlFiles
 
@@ -110,6 +111,25 @@ def copy_ops(job: OpsLoad) -> tuple[int, int]:
         return job.tbl, n
     finally:
         os.unlink(path)
+
+
+def net(
+    target: Integrate, conn: Any, application: str, group: str, round_id: str,
+    written: dict[int, int], typed: dict[int, Any] | None = None,
+) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
+    """PostgreSQL's ``net`` over this vendor's SQL files; then the temporary table
+    ``ops_net.sql`` lists the superseded operations in is dropped (it would hold them as
+    long as the session)."""
+    try:
+        out = _net(target, conn, application, group, round_id, written, typed)
+    except BaseException:
+        try:
+            target.run(conn, "ops_net_done")
+        except Exception:  # noqa: BLE001 - the netting's own error is the one to report
+            pass
+        raise
+    target.run(conn, "ops_net_done")
+    return out
 
 
 def _file_literal(path: str) -> str:
