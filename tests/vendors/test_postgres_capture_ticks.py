@@ -131,7 +131,10 @@ def test_changes_query_reads_what_changes_returns(pg_db: Any) -> None:
     assert [d.name for d in names] == [
         "repl_key", "context", "trans_key", "dbid", "tablename", "db_schema", "db_action",
         "content", "oldcontent", "captured_at", "version",
+        "sp_captured_at",  # the time as stored, for the survey's min()
     ]  # fmt: skip
+    assert all(row[9] == row[11].astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f") for row in got)
+    got = [row[:11] for row in got]
     recs = pg.changes("public.t", p0, p2)
     assert [
         (r.repl_key, r.context, r.trans_key, r.dbid, r.tablename, r.db_schema, r.db_action,
