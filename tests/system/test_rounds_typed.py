@@ -345,6 +345,26 @@ def test_new_rows_inserted_apart_fall_back_to_the_upsert_in_order(
     assert typed_rounds(direct) == [["public.vals"]] * 3
 
 
+def test_new_rows_referencing_a_row_of_the_same_window_fall_back_to_the_upsert(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """A new row (a key above the target's greatest) references, by a foreign key to its
+    own table, a row the same window brings inside the target's key range: inserted apart,
+    it would be checked before that row exists; the round upserts every row in order."""
+    src, dst = pg_pair
+    for db in (src, dst):
+        db.execute("CREATE TABLE vals (id integer PRIMARY KEY, up integer REFERENCES vals (id))")
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals SELECT g, NULL FROM generate_series(1, 10) g WHERE g <> 6")
+    ch.run(once=True, spark=spark)
+    src.execute("INSERT INTO vals VALUES (6, NULL)", "INSERT INTO vals VALUES (27, 6)")
+    ch.run(once=True, spark=spark)
+    rows = "SELECT id, up FROM vals ORDER BY id"
+    assert dst.query(rows) == src.query(rows)
+    assert typed_rounds(direct) == [["public.vals"]] * 2
+
+
 def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_path(
     pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:

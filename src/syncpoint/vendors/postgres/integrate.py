@@ -20,7 +20,7 @@ from typing import Any
 from syncpoint.config import TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
-from syncpoint.errors import DuplicateKey
+from syncpoint.errors import DuplicateKey, LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.postgres.types import parse
 
@@ -346,7 +346,13 @@ class PostgresIntegrate(Integrate):
                     conn, "typed_fresh", table=str(t.target.ref), target=target,
                     columns=columns, values=values, staging=staging, fresh=fresh,
                 )  # fmt: skip
-        except DuplicateKey:
+        except LocationError as exc:
+            # a unique value another row of the window gives up, a row of the window it
+            # references (a foreign key to its own table), an exclusion: in position order
+            # the upsert meets them as the source did
+            state = str(getattr(exc.__cause__, "sqlstate", "") or "")
+            if not (isinstance(exc, DuplicateKey) or state.startswith("23")):
+                raise
             return "TRUE", 0
         return f"({fresh}) IS NOT TRUE", int(cur.rowcount)
 
