@@ -75,9 +75,12 @@ def _ready(port: int, proc: subprocess.Popen[bytes], err: Path, timeout: float =
 
 
 @contextmanager
-def private_mariadb(settings: Mapping[str, str] | None = None) -> Iterator[str]:
+def private_mariadb(
+    settings: Mapping[str, str] | None = None, tz: str | None = None
+) -> Iterator[str]:
     """Yields the admin URL (user root, no password, no database) of a fresh MariaDB server
-    with the binary log on; ``settings`` are added to (or replace) ``SETTINGS``."""
+    with the binary log on; ``settings`` are added to (or replace) ``SETTINGS``; ``tz``: the
+    server's system time zone (its TZ)."""
     if not Path(MARIADBD).exists():
         raise RuntimeError(f"no {MARIADBD} (the mariadb-server package; set MARIADBD)")
     root = Path(tempfile.mkdtemp(prefix="sp_maria_log_"))
@@ -110,6 +113,7 @@ def private_mariadb(settings: Mapping[str, str] | None = None) -> Iterator[str]:
                              f"--tmpdir={tmp}",
                              *args]),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, **({"TZ": tz} if tz else {})},
         )  # fmt: skip
         _ready(port, proc, root / "err.log")
         yield f"mysql://root@127.0.0.1:{port}/"

@@ -4,6 +4,7 @@ tick are read as before, and one such version's late transaction is not lost."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,14 +12,27 @@ from test_mariadb_capture_support import Cap, install
 
 from syncpoint.config import TableConfig
 from syncpoint.vendors.mariadb import stream
+from tests.private_mariadb import make_log_maria_db, private_mariadb
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
 
 
-@pytest.fixture
-def cap(maria_db: Any) -> Cap:
-    maria_db.execute(T)
-    return install(maria_db, "t")
+@pytest.fixture(params=["shared", "east of UTC"])
+def cap(request: Any, maria_db: Any) -> Iterator[Cap]:
+    """On the shared server, and on one whose system time zone is 5h30 ahead of UTC (the
+    open transactions' start times are the system's time, not the session's)."""
+    if request.param == "shared":
+        maria_db.execute(T)
+        yield install(maria_db, "t")
+        return
+    with private_mariadb(tz="Asia/Kolkata") as url:
+        gen = make_log_maria_db(url)
+        db: Any = next(gen)
+        (zone,) = db.query("SELECT @@system_time_zone")[0]
+        assert zone == "IST", zone
+        db.execute(T)
+        yield install(db, "t")
+        next(gen, None)
 
 
 def _keys(cap: Cap, after: int, upto: int) -> list[int]:
