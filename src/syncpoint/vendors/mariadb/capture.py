@@ -140,7 +140,7 @@ class MariadbCapture(Capture):
                 tables=tables,
                 ddl_events=events,
             )
-            if self.names.obj("tick_ranges") not in present:
+            if self.names.obj("tick_holes") not in present:
                 # status writes nothing: the tables come with the next tick, purge or install
                 st.problems.append(
                     "capture was installed by an earlier version of syncpoint: its tick "

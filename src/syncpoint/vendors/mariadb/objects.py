@@ -63,10 +63,11 @@ def install(conn: Any, site: Site, tables: list[TableConfig], poll: Callable[[An
     was_installed = names.obj("service_context") in before
     added: list[str] = []
     try:
-        if was_installed and names.obj("tick_ranges") not in before:
+        if was_installed and names.obj("tick_holes") not in before:
             from syncpoint.vendors.mariadb import stream
 
             stream.ensure_ranges(conn, site)  # an earlier version's queue: its ticks' ranges
+            before = present(cur, names)  # theirs now: a failed install leaves them
         _create_base(cur, site, before)
         run(
             cur,

@@ -22,7 +22,7 @@ import pymysql
 
 from syncpoint.config import TableName
 from syncpoint.core.model import ChangeRecord, Tick
-from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError
+from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError, TransientError
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.mariadb.names import render, statements
 from syncpoint.vendors.mariadb.state import Site, run
@@ -44,9 +44,11 @@ _RANGED: set[tuple[str, str, str]] = set()
 
 def ensure_ranges(conn: Any, site: Site) -> None:
     """Make the tick's range and hole tables where capture was installed by a version whose
-    ticks stamped every record (committed; looked at once per process and location): each
-    stamped tick gets its range, and every key up to max_key that is in no tick yet may
-    still get a record (a transaction open then), so it is a hole."""
+    ticks stamped every record (looked at once per process and location): each stamped tick
+    gets its range, and every key up to max_key that is in no tick yet may still get a
+    record (a transaction open then), so it is a hole. The hole table comes last, with its
+    hole, in one statement: without it the work is (re)done from the start, so a failure
+    half-way leaves nothing a tick would trust (no tick runs before this has passed)."""
     key = (site.location, site.db, site.names.prefix)
     if key in _RANGED:
         return
@@ -57,24 +59,31 @@ def ensure_ranges(conn: Any, site: Site) -> None:
     conn.commit()
     lock = names.lock(site.db, "ranges")
     cur.execute("SELECT GET_LOCK(%s, %s)", (lock, LOCK_WAIT))
+    if cur.fetchone()[0] != 1:
+        raise TransientError(
+            "another process is making the tick ranges of this queue; retrying",
+            location=site.location,
+        )
     try:
         have = objects.present(cur, names)
-        if names.obj("service_context") in have and names.obj("tick_ranges") not in have:
-            for stmt in statements("install/055_tick_ranges.sql", names):
-                cur.execute(stmt)  # DDL: commits
+        if names.obj("service_context") in have and names.obj("tick_holes") not in have:
+            cur.execute(f"DROP TABLE IF EXISTS {dialect.quote(names.obj('tick_ranges'))}")
+            ranges = statements("install/055_tick_ranges.sql", names)[0]
+            cur.execute(ranges)  # DDL: commits
             cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
+            # the queue's index read without next-key locks, which would hold the writers'
+            # new records back until this commits
+            cur.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")  # the next one only
             cur.execute(render("queries/tick_lock.sql", names))  # no tick meanwhile
-            row = cur.fetchone()
             run(cur, "queries/tick_ranges_stamped.sql", names)
-            if row is not None and int(row[2]) > 0:
-                cur.execute("SELECT UTC_TIMESTAMP(6)")
-                _put_holes(cur, site, [(1, int(row[2]), _utc(cur.fetchone()[0]) or EPOCH)])
             conn.commit()
+            run(cur, "queries/tick_holes_upgrade.sql", names)  # DDL: commits
     except BaseException:
         conn.rollback()
         raise
     finally:
         cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
+        cur.fetchall()
     _RANGED.add(key)
 
 
