@@ -15,8 +15,8 @@ from typing import Any
 
 from syncpoint.config import TableConfig
 from syncpoint.vendors.mariadb import catalog, ddl, dialect, triggers
-from syncpoint.vendors.mariadb.names import VENDOR, Names, render, statements
-from syncpoint.vendors.mariadb.state import Site, run, watched
+from syncpoint.vendors.mariadb.names import VENDOR, statements
+from syncpoint.vendors.mariadb.state import Site, present, run, watched
 from syncpoint.vendors.mariadb.watch import save_snapshot, settle
 from syncpoint.vendors.sqlfiles import SqlFiles
 
@@ -32,14 +32,6 @@ def base_statements(site: Site) -> list[str]:
             literals={"schema": site.db},
         )
     return out
-
-
-def present(cur: Any, names: Names) -> dict[str, tuple[str, str | None]]:
-    """The prefix's tables, views and routines that exist: name -> (kind, routine body)."""
-    all_names = list(names.idents.values())
-    marks = ", ".join(["CAST(%s AS BINARY)"] * len(all_names))
-    cur.execute(render("queries/installed.sql", names, raw={"names": marks}), all_names * 2)
-    return {str(n): (str(k), b) for n, k, b in cur.fetchall()}
 
 
 def _routine_body(create_sql: str) -> str:

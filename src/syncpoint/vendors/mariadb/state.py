@@ -70,3 +70,11 @@ def run(cur: Any, relpath: str, names: Names, params: Any = None, **kw: Any) -> 
     """Execute each statement of ``sql/<relpath>`` with the same parameters."""
     for stmt in statements(relpath, names, **kw):
         cur.execute(stmt, params)
+
+
+def present(cur: Any, names: Names) -> dict[str, tuple[str, str | None]]:
+    """The prefix's tables, views and routines that exist: name -> (kind, routine body)."""
+    all_names = list(names.idents.values())
+    marks = ", ".join(["CAST(%s AS BINARY)"] * len(all_names))
+    cur.execute(render("queries/installed.sql", names, raw={"names": marks}), all_names * 2)
+    return {str(n): (str(k), b) for n, k, b in cur.fetchall()}

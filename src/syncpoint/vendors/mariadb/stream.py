@@ -25,7 +25,7 @@ from syncpoint.core.model import ChangeRecord, Tick
 from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError, TransientError
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.mariadb.names import render, statements
-from syncpoint.vendors.mariadb.state import Site, run
+from syncpoint.vendors.mariadb.state import Site, present, run
 
 CHUNK = 1000
 # A tick or purge never waits on application transactions; if a plan ever made one wait,
@@ -52,8 +52,6 @@ def ensure_ranges(conn: Any, site: Site) -> None:
     key = (site.location, site.db, site.names.prefix)
     if key in _RANGED:
         return
-    from syncpoint.vendors.mariadb import objects
-
     names = site.names
     cur = conn.cursor()
     conn.commit()
@@ -65,7 +63,7 @@ def ensure_ranges(conn: Any, site: Site) -> None:
             location=site.location,
         )
     try:
-        have = objects.present(cur, names)
+        have = present(cur, names)
         if names.obj("service_context") in have and names.obj("tick_holes") not in have:
             cur.execute(f"DROP TABLE IF EXISTS {dialect.quote(names.obj('tick_ranges'))}")
             ranges = statements("install/055_tick_ranges.sql", names)[0]
