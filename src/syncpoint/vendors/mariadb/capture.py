@@ -140,6 +140,9 @@ class MariadbCapture(Capture):
                 tables=tables,
                 ddl_events=events,
             )
+            keys = catalog.key_problem(cur)
+            if keys:
+                st.problems.append(f"location {self.location}: {keys}")
             if self.names.obj("tick_holes") not in present:
                 # status writes nothing: the tables come with the next tick, purge or install
                 st.problems.append(

@@ -187,6 +187,38 @@ def server_problem(cur: Any) -> str | None:
     return None
 
 
+def step_problem(step: int, offset: int) -> str | None:
+    """Why the server's AUTO_INCREMENT settings break the ticks, or None."""
+    if step == 1 and offset == 1:
+        return None
+    return (
+        f"the server hands out AUTO_INCREMENT keys in steps of {step} from offset {offset} "
+        "(auto_increment_increment, auto_increment_offset; Galera and multi-source "
+        "replication set them): the change queue's keys would then also come from other "
+        "servers, whose open transactions this server cannot see, and a tick could pass "
+        "over their records for good. Capture needs both at 1: SET GLOBAL "
+        "auto_increment_increment = 1, auto_increment_offset = 1 (and in the server's "
+        "configuration); in a Galera cluster, capture from an asynchronous replica outside "
+        "it (log_slave_updates=ON, capture: log)"
+    )
+
+
+def key_problem(cur: Any) -> str | None:
+    """Why this server's repl_keys may not all come from it one after another (install,
+    status and the first tick of a process check it), or None."""
+    cur.execute(render("queries/key_settings.sql", _NO_NAMES))
+    step, offset, wsrep = cur.fetchone()
+    if str(wsrep or "").upper() == "ON":
+        return (
+            "the server is a Galera node (wsrep_on=ON): the change queue's keys also come "
+            "from the other nodes, whose open transactions this node cannot see, and a tick "
+            "could pass over their records for good. Capture from a Galera node is not "
+            "supported: capture from an asynchronous replica outside the cluster "
+            "(log_slave_updates=ON, capture: log)"
+        )
+    return step_problem(int(step), int(offset))
+
+
 def problems(cur: Any, location: str, tables: list[TableConfig], log: bool = False) -> list[str]:
     """MariaDB traps, beyond existence and keys (checked by ``Capture.check``). ``log``:
     for capture from the binary log, whose ticks read no transaction list (no PROCESS
@@ -196,6 +228,9 @@ def problems(cur: Any, location: str, tables: list[TableConfig], log: bool = Fal
     problem = server_problem(cur)
     if problem:
         return [f"location {location}: {problem}"]
+    keys = key_problem(cur)
+    if keys:
+        found.append(f"location {location}: {keys}")
     watched = {t.ref.name for t in tables if schema_of(t.ref, db) is not None}
     for fk in cascades(cur, db):
         if fk.child in watched:

@@ -8,12 +8,14 @@ ticks look again. A long transaction lands in a later tick, nothing is skipped, 
 record of the queue is written by a tick. Records stamped one by one (log capture's drain,
 and queues of earlier versions) keep their ``context``. ``Tick.guaranteed`` comes from
 ``information_schema.INNODB_TRX``, trusted only when it shows the tick's own transaction
-(the list is a cache). Why: docs/internals.md, "Ticks by key ranges".
+running the tick's own statement (the list is a cache) and cannot have been cut. Why:
+docs/internals.md, "Ticks by key ranges".
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,7 +25,7 @@ import pymysql
 from syncpoint.config import TableName
 from syncpoint.core.model import ChangeRecord, Tick
 from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError, TransientError
-from syncpoint.vendors.mariadb import dialect
+from syncpoint.vendors.mariadb import catalog, dialect
 from syncpoint.vendors.mariadb.names import render, statements
 from syncpoint.vendors.mariadb.state import Site, present, run
 
@@ -33,13 +35,20 @@ CHUNK = 1000
 LOCK_WAIT = 10
 STALE_TRX_LIST = timedelta(milliseconds=100)
 TRX_START_RESOLUTION = timedelta(seconds=1)
-# How often a tick re-reads a stale transaction list before it gives up moving the guarantee.
-FRESH_LIST_ATTEMPTS = 3
+# How often a tick reads a stale transaction list before it gives up, for this tick, moving
+# the guarantee and dropping holes: about a second in all.
+FRESH_LIST_ATTEMPTS = 7
+# log capture reads the list only to give up holes, when it has some: a few tries
+LOG_LIST_ATTEMPTS = 3
+# MariaDB's cache behind INNODB_TRX (TRX_I_S_MEM_LIMIT)
+TRX_CACHE_LIMIT = 16 * 1024 * 1024
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 # the locations whose range tables are known to exist in this process
 _RANGED: set[tuple[str, str, str]] = set()
+# the locations whose server was found to hand out consecutive keys, not Galera
+_KEYS_CHECKED: set[tuple[str, str, str]] = set()
 
 
 def ensure_ranges(conn: Any, site: Site) -> None:
@@ -93,20 +102,30 @@ def tick(
     conn: Any, site: Site, guaranteed_at: datetime | None = None, written_in: bool = False
 ) -> Tick:
     """``guaranteed_at``: the guarantee is known already (log capture: the time its drain
-    covered), so the open transactions are not read. ``written_in``: records may have been
-    written in the new tick already (log capture's drain), so they are counted, not only the
-    ones stamped."""
+    covered); the open transactions are read only to give up holes (once, and not at all
+    without the PROCESS privilege). ``written_in``: records may have been written in the new
+    tick already (log capture's drain), so they are counted, not only the ones stamped."""
     names = site.names
     ensure_ranges(conn, site)
     cur = conn.cursor()
     conn.commit()  # a tick is a transaction of its own
+    key = (site.location, site.db, names.prefix)
+    if key not in _KEYS_CHECKED:
+        problem = catalog.key_problem(cur)
+        if problem:
+            raise LocationError(problem, location=site.location)
+        _KEYS_CHECKED.add(key)
     cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
     cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
     # t0: before this transaction starts, so before any refresh of the transaction list that
     # shows it (see tick_clock.sql)
-    cur.execute("SELECT UTC_TIMESTAMP(6)")
-    t0 = _utc(cur.fetchone()[0])
+    cur.execute(render("queries/tick_start.sql", names))
+    start, step, offset = cur.fetchone()
+    t0 = _utc(start)
     assert t0 is not None
+    problem = catalog.step_problem(int(step), int(offset))
+    if problem:
+        raise LocationError(problem, location=site.location)
     cur.execute("START TRANSACTION")
     try:
         cur.execute(render("queries/tick_lock.sql", names))
@@ -114,47 +133,36 @@ def tick(
         if row is None:
             raise NotInstalled("capture is not installed (no service row)", location=site.location)
         context, previous, max_key = int(row[0]), _utc(row[1]), int(row[2])
-        own, oldest_any = None, None
-        for attempt in range(0 if guaranteed_at else FRESH_LIST_ATTEMPTS):
-            if attempt:
-                time.sleep(STALE_TRX_LIST.total_seconds() * 1.5)
-            try:
-                cur.execute(render("queries/tick_clock.sql", names))
-            except pymysql.err.Error as exc:
-                if exc.args and exc.args[0] == 1227:
-                    raise LocationError(
-                        "ticks read information_schema.INNODB_TRX, which needs the PROCESS "
-                        "privilege: GRANT PROCESS ON *.* TO <user>",
-                        location=site.location,
-                    ) from exc
-                raise
-            now, oldest, own, oldest_any = cur.fetchone()
-            if own:
-                break
+        attempts = FRESH_LIST_ATTEMPTS
+        if guaranteed_at is not None:
+            cur.execute(render("queries/tick_holes_any.sql", names))
+            attempts = LOG_LIST_ATTEMPTS if cur.fetchone()[0] else 0
+        fresh, oldest, oldest_any = _open_transactions(cur, site, attempts, guaranteed_at is None)
         if guaranteed_at is not None:
             cur.execute("SELECT UTC_TIMESTAMP(6)")
-            now = cur.fetchone()[0]
-        made_at = _utc(now)
-        assert made_at is not None
-        if guaranteed_at is not None:
+            made_at = _utc(cur.fetchone()[0])
             guaranteed = guaranteed_at
-        elif own:
-            # the list was made after t0: a writer missing from it committed before (and the
-            # snapshot below sees it) or started after t0
+        elif fresh:
+            made_at = fresh
+            # the list was made in this transaction, after t0: a writer missing from it
+            # committed before (and the snapshot below sees it) or started after t0
             guaranteed = t0
             if oldest is not None:
-                guaranteed = min(guaranteed, oldest.replace(tzinfo=UTC) - TRX_START_RESOLUTION)
+                guaranteed = min(guaranteed, oldest - TRX_START_RESOLUTION)
         else:
-            # a stale list (other sessions keep reading it): nothing new is guaranteed
+            # a stale or possibly cut list: nothing new is guaranteed
+            cur.execute("SELECT UTC_TIMESTAMP(6)")
+            made_at = _utc(cur.fetchone()[0])
             guaranteed = previous if previous is not None else EPOCH
+        assert made_at is not None
         if previous is not None:
             guaranteed = max(guaranteed, previous)
         new = context + 1
         # holes whose keys no open transaction can still fill are dropped: only with a
-        # fresh list, and only those found before it (see _cover)
+        # fresh, whole list, and only those found before it (see _cover)
         gone = None
-        if own and guaranteed_at is None:
-            gone = _utc(oldest_any) if oldest_any is not None else t0
+        if fresh:
+            gone = oldest_any if oldest_any is not None else t0
         stamped, top = _cover(cur, site, new, max_key, written_in, gone, t0)
         _check_counter(cur, site, max(max_key, top))
         run(
@@ -176,6 +184,48 @@ def tick(
     except BaseException:
         conn.rollback()
         raise
+
+
+def _open_transactions(
+    cur: Any, site: Site, attempts: int, required: bool
+) -> tuple[datetime | None, datetime | None, datetime | None]:
+    """(the list's time, or None when it is stale or may be cut; the start of the oldest
+    other writer; the start of the oldest other transaction), read in the tick's transaction
+    after the ticker lock, up to ``attempts`` times (a stale list is read again once the
+    cache may have been refreshed). ``required``: trigger capture, whose guarantee comes from
+    the list (a missing PROCESS privilege is an error); else without the privilege the holes
+    stay."""
+    nonce = uuid.uuid4().hex
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(STALE_TRX_LIST.total_seconds() * 1.5)
+        try:
+            cur.execute(render("queries/tick_clock.sql", site.names), {"nonce": nonce})
+        except pymysql.err.Error as exc:
+            if exc.args and exc.args[0] == 1227:
+                if not required:
+                    return None, None, None  # the holes stay (docs/internals.md)
+                raise LocationError(
+                    "ticks read information_schema.INNODB_TRX, which needs the PROCESS "
+                    "privilege: GRANT PROCESS ON *.* TO <user>",
+                    location=site.location,
+                ) from exc
+            raise
+        now, oldest, own, oldest_any, *size = cur.fetchone()
+        if own and _complete(*(int(v) for v in size)):
+            return _utc(now), _utc(oldest), _utc(oldest_any)
+    return None, None, None
+
+
+def _complete(trx: int, trx_text: int, locks: int, lock_text: int, waits: int) -> bool:
+    """Whether the transaction list cannot have been cut. MariaDB fills INNODB_TRX (and the
+    lock views) into one cache of at most ``TRX_CACHE_LIMIT`` bytes and stops at the first
+    transaction that no longer fits, with no warning; only what the cache holds tells. Its
+    rows and strings, counted high, must stay under half of it (the other half: the
+    cache's row arrays, which keep the size of the largest list ever made)."""
+    rows = max(trx, 1024) * 256 + max(locks, 1024) * 256 + max(waits, 1024) * 32
+    strings = trx_text + lock_text + 64 * (trx + 3 * locks)
+    return rows * 3 // 2 + strings < TRX_CACHE_LIMIT // 2
 
 
 def _cover(
