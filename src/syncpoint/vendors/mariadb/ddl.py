@@ -17,7 +17,7 @@ from syncpoint.vendors.mariadb import catalog, triggers
 from syncpoint.vendors.mariadb.encode import ColumnInfo
 from syncpoint.vendors.mariadb.names import render
 from syncpoint.vendors.mariadb.rows import witness_present
-from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
+from syncpoint.vendors.mariadb.state import Site, Watched, named_lock, run, watched
 from syncpoint.vendors.mariadb.types import bare
 from syncpoint.vendors.mariadb.watch import (
     Shape,
@@ -34,11 +34,9 @@ RELOAD = -1
 def poll(conn: Any, site: Site) -> int:
     cur = conn.cursor()
     conn.commit()
-    lock = site.names.lock(site.db, "ddl")
-    cur.execute("SELECT GET_LOCK(%s, 0)", (lock,))
-    if cur.fetchone()[0] != 1:
-        return 0  # another poll of this prefix is running
-    try:
+    with named_lock(cur, site, "ddl", 0) as held:
+        if not held:
+            return 0  # another poll of this prefix is running
         written = _detect(conn, site)
         for w in watched(cur, site.names):
             if w.status == "DROPPED":
@@ -50,9 +48,6 @@ def poll(conn: Any, site: Site) -> int:
                 except Exception:  # noqa: BLE001 - recorded as ERROR, retried next poll
                     continue
         return written
-    finally:
-        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
-        cur.fetchall()
 
 
 def shapes_now_and_seen(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -78,3 +80,26 @@ def present(cur: Any, names: Names) -> dict[str, tuple[str, str | None]]:
     marks = ", ".join(["CAST(%s AS BINARY)"] * len(all_names))
     cur.execute(render("queries/installed.sql", names, raw={"names": marks}), all_names * 2)
     return {str(n): (str(k), b) for n, k, b in cur.fetchall()}
+
+
+@contextmanager
+def named_lock(cur: Any, site: Site, what: str, wait: int) -> Iterator[bool]:
+    """The prefix's named lock ``what`` (``GET_LOCK``, waiting at most ``wait`` seconds) for
+    the block; yields whether it was taken (another process holds it: False), and releases
+    it after the block only then. It is the session's, not a transaction's: commits and
+    rollbacks in the block keep it."""
+    lock = site.names.lock(site.db, what)
+    cur.execute(render("queries/lock_get.sql", site.names), (lock, wait))
+    held = cur.fetchone()[0] == 1
+    try:
+        yield held
+    finally:
+        if held:
+            cur.execute(render("queries/lock_release.sql", site.names), (lock,))
+            cur.fetchall()
+
+
+def lock_used(cur: Any, site: Site, what: str) -> bool:
+    """Whether some session holds the prefix's named lock ``what`` now."""
+    cur.execute(render("queries/lock_used.sql", site.names), (site.names.lock(site.db, what),))
+    return cur.fetchone()[0] is not None

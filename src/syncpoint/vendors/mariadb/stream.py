@@ -27,7 +27,7 @@ from syncpoint.core.model import ChangeRecord, Tick
 from syncpoint.errors import LocationError, NotInstalled, StreamIdentityError, TransientError
 from syncpoint.vendors.mariadb import catalog, dialect
 from syncpoint.vendors.mariadb.names import render, statements
-from syncpoint.vendors.mariadb.state import Site, present, run
+from syncpoint.vendors.mariadb.state import Site, named_lock, present, run
 
 CHUNK = 1000
 # A tick or purge never waits on application transactions; if a plan ever made one wait,
@@ -64,33 +64,29 @@ def ensure_ranges(conn: Any, site: Site) -> None:
     names = site.names
     cur = conn.cursor()
     conn.commit()
-    lock = names.lock(site.db, "ranges")
-    cur.execute("SELECT GET_LOCK(%s, %s)", (lock, LOCK_WAIT))
-    if cur.fetchone()[0] != 1:
-        raise TransientError(
-            "another process is making the tick ranges of this queue; retrying",
-            location=site.location,
-        )
-    try:
-        have = present(cur, names)
-        if names.obj("service_context") in have and names.obj("tick_holes") not in have:
-            cur.execute(f"DROP TABLE IF EXISTS {dialect.quote(names.obj('tick_ranges'))}")
-            ranges = statements("install/055_tick_ranges.sql", names)[0]
-            cur.execute(ranges)  # DDL: commits
-            cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
-            # the queue's index read without next-key locks, which would hold the writers'
-            # new records back until this commits
-            cur.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")  # the next one only
-            cur.execute(render("queries/tick_lock.sql", names))  # no tick meanwhile
-            run(cur, "queries/tick_ranges_stamped.sql", names)
-            conn.commit()
-            run(cur, "queries/tick_holes_upgrade.sql", names)  # DDL: commits
-    except BaseException:
-        conn.rollback()
-        raise
-    finally:
-        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
-        cur.fetchall()
+    with named_lock(cur, site, "ranges", LOCK_WAIT) as held:
+        if not held:
+            raise TransientError(
+                "another process is making the tick ranges of this queue; retrying",
+                location=site.location,
+            )
+        try:
+            have = present(cur, names)
+            if names.obj("service_context") in have and names.obj("tick_holes") not in have:
+                cur.execute(f"DROP TABLE IF EXISTS {dialect.quote(names.obj('tick_ranges'))}")
+                ranges = statements("install/055_tick_ranges.sql", names)[0]
+                cur.execute(ranges)  # DDL: commits
+                cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT}")
+                # the queue's index read without next-key locks, which would hold the
+                # writers' new records back until this commits
+                cur.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")  # the next one
+                cur.execute(render("queries/tick_lock.sql", names))  # no tick meanwhile
+                run(cur, "queries/tick_ranges_stamped.sql", names)
+                conn.commit()
+                run(cur, "queries/tick_holes_upgrade.sql", names)  # DDL: commits
+        except BaseException:
+            conn.rollback()
+            raise
     _RANGED.add(key)
 
 

@@ -26,7 +26,7 @@ from syncpoint.vendors.mariadb.log import binlog, drain
 from syncpoint.vendors.mariadb.log import unread as logunread
 from syncpoint.vendors.mariadb.log.unlogged import note, unlogged
 from syncpoint.vendors.mariadb.names import Names, render, statements
-from syncpoint.vendors.mariadb.state import Site, run, watched
+from syncpoint.vendors.mariadb.state import Site, lock_used, run, watched
 from syncpoint.vendors.mariadb.watch import save_snapshot
 
 LOG_OBJECTS = ("log/010_log_state.sql", "log/020_origin_marks.sql")
@@ -188,8 +188,7 @@ class MariadbLogCapture(MariadbCapture):
 def _draining(cur: Any, site: Site) -> bool:
     """Whether a drain holds its lock now: it is filling the queue from the binary log, and
     a peek of the same log (milliseconds to read) would only tell what the drain is taking."""
-    cur.execute("SELECT IS_USED_LOCK(%s)", (site.names.lock(site.db, "drain"),))
-    return cur.fetchone()[0] is not None
+    return lock_used(cur, site, "drain")
 
 
 def _install(

@@ -37,7 +37,7 @@ from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.mariadb.log import binlog
 from syncpoint.vendors.mariadb.log import ddl as logddl
 from syncpoint.vendors.mariadb.names import render
-from syncpoint.vendors.mariadb.state import Site, Watched, run, watched
+from syncpoint.vendors.mariadb.state import Site, Watched, named_lock, run, watched
 
 BATCH = 5000  # records per drain transaction (whole source transactions: may be more)
 STATEMENT_BYTES = 1_000_000  # the queue rows' VALUES lists of one INSERT, at most about
@@ -50,30 +50,27 @@ def drain(conn: Any, site: Site, url: str) -> datetime:
     names = site.names
     cur = conn.cursor()
     conn.commit()
-    lock = names.lock(site.db, "drain")
-    cur.execute("SELECT GET_LOCK(%s, %s)", (lock, LOCK_WAIT_S))
-    if cur.fetchone()[0] != 1:
-        raise TransientError(
-            f"another process has drained the binary log for {LOCK_WAIT_S} s; retrying",
-            location=site.location,
-        )
-    try:
-        cur.execute(render("log/sample.sql", names))
-        sampled, upto = cur.fetchone()
-        run(cur, "log/state_read.sql", names)
-        state = cur.fetchone()
-        cur.execute(render("queries/service_read.sql", names))
-        service = cur.fetchone()
-        if state is None or service is None:
-            raise NotInstalled("log capture is not installed", location=site.location)
-        floor = service[3]  # the last tick's guarantee: no record is captured before it
-        conn.commit()
-        _Drain(conn, site, url, floor).run(str(state[0]), str(upto or ""))
-        return sampled.replace(tzinfo=UTC)
-    finally:
-        conn.rollback()
-        cur.execute("SELECT RELEASE_LOCK(%s)", (lock,))
-        cur.fetchall()
+    with named_lock(cur, site, "drain", LOCK_WAIT_S) as held:
+        if not held:
+            raise TransientError(
+                f"another process has drained the binary log for {LOCK_WAIT_S} s; retrying",
+                location=site.location,
+            )
+        try:
+            cur.execute(render("log/sample.sql", names))
+            sampled, upto = cur.fetchone()
+            run(cur, "log/state_read.sql", names)
+            state = cur.fetchone()
+            cur.execute(render("queries/service_read.sql", names))
+            service = cur.fetchone()
+            if state is None or service is None:
+                raise NotInstalled("log capture is not installed", location=site.location)
+            floor = service[3]  # the last tick's guarantee: no record is captured before it
+            conn.commit()
+            _Drain(conn, site, url, floor).run(str(state[0]), str(upto or ""))
+            return sampled.replace(tzinfo=UTC)
+        finally:
+            conn.rollback()
 
 
 class _Drain:

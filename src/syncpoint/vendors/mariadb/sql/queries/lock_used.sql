@@ -1,0 +1,2 @@
+-- Whether a session holds the named lock now (its connection id, else NULL).
+SELECT IS_USED_LOCK(%s)
