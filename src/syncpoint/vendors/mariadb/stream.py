@@ -98,9 +98,10 @@ def tick(
     conn: Any, site: Site, guaranteed_at: datetime | None = None, written_in: bool = False
 ) -> Tick:
     """``guaranteed_at``: the guarantee is known already (log capture: the time its drain
-    covered); the open transactions are read only to give up holes (once, and not at all
-    without the PROCESS privilege). ``written_in``: records may have been written in the new
-    tick already (log capture's drain), so they are counted, not only the ones stamped."""
+    covered); the open transactions are read only to give up holes, when there are some
+    (a few tries; without the PROCESS privilege they stay). ``written_in``: records may
+    have been written in the new tick already (log capture's drain), so they are counted,
+    not only the ones stamped."""
     names = site.names
     ensure_ranges(conn, site)
     cur = conn.cursor()
