@@ -203,4 +203,4 @@ def test_a_server_stepping_its_keys_is_refused(cap: Cap, monkeypatch: Any) -> No
            "INSERT INTO t VALUES (1, 'x'), (2, 'y')", "INSERT INTO t VALUES (3, 'z')")  # fmt: skip
     upto, recs = cap.window(pos)
     assert (_ids(recs), cap.window(upto)[1], _holes(cap.db)) == ([1, 2, 3], [], 0)
-    assert [b.repl_key - a.repl_key for a, b in zip(recs, recs[1:])] == [3, 3]
+    assert [recs[i + 1].repl_key - recs[i].repl_key for i in range(2)] == [3, 3]
