@@ -225,9 +225,12 @@ def net(
             )
         if plain - set(netted):
             target.run(conn, "ops_net", (round_id,))
-        staged = {
-            int(t): int(n) for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
-        }
+            staged = {
+                int(t): int(n)
+                for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
+            }
+        else:  # every operation staged is a net row already
+            staged = {t: found[t] for t in plain}
         for tbl, t in typed.items():
             if found.get(tbl):
                 # what the netting left: what was found, less what it deleted
