@@ -16,7 +16,7 @@ import pytest
 
 from syncpoint.config import TableName
 from syncpoint.core import netting
-from syncpoint.errors import TableStopped
+from syncpoint.errors import SyncpointError, TableStopped
 from syncpoint.ops.channel import Channel
 from syncpoint.vendors import of_url
 from syncpoint.vendors.mariadb import round_direct as maria_direct
@@ -419,3 +419,13 @@ def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_
         "SELECT id, n::text, t FROM vals ORDER BY id")]  # fmt: skip
     assert [tuple(r) for r in dst.query(rows)] == want
     assert len(want) == 60 - 8 + 1 and direct_rounds(direct) == [True, True]
+    # a staging column too narrow for what is loaded (the origin, a location's name): LOAD
+    # DATA LOCAL cuts the value with a warning and goes on; the round stops loudly instead
+    dst.execute("ALTER TABLE repl_staging MODIFY origin varchar(2)")
+    src.execute("UPDATE vals SET t = 'after' WHERE id = 2")
+    with pytest.raises(SyncpointError, match="Data truncated for column 'origin'"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT t FROM vals WHERE id = 2") == [("r2",)]
+    dst.execute("ALTER TABLE repl_staging MODIFY origin varchar(64)")
+    ch.run(once=True, spark=spark)
+    assert dst.query("SELECT t FROM vals WHERE id = 2") == [("after",)]

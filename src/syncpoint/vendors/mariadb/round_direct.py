@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import Integrate
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.postgres import dialect as pg_dialect
@@ -145,6 +146,15 @@ def _load(job: OpsLoad, path: str) -> int:
                 cur.execute(files.one("ops_mode"))
                 cur.execute(files.one("ops_in", raw={"file": _file_literal(path), "extra": extra}))
                 n = int(cur.rowcount)
+                # a LOCAL load turns what strict mode refuses (a value cut to a column's
+                # width, a bad number) into warnings and goes on: none is let through
+                found = dst.show_warnings()
+                if found:
+                    level, code, text = found[0][:3]
+                    raise LocationError(
+                        f"MariaDB: {text} ({level} {code}) while loading a round's operations "
+                        f"into {job.staging}; this round applied nothing",
+                    )
                 dst.commit()
             except BaseException:
                 dst.rollback()
