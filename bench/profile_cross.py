@@ -1,14 +1,16 @@
-"""Where the time of one warm W1 round goes, MariaDB to PostgreSQL (trigger capture).
+"""Where the time of one warm W1 round goes, MariaDB to PostgreSQL (trigger capture), or
+PostgreSQL to MariaDB (``--pair pg-my``).
 
 Sets up as ``apply_cross.py`` does (a MariaDB ``orders`` table with trigger capture, a
-PostgreSQL target), applies a first W1 round (the warm-up), makes ``--changes`` more and
-times one ``Channel.run(once=True)`` with the round's steps (plan, read, stage, apply), the
-capture's calls (the tick and its stamping, the survey) and the direct path's net wrapped
-from outside, and the MariaDB server's CPU seconds (``/proc``: the server is shared, so
+PostgreSQL target; or the other way round), applies a first W1 round (the warm-up), makes
+``--changes`` more and times one ``Channel.run(once=True)`` with the round's steps (plan,
+read, stage, apply), the capture's calls (the tick and its stamping, the survey; into
+MariaDB the apply's upsert and delete) and the direct path's copy tasks and net wrapped
+from outside, and the servers' CPU seconds (``/proc``: the servers are shared, so
 other sessions' work shows there too). ``--threads``: the copy tasks in the driver's
 threads (as a cold ``run --once`` runs them) instead of a Spark session's workers.
 
-    .venv/bin/python bench/profile_cross.py [--changes 480000] [--threads]
+    .venv/bin/python bench/profile_cross.py [--changes 480000] [--threads] [--pair pg-my]
 """
 
 from __future__ import annotations
@@ -63,7 +65,9 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=480_000)
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--threads", action="store_true")
+    ap.add_argument("--pair", choices=("my-pg", "pg-my"), default="my-pg")
     args = ap.parse_args()
+    my_pg = args.pair == "my-pg"
 
     from syncpoint.config import SparkConfig
     from syncpoint.ops import round as round_mod
@@ -71,11 +75,15 @@ def main() -> None:
     from syncpoint.ops.session import get_session
     from syncpoint.spark.session import stop_session
     from syncpoint.vendors.mariadb import capture, stream
+    from syncpoint.vendors.mariadb import integrate as my_integrate
+    from syncpoint.vendors.mariadb import round_direct as my_direct
+    from syncpoint.vendors.postgres import capture as pg_capture
     from syncpoint.vendors.postgres import round_direct
 
-    src, dst = Side("mariadb", "src"), Side("postgres", "dst")
+    vendors = ("mariadb", "postgres") if my_pg else ("postgres", "mariadb")
+    src, dst = Side(vendors[0], "src"), Side(vendors[1], "dst")
     try:
-        src.execute(ORDERS["mariadb"])
+        src.execute(ORDERS[vendors[0]])
         cfg = channel(src, dst, args.master)
         run = [str(Path(sys.executable).parent / "syncpoint"), "-c", str(cfg)]
         subprocess.run([*run, "install"], check=True, capture_output=True)
@@ -93,13 +101,19 @@ def main() -> None:
         steps: dict[str, list[float]] = collections.defaultdict(list)
         for m in ("plan", "read", "stage", "apply"):
             timed(round_mod.GroupRound, m, steps, m)
-        # the tick's work on the queue: the records stamped, or the key runs covered
-        work = "_cover" if hasattr(stream, "_cover") else "_stamp"
-        timed(stream, work, steps, f"  plan: tick's {work}")
-        timed(capture.MariadbCapture, "tick", steps, "  plan: tick")
-        timed(capture.MariadbCapture, "survey", steps, "  plan: survey")
+        if my_pg:
+            # the tick's work on the queue: the records stamped, or the key runs covered
+            work = "_cover" if hasattr(stream, "_cover") else "_stamp"
+            timed(stream, work, steps, f"  plan: tick's {work}")
+            timed(capture.MariadbCapture, "tick", steps, "  plan: tick")
+            timed(capture.MariadbCapture, "survey", steps, "  plan: survey")
+            timed(round_direct, "net", steps, "  stage: net")
+        else:
+            timed(pg_capture.PostgresCapture, "tick", steps, "  plan: tick")
+            timed(my_direct, "net", steps, "  stage: net")
+            for m in ("upsert", "delete"):
+                timed(my_integrate.MariadbIntegrate, m, steps, f"  apply: {m}")
         timed(round_mod.GroupRound, "_copy_direct", steps, "  stage: copy tasks")
-        timed(round_direct, "net", steps, "  stage: net")
         cpu0 = server_cpu("mariadbd"), server_cpu("postgres"), time.process_time()
         t = time.perf_counter()
         report = ch.run(once=True, spark=spark)

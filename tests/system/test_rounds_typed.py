@@ -14,8 +14,12 @@ from typing import Any
 
 import pytest
 
-from syncpoint.errors import TableStopped
+from syncpoint.config import TableName
+from syncpoint.core import netting
+from syncpoint.errors import SyncpointError, TableStopped
 from syncpoint.ops.channel import Channel
+from syncpoint.vendors import of_url
+from syncpoint.vendors.mariadb import round_direct as maria_direct
 from tests.conftest import make_mariadb, make_pg
 from tests.system import roundkit as rk
 from tests.system import test_rounds_values as tv
@@ -366,16 +370,29 @@ def test_new_rows_referencing_a_row_of_the_same_window_fall_back_to_the_upsert(
 
 
 def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_path(
-    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
-) -> None:
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
     """One round whose keys move away and back, are deleted and inserted again, and whose
-    values go NULL: MariaDB's netting keeps each key's last operation only."""
+    values go NULL: the source nets the window (each key's last operation only crosses to
+    MariaDB, as the driver's netting of the same records makes them), the round counts
+    every change record, and the target ends equal to the source."""
     src, dst = pg_maria
     src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric(12,2), t text)")
     ch = tv.channel(src, dst, tmp_path)
     ch.install()
     src.execute("INSERT INTO vals SELECT g, g / 4.0, 'r' || g FROM generate_series(1, 60) g")
     ch.run(once=True, spark=spark)
+    copied: list[tuple[int, ...]] = []
+    copy_ops = maria_direct.copy_ops
+
+    def spy(job: Any) -> tuple[int, ...]:
+        out = copy_ops(job)
+        copied.append(out)
+        return out
+
+    monkeypatch.setattr(maria_direct, "copy_ops", spy)
+    after = int(dst.query("SELECT context FROM repl_stream_positions")[0][0])
     src.execute(
         "UPDATE vals SET id = id + 1000 WHERE id % 5 = 0",
         "UPDATE vals SET id = id - 1000, t = 'back' WHERE id > 1000 AND id % 10 = 0",
@@ -385,9 +402,30 @@ def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_
         "DELETE FROM vals WHERE id = 2000",
         "UPDATE vals SET id = 2000 WHERE id = 1",
     )
-    ch.run(once=True, spark=spark)
+    report = ch.run(once=True, spark=spark)
+    upto = int(dst.query("SELECT context FROM repl_stream_positions")[0][0])
+    cap = of_url(src.url).Capture("src", src.url, "repl_")
+    conn = cap.connect()
+    try:
+        recs = cap.changes(conn, TableName(schema="public", name="vals"), after, upto)
+    finally:
+        conn.close()
+    records = [r for r in recs if r.db_action in ("INSERT", "UPDATE", "DELETE")]
+    # one task, the window's net operations only, the window's change records counted
+    assert [c[1:] for c in copied] == [(len(netting.net(records, ["id"])), len(records))]
+    assert report.changes == len(records)
     rows = "SELECT id, CAST(n AS CHAR), t FROM vals ORDER BY id"
     want = [(i, None if n is None else str(n), t) for i, n, t in src.query(
         "SELECT id, n::text, t FROM vals ORDER BY id")]  # fmt: skip
     assert [tuple(r) for r in dst.query(rows)] == want
     assert len(want) == 60 - 8 + 1 and direct_rounds(direct) == [True, True]
+    # a staging column too narrow for what is loaded (the origin, a location's name): LOAD
+    # DATA LOCAL cuts the value with a warning and goes on; the round stops loudly instead
+    dst.execute("ALTER TABLE repl_staging MODIFY origin varchar(2)")
+    src.execute("UPDATE vals SET t = 'after' WHERE id = 2")
+    with pytest.raises(SyncpointError, match="Data truncated for column 'origin'"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT t FROM vals WHERE id = 2") == [("r2",)]
+    dst.execute("ALTER TABLE repl_staging MODIFY origin varchar(64)")
+    ch.run(once=True, spark=spark)
+    assert dst.query("SELECT t FROM vals WHERE id = 2") == [("after",)]

@@ -492,7 +492,7 @@ class GroupRound:
         location into the target; the target nets them into the staging (committed)."""
         typed = self._typed_stagings(plan, data)
         try:
-            written = self._copy_direct(plan, data, typed)
+            written, netted = self._copy_direct(plan, data, typed)
         except Exception as exc:  # noqa: BLE001 - the JSON text's copy says what is wrong
             if not typed:
                 raise
@@ -508,12 +508,12 @@ class GroupRound:
             data.module.drop_typed(self.target, self.conn, {t: v[0] for t, v in typed.items()})
             plan.round_id = uuid.uuid4().hex
             typed = {}
-            written = self._copy_direct(plan, data, typed)
+            written, netted = self._copy_direct(plan, data, typed)
         stagings = {t: v[0] for t, v in typed.items()}
         try:
             records, staged = data.module.net(
                 self.target, self.conn, plan.application, plan.group, plan.round_id, written,
-                stagings,
+                stagings, netted,
             )  # fmt: skip
         except WorkFailed as exc:
             raise WorkFailed(exc.message, location=self.integrate) from exc
@@ -534,8 +534,10 @@ class GroupRound:
 
     def _copy_direct(
         self, plan: RoundPlan, data: DirectRound, typed: dict[int, Any]
-    ) -> dict[int, int]:
-        """Run the round's copy tasks: the operations each window's tasks wrote."""
+    ) -> tuple[dict[int, int], dict[int, int]]:
+        """Run the round's copy tasks: the operations each window's tasks wrote, and the
+        change records of each window whose operations the source netted (a task's third
+        value: its operations are no longer one a record at least)."""
         threads = self._driver_threads()
         if threads:
             n_slots, spark = threads, None
@@ -576,9 +578,12 @@ class GroupRound:
 
             done = run_tasks(spark, jobs, data.module.copy_ops)
         written: dict[int, int] = {}
-        for tbl, n in done:
+        netted: dict[int, int] = {}
+        for tbl, n, *records in done:
             written[tbl] = written.get(tbl, 0) + n
-        return written
+            if records:
+                netted[tbl] = netted.get(tbl, 0) + records[0]
+        return written, netted
 
     def _typed_stagings(self, plan: RoundPlan, data: DirectRound) -> dict[int, Any]:
         """The windows whose rows the direct path stages in the target's types, each with

@@ -42,8 +42,13 @@ class Vendor:
     types: Any  # parse/render of column types, blank_padded (trailing blanks not kept)
     snapshot: Any  # rows as capture writes them, for snapshot and verify
     transport: Any  # binding and streaming the rows of transport tables
-    # capture from the database's log instead of triggers, where the vendor has one
-    LogCapture: type[CaptureRole] | None = None
+    # the package, whose ``LogCapture`` (capture from the database's log instead of
+    # triggers, where the vendor has one) is imported when first asked for
+    package: Any = None
+
+    @property
+    def LogCapture(self) -> type[CaptureRole] | None:  # noqa: N802 - the role's name
+        return getattr(self.package, "LogCapture", None)
 
     def capture_class(self, kind: str) -> type[CaptureRole]:
         """The capture role for ``kind`` (``trigger`` or ``log``)."""
@@ -70,7 +75,7 @@ def get(name: str) -> Vendor:
         pkg.types,
         pkg.snapshot,
         pkg.transport,
-        getattr(pkg, "LogCapture", None),
+        pkg,
     )
 
 

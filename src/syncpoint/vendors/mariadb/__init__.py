@@ -4,12 +4,13 @@ What the vendor registry (``syncpoint.vendors.get``) takes from every vendor pac
 under the same names in each.
 """
 
+from typing import Any
+
 from syncpoint.vendors.mariadb import dialect, snapshot, transport, types
 from syncpoint.vendors.mariadb.capture import MariadbCapture as Capture
 from syncpoint.vendors.mariadb.cdr import MariadbCdr as Cdr
 from syncpoint.vendors.mariadb.gate import MariadbGateStore as GateStore
 from syncpoint.vendors.mariadb.integrate import MariadbIntegrate as Integrate
-from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture as LogCapture
 
 __all__ = [
     "Capture",
@@ -22,3 +23,13 @@ __all__ = [
     "transport",
     "types",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # log capture (its log reader and its drivers' modules) is imported where a location
+    # captures from the log only: a round of trigger capture starts without it
+    if name == "LogCapture":
+        from syncpoint.vendors.mariadb.log.capture import MariadbLogCapture
+
+        return MariadbLogCapture
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,12 +4,13 @@ What the vendor registry (``syncpoint.vendors.get``) takes from every vendor pac
 under the same names in each.
 """
 
+from typing import Any
+
 from syncpoint.vendors.postgres import dialect, snapshot, transport, types
 from syncpoint.vendors.postgres.capture import PostgresCapture as Capture
 from syncpoint.vendors.postgres.cdr import PostgresCdr as Cdr
 from syncpoint.vendors.postgres.gate import PostgresGateStore as GateStore
 from syncpoint.vendors.postgres.integrate import PostgresIntegrate as Integrate
-from syncpoint.vendors.postgres.log.capture import PostgresLogCapture as LogCapture
 
 __all__ = [
     "Capture",
@@ -22,3 +23,13 @@ __all__ = [
     "transport",
     "types",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # log capture (its log reader and its drivers' modules) is imported where a location
+    # captures from the log only: a round of trigger capture starts without it
+    if name == "LogCapture":
+        from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
+
+        return PostgresLogCapture
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -192,11 +192,13 @@ def copy_rows(job: RowsCopy) -> int:
 def net(
     target: Integrate, conn: Any, application: str, group: str, round_id: str,
     written: dict[int, int], typed: dict[int, Typed] | None = None,
+    netted: dict[int, int] | None = None,
 ) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
     """Net the round's staged operations in ``{p}staging`` and in the windows' typed
     stagings (``typed``), committed: (change records, net rows) per window. ``written``:
-    the operations the tasks wrote, per window."""
-    typed = typed or {}
+    the operations the tasks wrote, per window; ``netted``: the change records of the
+    windows whose operations the source netted (their staged operations are net rows)."""
+    typed, netted = typed or {}, netted or {}
     target.begin(conn)
     try:
         found, records = {}, {}
@@ -208,8 +210,9 @@ def net(
             n, recs, keyless = target.run(conn, "typed_count", staging=target.q(t.name)).fetchone()
             if n:
                 counts.append((tbl, int(n), int(recs), int(keyless)))
+        plain = {c[0] for c in counts} - set(typed)
         for tbl, n, recs, keyless in counts:
-            found[tbl], records[tbl] = n, recs
+            found[tbl], records[tbl] = n, netted.get(tbl, recs)
             if keyless:
                 raise WorkFailed("a change record lacks its key columns", table=None)
         want = {t: n for t, n in written.items() if n}
@@ -220,10 +223,14 @@ def net(
                 "them up, or a task's copy was partial or repeated; this round applied nothing",
                 location=target.location,
             )
-        target.run(conn, "ops_net", (round_id,))
-        staged = {
-            int(t): int(n) for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
-        }
+        if plain - set(netted):
+            target.run(conn, "ops_net", (round_id,))
+            staged = {
+                int(t): int(n)
+                for t, n in target.run(conn, "staging_count", (round_id,)).fetchall()
+            }
+        else:  # every operation staged is a net row already
+            staged = {t: found[t] for t in plain}
         for tbl, t in typed.items():
             if found.get(tbl):
                 # what the netting left: what was found, less what it deleted
