@@ -21,6 +21,8 @@ one run:
   rest), per thousand row changes, up to the replica equal to its source; the walsender's
   per 100,000 transactions; whether the replicas equal their sources afterwards.
   ``--sql-reader``: one more instance whose follower reads the slot with the SQL functions;
+  ``--stream-reader``: one more whose follower streams it (the kept session) at every tick
+  (the follower's default: the SQL functions while no open transaction holds the slot back);
   ``--before DIR``: one more whose follower runs the syncpoint package in DIR (an older
   tree's ``src``), so that before and after are measured in the same run;
 - ``lagopen`` (not in the default list): lag at 1,000 changes/s under ``run --follow
@@ -28,7 +30,8 @@ one run:
   ``--open-seconds`` (600 by default), p50/p99 of its first and last minute.
 
     .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open,lagopen]
-        [--runs N] [--w1-rows N] [--sql-reader] [--before DIR] [--open-seconds S]
+        [--runs N] [--w1-rows N] [--sql-reader] [--stream-reader] [--before DIR]
+        [--open-seconds S]
 """
 
 from __future__ import annotations
@@ -489,13 +492,23 @@ class Roles(threading.Thread):
 
 
 def replicas_row(
-    seconds: int, runs: int, master: str, sql_reader: bool = False, before: str | None = None
+    seconds: int,
+    runs: int,
+    master: str,
+    sql_reader: bool = False,
+    before: str | None = None,
+    stream_reader: bool = False,
 ) -> None:
     if shutil.which("pgbench") is None:
         row("pgbench beside native logical replication", "not measured (no pgbench)", "")
         return
     settings = {"max_replication_slots": "10", "max_wal_senders": "10"}
-    logs = ("log",) + (("logsql",) if sql_reader else ()) + (("logbefore",) if before else ())
+    logs = (
+        ("log",)
+        + (("logsql",) if sql_reader else ())
+        + (("logstream",) if stream_reader else ())
+        + (("logbefore",) if before else ())
+    )
     with ExitStack() as stack:
         bases = {m: stack.enter_context(private_cluster(settings)) for m in
                  ("none", "native", *logs)}  # fmt: skip
@@ -547,15 +560,17 @@ def replicas_row(
             assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
             flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
             stack.callback(flog.close)
-            # logsql: the same follower reading the slot with the SQL functions at each tick
-            env = {**os.environ, **({"SYNCPOINT_PG_LOG_READER": "sql"} if m == "logsql" else {})}
+            # logsql, logstream: the same follower reading the slot with the SQL functions,
+            # or through the kept session, at every tick
+            reader = {"logsql": "sql", "logstream": "stream"}.get(m)
+            env = {**os.environ, **({"SYNCPOINT_PG_LOG_READER": reader} if reader else {})}
             if m == "logbefore":  # the same follower, another tree's code (--before)
                 env["PYTHONPATH"] = str(before)
             followers[m] = syncpoint(cfg, "run", "--follow", "--interval", "1", stdout=flog,
                                      stderr=flog, env=env)  # fmt: skip
             conns[m] = c
         for m, c in conns.items():
-            if m == "logsql":
+            if m in ("log", "logsql"):
                 continue  # no walsender: its ticks read the slot in a backend
             deadline = time.monotonic() + 180
             while _walsender(c) is None and time.monotonic() < deadline:
@@ -625,13 +640,15 @@ def replicas_row(
         return ", ".join(f"{k} {role(m, k):.1f}" for k in keys)
 
     names = {"none": "none", "native": "native", "log": "syncpoint",
-             "logsql": "syncpoint (SQL reader)", "logbefore": "syncpoint before"}  # fmt: skip
+             "logsql": "syncpoint (SQL reader)", "logstream": "syncpoint (stream reader)",
+             "logbefore": "syncpoint before"}  # fmt: skip
     sides = [m for m in names if m in bases and m != "none"]
     row(
         f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved, "
         f"{len(bases)} instances: no replication, native logical replication, syncpoint log "
         "capture (run --follow --interval 1)"
         + (", the same with the SQL functions' reader" if sql_reader else "")
+        + (", the same with the stream reader" if stream_reader else "")
         + (f", the same with the code of {before}" if before else "")
         + f"; load average {min(loads):.1f}-{max(loads):.1f}",
         f"none {med['none']:,.0f} tps; "
@@ -719,6 +736,7 @@ def log_rows(
     sql_reader: bool = False,
     open_seconds: float | None = None,
     before: str | None = None,
+    stream_reader: bool = False,
 ) -> list[tuple[str, str, str]]:
     """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
     ``wal_level = logical`` started and removed here; for ``table.py`` too."""
@@ -735,7 +753,8 @@ def log_rows(
             if "lag" in only:
                 lag_row(dbs, 5 if quick else 15, master)
             if "replicas" in only:
-                replicas_row(5 if quick else 15, runs, master, sql_reader, before)
+                replicas_row(5 if quick else 15, runs, master, sql_reader, before,
+                             stream_reader)  # fmt: skip
             if "open" in only:
                 open_row(dbs, 30 if quick else 90)
             if "lagopen" in only:
@@ -761,6 +780,9 @@ def main() -> int:
     ap.add_argument("--sql-reader", action="store_true",
                     help="replicas: a fourth instance whose follower reads the slot with the "
                     "SQL functions")  # fmt: skip
+    ap.add_argument("--stream-reader", action="store_true",
+                    help="replicas: one more instance whose follower streams the slot at "
+                    "every tick")  # fmt: skip
     ap.add_argument(
         "--open-seconds",
         type=float,
@@ -773,7 +795,8 @@ def main() -> int:
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
     rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows,
-                    args.sql_reader, args.open_seconds, args.before)  # fmt: skip
+                    args.sql_reader, args.open_seconds, args.before,
+                    args.stream_reader)  # fmt: skip
     print("| what | measured | goal |\n|---|---|---|")
     for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")

@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from syncpoint import failpoints
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import SyncpointError, UsageError
@@ -48,9 +49,31 @@ from syncpoint.vendors.postgres.log.queue import Types
 log = logging.getLogger("syncpoint.logcapture")
 # a stream that could not be opened is tried again after this long
 RETRY_STREAM_S = 60.0
-# "sql": a follower's ticks read the slot with the SQL functions too (a bench compares them)
+# a follower's reader: "sql" the SQL functions at every tick, "stream" the kept session at
+# every tick (benches and tests compare them); else the SQL functions while the slot's
+# restart position follows the log, the stream while an open transaction holds it back
 READER = os.environ.get("SYNCPOINT_PG_LOG_READER", "")
+# the stream is taken when a tick's SQL functions would decode at least this much WAL again
+# (from the restart position) and either the oldest open transaction holding an xid is this
+# old or the restart position has not moved for STUCK_S (the server moves it at its running
+# transactions records, every 15 s under writes)
+STREAM_BYTES = 4 << 20
+OLD_S = 5.0
+STUCK_S = 45.0
 _REFUSED: dict[tuple[str, str, str], float] = {}
+
+
+class _Reading:
+    """What a follower's last ticks saw of the slot (the hybrid reader's choice)."""
+
+    def __init__(self) -> None:
+        self.restart = -1
+        self.since = time.monotonic()  # when ``restart`` was first seen
+        self.oldest_s = 0.0  # age of the oldest open transaction at the last tick
+        self.streaming = False
+
+
+_READING: dict[tuple[str, str, str], _Reading] = {}
 
 # the queue's objects this capture shares with the trigger capture (install/ files)
 _QUEUE_FILES = (
@@ -216,14 +239,18 @@ class PostgresLogCapture(PostgresCapture):
                 for stmt in o.folder("uninstall"):
                     conn.execute(stmt)
 
-    def _released(self, conn: Any, wait_s: float = 10.0) -> None:
+    def _released(self, conn: Any, wait_s: float = 10.0, quiet: bool = False) -> None:
         """Wait for a session streaming the slot to end (a follower stopped just now: its
-        server process ends a moment later); a follower still running is named."""
+        server process ends a moment later); a follower still running is named (``quiet``:
+        the wait just ends, a tick that finds the slot busy waits for it its own way)."""
         deadline = time.monotonic() + wait_s
         while True:
             found = self.slot_info(conn)
-            conn.commit()
+            if not conn.autocommit:
+                conn.commit()
             if found is None or found[7] is None:
+                return
+            if quiet and time.monotonic() > deadline:
                 return
             if time.monotonic() > deadline:
                 raise UsageError(
@@ -354,7 +381,7 @@ class PostgresLogCapture(PostgresCapture):
         try:
             with self._translated():
                 slot = self.slot_name(conn)
-                streams = kept.active() and READER != "sql"
+                streams = kept.active() and READER != "sql" and self._streams(conn, slot)
                 session = self._session(slot) if streams else None
                 if session is not None:
                     streamed = logstream.StreamDrain(self._o, self._types, self.location,
@@ -369,6 +396,9 @@ class PostgresLogCapture(PostgresCapture):
                                            slot)  # fmt: skip
                     lowered = drain.run(conn, self._queue_tick)
                 context, guaranteed, made_at = lowered.fetchone()
+                reading = _READING.get(self._session_key)
+                if reading is not None:
+                    reading.oldest_s = (made_at - guaranteed).total_seconds()
         finally:
             if not conn.broken:
                 if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
@@ -383,6 +413,40 @@ class PostgresLogCapture(PostgresCapture):
     @property
     def _session_key(self) -> tuple[str, str, str]:
         return ("postgres-log", self.url, self.prefix)
+
+    def _streams(self, conn: Any, slot: str) -> bool:
+        """Whether a follower's tick reads the slot through the kept session. The SQL
+        functions cost the server least (one call a tick, no message sent, no walsender
+        woken at each commit) but decode again from the slot's restart position at every
+        call; an open transaction holds that position back, and then the stream, which
+        decodes each change once, is taken until the position moves again. The slot is
+        left to the other reader only after this process's last tick stored what it read
+        and told the slot so: a switch is as safe as a kill between ticks."""
+        if READER == "stream":
+            return True
+        key = self._session_key
+        st = _READING.setdefault(key, _Reading())
+        row = conn.execute(self._o.one("log/reader.sql"), {"slot": slot}).fetchone()
+        if row is None or row[1] is None:
+            want = False  # the SQL functions tell what became of the slot
+        else:
+            now = time.monotonic()
+            restart = _lsn(str(row[1]))
+            if restart != st.restart:
+                st.restart, st.since = restart, now
+            held = st.oldest_s >= OLD_S or now - st.since >= STUCK_S
+            want = int(row[0] or 0) >= STREAM_BYTES and held
+        if want != st.streaming:
+            log.info("%s: the slot %s is read %s from now on (%s bytes from its restart "
+                     "position, the oldest transaction %.0f s old)", self.location, slot,
+                     "through a kept session" if want else "with the SQL functions",
+                     row[0] if row else "-", st.oldest_s)  # fmt: skip
+            st.streaming = want
+            if not want:
+                kept.drop(key)
+                self._released(conn, wait_s=5.0, quiet=True)
+            failpoints.hit("log_reader_switch")
+        return want
 
     def _session(self, slot: str) -> logstream.Session | None:
         """The kept session streaming the slot, made if none; None (this tick reads the

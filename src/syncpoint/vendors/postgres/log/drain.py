@@ -140,6 +140,7 @@ class Drain:
         relations: dict[int, pgoutput.Relation] = {}
         txns = pgoutput.parse(data, relations, after=decoded)
         fresh = [t for t in txns if t.end_lsn > decoded]
+        upto = decoded
         if fresh:
             sid, loc, *_ = service_q.fetchone()
             records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
@@ -147,11 +148,19 @@ class Drain:
             for t in fresh:
                 records.add(t, relations)
             logqueue.write(conn, o, self.types, sid, records.out)
-            decoded = fresh[-1].end_lsn
-            conn.execute(o.one("log/state_decoded.sql"), {"lsn": pgoutput.lsn_text(decoded)})
+            upto = fresh[-1].end_lsn
+        more = len(data) >= BATCH
+        if not more and state[3] is not None:
+            # the peek read every transaction committed before the horizon (flushed by the
+            # tick's horizon transaction): the slot may pass it, as a stream confirms its
+            # horizon, so that a tick whose watched tables are quiet while others are busy
+            # does not decode the same unwatched WAL again at every tick
+            upto = max(upto, pgoutput.lsn_int(str(state[3])))
+        if upto > decoded:
+            conn.execute(o.one("log/state_decoded.sql"), {"lsn": pgoutput.lsn_text(upto)})
         failpoints.hit("log_before_commit")
         conn.execute("COMMIT")
-        return len(data) >= BATCH
+        return more
 
     def _behind_stream(self, conn: Any, tick: Callable[[Any, datetime, bool], Any]) -> Any:
         """The tick of a process that cannot read the slot because another session streams
