@@ -30,11 +30,10 @@ class LogPg(Pg):
 
 @pytest.fixture(autouse=True)
 def _hybrid(monkeypatch: pytest.MonkeyPatch) -> None:
-    # a transaction 0.2 s old holds the restart position back; any WAL behind it counts
+    # no averaging over ticks; 256 kB to decode again from the restart position is much
     monkeypatch.setattr(capture, "READER", "")
-    monkeypatch.setattr(capture, "OLD_S", 0.2)
-    monkeypatch.setattr(capture, "STREAM_BYTES", 1)
-    monkeypatch.setattr(capture, "STUCK_S", 3600.0)
+    monkeypatch.setattr(capture, "SMOOTH", 1.0)
+    monkeypatch.setattr(capture, "STREAM_BYTES", 256 << 10)
     monkeypatch.delenv("SYNCPOINT_PG_LOG_READER", raising=False)
     capture._READING.clear()
 
@@ -57,6 +56,9 @@ def _ids(log: LogPg, after: int, upto: int) -> list[int]:
     return [int(r.row["id"]) for r in log.changes("public.t", after, upto)]
 
 
+BULK = 5000  # rows: about 550 kB of WAL
+
+
 def test_sql_functions_then_the_stream_while_a_transaction_is_open_then_back(
     log_db: Any,
 ) -> None:
@@ -64,63 +66,69 @@ def test_sql_functions_then_the_stream_while_a_transaction_is_open_then_back(
     log = LogPg(log_db)
     log.install("public.t")
     held = psycopg.connect(log_db.url)
+    ticks, streamed = [], []
     try:
         with kept():
-            p0 = log.tick()
-            tx(log_db, "INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)")
-            p1 = log.tick()
+
+            def tick(*stmts: str) -> None:
+                tx(log_db, *stmts)
+                ticks.append(log.tick())
+                streamed.append(_streamer(log_db))
+
+            ticks.append(log.tick())
+            tick("INSERT INTO t VALUES (1)")
             assert _unstreamed(log_db)  # read with the SQL functions: no session kept
             held.execute("INSERT INTO idle VALUES (1)")  # an xid: the restart stays behind it
-            threading.Event().wait(0.3)
-            tx(log_db, "INSERT INTO t VALUES (3)")
-            p2 = log.tick()  # still the SQL functions: this tick finds the transaction old
-            tx(log_db, "INSERT INTO t VALUES (4)")
-            p3 = log.tick()
-            pid = _streamer(log_db)
-            assert pid is not None  # the stream from now on
-            tx(log_db, "INSERT INTO t VALUES (5)")
-            p4 = log.tick()
-            assert _streamer(log_db) == pid  # the same session
-            held.commit()
-            tx(log_db, "INSERT INTO t VALUES (6)")
-            p5 = log.tick()  # streamed: this tick finds no transaction open
-            tx(log_db, "INSERT INTO t VALUES (7)")
-            p6 = log.tick()
-            assert _unstreamed(log_db)  # the SQL functions again, the session closed
-            tx(log_db, "INSERT INTO t VALUES (8)")
-            p7 = log.tick()
+            tick(f"INSERT INTO t SELECT generate_series(2, {BULK + 1})")  # all of it new
+            # and new at the next tick: the queue's own WAL, as large
+            tick(f"INSERT INTO t VALUES ({BULK + 2})")
             assert _unstreamed(log_db)
-        got = [_ids(log, a, b) for a, b in ((p0, p1), (p1, p2), (p2, p3), (p3, p4), (p4, p5),
-                                             (p5, p6), (p6, p7))]  # fmt: skip
-        assert got == [[1, 2], [3], [4], [5], [6], [7], [8]]
-        assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == 8
+            tick(f"INSERT INTO t VALUES ({BULK + 3})")  # all of it decoded again: the stream
+            tick(f"INSERT INTO t VALUES ({BULK + 4})")
+            assert streamed[-2] is not None and streamed[-1] == streamed[-2]  # one session
+            held.commit()
+            n = BULK + 5
+            # the server moves the restart position at its next running-transactions record
+            # (a checkpoint writes one), once the stream confirmed past it
+            while _streamer(log_db) is not None and n < BULK + 10:
+                tick("CHECKPOINT", f"INSERT INTO t VALUES ({n})")
+                n += 1
+            assert _unstreamed(log_db)  # the SQL functions again
+            tick(f"INSERT INTO t VALUES ({n})")
+            assert _unstreamed(log_db)
+        got = [i for a, b in zip(ticks, ticks[1:], strict=False) for i in _ids(log, a, b)]
+        assert got == list(range(1, n + 1))  # each once, in order
+        assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == n
     finally:
         held.close()
 
 
 _SWITCHING = """
-import sys, time
+import sys
 import psycopg
 from syncpoint.vendors.kept import kept
 from syncpoint.vendors.postgres.log import capture
-capture.READER, capture.OLD_S, capture.STREAM_BYTES, capture.STUCK_S = "", 0.2, 1, 3600.0
-url, base = sys.argv[1], int(sys.argv[2])
+capture.READER, capture.SMOOTH, capture.STREAM_BYTES = "", 1.0, 256 << 10
+url = sys.argv[1]
 cap = capture.PostgresLogCapture("dec01", url, "repl_")
 conn = cap.connect()
 w = psycopg.connect(url, autocommit=True)
 held = psycopg.connect(url)
 held.execute("INSERT INTO idle VALUES (1)")
-time.sleep(0.3)
 with kept():
-    w.execute(f"INSERT INTO t VALUES ({base})")
-    cap.tick(conn)  # the SQL functions, which find the transaction old
-    w.execute(f"INSERT INTO t VALUES ({base + 1})")
-    cap.tick(conn)  # to the stream (log_reader_switch@1)
+    w.execute("INSERT INTO t SELECT generate_series(1, 5000)")
+    cap.tick(conn)  # the SQL functions: all of it new
+    n = 5001
+    while not any(r.streaming for r in capture._READING.values()) and n < 5010:
+        w.execute(f"INSERT INTO t VALUES ({n})")
+        n += 1
+        cap.tick(conn)  # to the stream (log_reader_switch@1)
     held.commit()
-    w.execute(f"INSERT INTO t VALUES ({base + 2})")
-    cap.tick(conn)  # streamed, no transaction open any more
-    w.execute(f"INSERT INTO t VALUES ({base + 3})")
-    cap.tick(conn)  # back to the SQL functions (log_reader_switch@2)
+    for _ in range(8):
+        w.execute("CHECKPOINT")
+        w.execute(f"INSERT INTO t VALUES ({n})")
+        n += 1
+        cap.tick(conn)  # streamed, then the SQL functions again (log_reader_switch@2)
 """
 
 
@@ -132,19 +140,17 @@ def test_a_kill_at_the_switch_loses_and_repeats_nothing(log_db: Any, nth: int) -
     p0 = log.tick()
     env = {**os.environ, "SYNCPOINT_FAILPOINT": f"log_reader_switch@{nth}"}
     env.pop("SYNCPOINT_PG_LOG_READER", None)
-    run = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_SWITCHING), log_db.url, "10"], env=env
-    )
+    run = subprocess.run([sys.executable, "-c", textwrap.dedent(_SWITCHING), log_db.url], env=env)
     assert run.returncode == -9  # SIGKILL at the switch
     written = [r[0] for r in log_db.query("SELECT id FROM t ORDER BY id")]
-    assert written == list(range(10, 10 + 2 * nth))
-    tx(log_db, "INSERT INTO t VALUES (100)")
+    assert written[:5001] == list(range(1, 5002))
+    tx(log_db, "INSERT INTO t VALUES (10000)")
     with kept():  # a follower again: whatever the killed one left, once
         p1 = log.tick()
-        tx(log_db, "INSERT INTO t VALUES (101)")
+        tx(log_db, "INSERT INTO t VALUES (10001)")
         p2 = log.tick()
-    assert _ids(log, p0, p1) == [*written, 100]
-    assert _ids(log, p1, p2) == [101]
+    assert _ids(log, p0, p1) == [*written, 10000]
+    assert _ids(log, p1, p2) == [10001]
     assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == len(written) + 2
 
 

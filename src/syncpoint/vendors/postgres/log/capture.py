@@ -50,26 +50,29 @@ log = logging.getLogger("syncpoint.logcapture")
 # a stream that could not be opened is tried again after this long
 RETRY_STREAM_S = 60.0
 # a follower's reader: "sql" the SQL functions at every tick, "stream" the kept session at
-# every tick (benches and tests compare them); else the SQL functions while the slot's
-# restart position follows the log, the stream while an open transaction holds it back
+# every tick (benches and tests compare them); else whichever decodes less (``_streams``)
 READER = os.environ.get("SYNCPOINT_PG_LOG_READER", "")
-# the stream is taken when a tick's SQL functions would decode at least this much WAL again
-# (from the restart position) and either the oldest open transaction holding an xid is this
-# old or the restart position has not moved for STUCK_S (the server moves it at its running
-# transactions records, every 15 s under writes)
-STREAM_BYTES = 4 << 20
-OLD_S = 5.0
-STUCK_S = 45.0
+# The SQL functions decode from the slot's restart position at every tick; the server moves
+# it at its running-transactions records (every 15 s under writes), never past the oldest
+# open transaction. The stream decodes each change once but costs the server a message sent
+# and a wake-up per commit. The stream is taken when what a tick would decode again (from
+# the restart position) is over STREAM_RATIO times what is new since the last tick, and at
+# least STREAM_BYTES; the SQL functions again under SQL_RATIO times (or STREAM_BYTES). Both
+# are averaged over the last ticks (SMOOTH: the newest one's weight), so that the restart
+# position's 15 s steps do not switch the reader back and forth.
+STREAM_RATIO = 4.0
+SQL_RATIO = 3.0
+STREAM_BYTES = 1 << 20
+SMOOTH = 0.25
 _REFUSED: dict[tuple[str, str, str], float] = {}
 
 
 class _Reading:
-    """What a follower's last ticks saw of the slot (the hybrid reader's choice)."""
+    """What a follower's last ticks saw of the slot (the reader's choice)."""
 
     def __init__(self) -> None:
-        self.restart = -1
-        self.since = time.monotonic()  # when ``restart`` was first seen
-        self.oldest_s = 0.0  # age of the oldest open transaction at the last tick
+        self.again = -1.0  # bytes from the restart position to the log's end (averaged)
+        self.new = 0.0  # bytes from the confirmed position to the log's end (averaged)
         self.streaming = False
 
 
@@ -396,9 +399,6 @@ class PostgresLogCapture(PostgresCapture):
                                            slot)  # fmt: skip
                     lowered = drain.run(conn, self._queue_tick)
                 context, guaranteed, made_at = lowered.fetchone()
-                reading = _READING.get(self._session_key)
-                if reading is not None:
-                    reading.oldest_s = (made_at - guaranteed).total_seconds()
         finally:
             if not conn.broken:
                 if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
@@ -415,32 +415,35 @@ class PostgresLogCapture(PostgresCapture):
         return ("postgres-log", self.url, self.prefix)
 
     def _streams(self, conn: Any, slot: str) -> bool:
-        """Whether a follower's tick reads the slot through the kept session. The SQL
+        """Whether a follower's tick reads the slot through the kept session: the SQL
         functions cost the server least (one call a tick, no message sent, no walsender
-        woken at each commit) but decode again from the slot's restart position at every
-        call; an open transaction holds that position back, and then the stream, which
-        decodes each change once, is taken until the position moves again. The slot is
-        left to the other reader only after this process's last tick stored what it read
-        and told the slot so: a switch is as safe as a kill between ticks."""
+        woken at each commit) while the WAL they decode again from the slot's restart
+        position is small beside what is new; an open transaction holding that position
+        back, or ticks much more frequent than its moves, make the stream cheaper (see
+        STREAM_RATIO). The slot is left to the other reader only between ticks, after this
+        process stored what it read and told the slot: a switch is as safe as a kill
+        between ticks (failpoint log_reader_switch)."""
         if READER == "stream":
             return True
         key = self._session_key
         st = _READING.setdefault(key, _Reading())
         row = conn.execute(self._o.one("log/reader.sql"), {"slot": slot}).fetchone()
-        if row is None or row[1] is None:
+        if row is None or row[0] is None:
             want = False  # the SQL functions tell what became of the slot
         else:
-            now = time.monotonic()
-            restart = _lsn(str(row[1]))
-            if restart != st.restart:
-                st.restart, st.since = restart, now
-            held = st.oldest_s >= OLD_S or now - st.since >= STUCK_S
-            want = int(row[0] or 0) >= STREAM_BYTES and held
+            again, new = float(row[0]), float(max(row[1] or 0, 0))
+            if st.again < 0:
+                st.again, st.new = again, new
+            else:
+                st.again += SMOOTH * (again - st.again)
+                st.new += SMOOTH * (new - st.new)
+            ratio = SQL_RATIO if st.streaming else STREAM_RATIO
+            want = st.again >= STREAM_BYTES and st.again > ratio * st.new
         if want != st.streaming:
-            log.info("%s: the slot %s is read %s from now on (%s bytes from its restart "
-                     "position, the oldest transaction %.0f s old)", self.location, slot,
-                     "through a kept session" if want else "with the SQL functions",
-                     row[0] if row else "-", st.oldest_s)  # fmt: skip
+            log.info("%s: the slot %s is read %s from now on (about %.0f bytes from its "
+                     "restart position to the log's end, %.0f new at a tick)", self.location,
+                     slot, "through a kept session" if want else "with the SQL functions",
+                     st.again, st.new)  # fmt: skip
             st.streaming = want
             if not want:
                 kept.drop(key)
