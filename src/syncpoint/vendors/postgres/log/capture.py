@@ -376,8 +376,9 @@ class PostgresLogCapture(PostgresCapture):
     # -- the stream --------------------------------------------------------------------
     def tick(self, conn: Any) -> Tick:
         """Drain the slot into the queue, then the ordinary tick, its guaranteed time
-        lowered to what the drain read: through the session kept open while a follower
-        runs (stream.py), else with the SQL functions (drain.py)."""
+        lowered to what the drain read: with the SQL functions (drain.py), or through the
+        session kept open while a follower runs (stream.py) when that decodes less
+        (``_streams``)."""
         _no_open_transaction(conn, "tick")
         autocommit = conn.autocommit
         conn.autocommit = True  # explicit transactions, in one pipeline (drain.py)
