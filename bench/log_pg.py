@@ -25,11 +25,19 @@ one run:
   (the follower's default: the SQL functions while no open transaction holds the slot back);
   ``--before DIR``: one more whose follower runs the syncpoint package in DIR (an older
   tree's ``src``), so that before and after are measured in the same run;
+- ``readers`` (not in the default list): the follower's readers of the slot on the same WAL
+  at the same time: one private instance, ``pgbench`` on it for ``--readers-seconds``, one
+  log capture per reader (the SQL functions, the stream, the follower's choice between
+  them), each ticked every ``--readers-interval`` s by a process of its own (the drain and
+  the tick, no apply); the CPU of each process and of its server processes (backends,
+  walsender) per 1,000 changes, and the rows each queue holds;
 - ``lagopen`` (not in the default list): lag at 1,000 changes/s under ``run --follow
   --interval 0.2`` for a minute, then with a transaction held open at the source for
   ``--open-seconds`` (600 by default), p50/p99 of its first and last minute.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open,lagopen]
+    .venv/bin/python bench/log_pg.py [--quick]
+        [--only pgbench,w1,apply,lag,replicas,open,lagopen,readers]
+        [--readers-interval S] [--readers-seconds S]
         [--runs N] [--w1-rows N] [--sql-reader] [--stream-reader] [--before DIR]
         [--open-seconds S]
 """
@@ -663,6 +671,121 @@ def replicas_row(
     )
 
 
+# -- the readers on the same WAL ------------------------------------------------------------------
+_TICKER = """
+import resource, sys, time
+from syncpoint.vendors.kept import kept
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
+url, prefix, interval, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+cap = PostgresLogCapture("bench", url, prefix)
+with kept(), cap.connect() as c:
+    cap.tick(c)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0, n = time.monotonic(), 0
+    while time.monotonic() - t0 < seconds:
+        cap.tick(c)
+        n += 1
+        time.sleep(interval)
+    for _ in range(max(3, int(20 / interval))):  # the queue up to the end of pgbench's WAL
+        cap.tick(c)
+        time.sleep(interval)
+r = resource.getrusage(resource.RUSAGE_SELF)
+print(n, r.ru_utime + r.ru_stime - r0.ru_utime - r0.ru_stime, flush=True)
+"""
+
+
+def readers_row(seconds: int, interval: float) -> None:
+    if shutil.which("pgbench") is None:
+        row("the log readers on the same WAL", "not measured (no pgbench)", "")
+        return
+    readers = {"sql": "sql", "stream": "stream", "chosen": ""}
+    with private_cluster({"max_replication_slots": "10", "max_wal_senders": "10"}) as base:
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as a:
+            a.execute("CREATE DATABASE pgb")
+        _pgbench(base, "pgb", "-i", "-s", "5", "-q")
+        url = f"{base}/pgb"
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
+        for r in readers:
+            cap = PostgresLogCapture("bench", url, f"{r}_")
+            with cap.connect() as c:
+                cap.install(c, [TableConfig(name=f"public.pgbench_{t}",
+                                            key=HISTORY_KEY if t == "history" else None)
+                                for t in PGBENCH_TABLES])  # fmt: skip
+        procs = {
+            r: subprocess.Popen(
+                [sys.executable, "-c", _TICKER, f"{url}?application_name=bench_{r}", f"{r}_",
+                 str(interval), str(seconds + 5)],
+                env={**os.environ, "SYNCPOINT_PG_LOG_READER": how}, stdout=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+            for r, how in readers.items()
+        }
+        first: dict[int, tuple[str, float]] = {}
+        last: dict[int, float] = {}
+        stop = threading.Event()
+        mon = psycopg.connect(f"{base}/postgres", autocommit=True)
+
+        def sample() -> None:
+            for pid, app in mon.execute(
+                "SELECT pid, application_name FROM pg_stat_activity "
+                "WHERE application_name LIKE 'bench\\_%'"
+            ).fetchall():
+                if pid not in first:
+                    first[pid] = (app[len("bench_") :], _cpu_one(pid) or 0.0)
+            for pid in first:
+                c = _cpu_one(pid)
+                if c is not None:
+                    last[pid] = c
+
+        def loop() -> None:
+            while not stop.wait(0.3):
+                sample()
+
+        th = threading.Thread(target=loop)
+        th.start()
+        time.sleep(3)
+        load0 = os.getloadavg()[0]
+        out = _pgbench(base, "pgb", "-n", "-c", "4", "-j", "2", "-T", str(seconds))
+        txns = int(next(ln for ln in out.splitlines() if "actually processed" in ln)
+                   .split(":")[1].split("/")[0])  # fmt: skip
+        got = {r: p.communicate()[0].split() for r, p in procs.items()}
+        stop.set()
+        th.join()
+        sample()
+        server: dict[str, float] = {}
+        for pid, (r, c0) in first.items():
+            server[r] = server.get(r, 0.0) + last.get(pid, c0) - c0
+        changes = txns * 4 / 1000  # thousands: CPU seconds per 1,000 changes, in ms below
+        parts = []
+        for r in readers:
+            n, own = int(got[r][0]), float(got[r][1])
+            with psycopg.connect(url) as q:
+                (rows,) = q.execute(f"SELECT count(*) FROM {r}_items").fetchone()
+            parts.append(
+                f"{r}: {(own + server.get(r, 0.0)) / changes * 1000:.1f} ms (its process "
+                f"{own / changes * 1000:.1f}, the server's "
+                f"{server.get(r, 0.0) / changes * 1000:.1f}), "
+                f"{n} ticks, {rows:,} rows"
+            )
+        mon.close()
+    row(
+        f"the log readers on the same WAL: pgbench (4 clients, {seconds} s, {txns * 4:,} "
+        f"changes) and one capture per reader ticked every {interval:g} s (drain and tick, "
+        f"no apply); load average {load0:.1f}-{os.getloadavg()[0]:.1f}",
+        "CPU ms per 1,000 changes: " + "; ".join(parts),
+        "the follower's choice costs no more than the cheaper reader",
+    )
+
+
+def _cpu_one(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
 # -- a transaction left open at the source -------------------------------------------------------
 def _open_mode(dbs: Dbs, mode: str, seconds: float) -> str:
     url = dbs.url(dbs.make(f"open_{mode}"))
@@ -737,6 +860,8 @@ def log_rows(
     open_seconds: float | None = None,
     before: str | None = None,
     stream_reader: bool = False,
+    readers_interval: float = 1.0,
+    readers_seconds: int | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
     ``wal_level = logical`` started and removed here; for ``table.py`` too."""
@@ -759,6 +884,8 @@ def log_rows(
                 open_row(dbs, 30 if quick else 90)
             if "lagopen" in only:
                 lag_open_row(dbs, open_seconds or (90 if quick else 600), master)
+            if "readers" in only:
+                readers_row(readers_seconds or (20 if quick else 40), readers_interval)
         finally:
             # a database with a slot cannot be dropped
             dbs.admin.execute(
@@ -780,6 +907,10 @@ def main() -> int:
     ap.add_argument("--sql-reader", action="store_true",
                     help="replicas: a fourth instance whose follower reads the slot with the "
                     "SQL functions")  # fmt: skip
+    ap.add_argument("--readers-interval", type=float, default=1.0,
+                    help="readers: seconds between ticks")  # fmt: skip
+    ap.add_argument("--readers-seconds", type=int, default=None,
+                    help="readers: pgbench's seconds")  # fmt: skip
     ap.add_argument("--stream-reader", action="store_true",
                     help="replicas: one more instance whose follower streams the slot at "
                     "every tick")  # fmt: skip
@@ -796,7 +927,8 @@ def main() -> int:
     runs = args.runs or (1 if args.quick else 3)
     rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows,
                     args.sql_reader, args.open_seconds, args.before,
-                    args.stream_reader)  # fmt: skip
+                    args.stream_reader, args.readers_interval,
+                    args.readers_seconds)  # fmt: skip
     print("| what | measured | goal |\n|---|---|---|")
     for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")
