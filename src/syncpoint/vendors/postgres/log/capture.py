@@ -57,7 +57,7 @@ READER = os.environ.get("SYNCPOINT_PG_LOG_READER", "")
 # open transaction. The stream decodes each change once but costs the server a message sent
 # and a wake-up per commit. The stream is taken when what a tick would decode again (from
 # the restart position) is over STREAM_RATIO times what is new since the last tick, and at
-# least STREAM_BYTES; the SQL functions again under SQL_RATIO times (or STREAM_BYTES). Both
+# least STREAM_BYTES; the SQL functions again under SQL_RATIO times (or half that). Both
 # are averaged over the last ticks (SMOOTH: the newest one's weight), so that the restart
 # position's 15 s steps do not switch the reader back and forth.
 STREAM_RATIO = 4.0
@@ -438,8 +438,11 @@ class PostgresLogCapture(PostgresCapture):
             else:
                 st.again += SMOOTH * (again - st.again)
                 st.new += SMOOTH * (new - st.new)
-            ratio = SQL_RATIO if st.streaming else STREAM_RATIO
-            want = st.again >= STREAM_BYTES and st.again > ratio * st.new
+            # leaving the stream takes less than taking it (a switch costs a session's
+            # start, which decodes from the restart position once)
+            ratio, least = (SQL_RATIO, STREAM_BYTES / 2) if st.streaming else (
+                STREAM_RATIO, STREAM_BYTES)  # fmt: skip
+            want = st.again >= least and st.again > ratio * st.new
         if want != st.streaming:
             log.info("%s: the slot %s is read %s from now on (about %.0f bytes from its "
                      "restart position to the log's end, %.0f new at a tick)", self.location,
