@@ -21,14 +21,25 @@ one run:
   rest), per thousand row changes, up to the replica equal to its source; the walsender's
   per 100,000 transactions; whether the replicas equal their sources afterwards.
   ``--sql-reader``: one more instance whose follower reads the slot with the SQL functions;
+  ``--stream-reader``: one more whose follower streams it (the kept session) at every tick
+  (the follower's default: the SQL functions while no open transaction holds the slot back);
   ``--before DIR``: one more whose follower runs the syncpoint package in DIR (an older
   tree's ``src``), so that before and after are measured in the same run;
+- ``readers`` (not in the default list): the follower's readers of the slot on the same WAL
+  at the same time: one private instance, ``pgbench`` on it for ``--readers-seconds``, one
+  log capture per reader (the SQL functions, the stream, the follower's choice between
+  them), each ticked every ``--readers-interval`` s by a process of its own (the drain and
+  the tick, no apply); the CPU of each process and of its server processes (backends,
+  walsender) per 1,000 changes, and the rows each queue holds;
 - ``lagopen`` (not in the default list): lag at 1,000 changes/s under ``run --follow
   --interval 0.2`` for a minute, then with a transaction held open at the source for
   ``--open-seconds`` (600 by default), p50/p99 of its first and last minute.
 
-    .venv/bin/python bench/log_pg.py [--quick] [--only pgbench,w1,apply,lag,replicas,open,lagopen]
-        [--runs N] [--w1-rows N] [--sql-reader] [--before DIR] [--open-seconds S]
+    .venv/bin/python bench/log_pg.py [--quick]
+        [--only pgbench,w1,apply,lag,replicas,open,lagopen,readers]
+        [--readers-interval S] [--readers-seconds S]
+        [--runs N] [--w1-rows N] [--sql-reader] [--stream-reader] [--before DIR]
+        [--open-seconds S]
 """
 
 from __future__ import annotations
@@ -489,13 +500,23 @@ class Roles(threading.Thread):
 
 
 def replicas_row(
-    seconds: int, runs: int, master: str, sql_reader: bool = False, before: str | None = None
+    seconds: int,
+    runs: int,
+    master: str,
+    sql_reader: bool = False,
+    before: str | None = None,
+    stream_reader: bool = False,
 ) -> None:
     if shutil.which("pgbench") is None:
         row("pgbench beside native logical replication", "not measured (no pgbench)", "")
         return
     settings = {"max_replication_slots": "10", "max_wal_senders": "10"}
-    logs = ("log",) + (("logsql",) if sql_reader else ()) + (("logbefore",) if before else ())
+    logs = (
+        ("log",)
+        + (("logsql",) if sql_reader else ())
+        + (("logstream",) if stream_reader else ())
+        + (("logbefore",) if before else ())
+    )
     with ExitStack() as stack:
         bases = {m: stack.enter_context(private_cluster(settings)) for m in
                  ("none", "native", *logs)}  # fmt: skip
@@ -547,15 +568,17 @@ def replicas_row(
             assert syncpoint(cfg, "install", stdout=subprocess.DEVNULL).wait() == 0
             flog = open(cfg.parent / "follow.log", "a")  # noqa: SIM115 - closed below
             stack.callback(flog.close)
-            # logsql: the same follower reading the slot with the SQL functions at each tick
-            env = {**os.environ, **({"SYNCPOINT_PG_LOG_READER": "sql"} if m == "logsql" else {})}
+            # logsql, logstream: the same follower reading the slot with the SQL functions,
+            # or through the kept session, at every tick
+            reader = {"logsql": "sql", "logstream": "stream"}.get(m)
+            env = {**os.environ, **({"SYNCPOINT_PG_LOG_READER": reader} if reader else {})}
             if m == "logbefore":  # the same follower, another tree's code (--before)
                 env["PYTHONPATH"] = str(before)
             followers[m] = syncpoint(cfg, "run", "--follow", "--interval", "1", stdout=flog,
                                      stderr=flog, env=env)  # fmt: skip
             conns[m] = c
         for m, c in conns.items():
-            if m == "logsql":
+            if m in ("log", "logsql"):
                 continue  # no walsender: its ticks read the slot in a backend
             deadline = time.monotonic() + 180
             while _walsender(c) is None and time.monotonic() < deadline:
@@ -625,13 +648,15 @@ def replicas_row(
         return ", ".join(f"{k} {role(m, k):.1f}" for k in keys)
 
     names = {"none": "none", "native": "native", "log": "syncpoint",
-             "logsql": "syncpoint (SQL reader)", "logbefore": "syncpoint before"}  # fmt: skip
+             "logsql": "syncpoint (SQL reader)", "logstream": "syncpoint (stream reader)",
+             "logbefore": "syncpoint before"}  # fmt: skip
     sides = [m for m in names if m in bases and m != "none"]
     row(
         f"pgbench TPC-B-like, scale 5, 4 clients, {seconds} s x {runs} interleaved, "
         f"{len(bases)} instances: no replication, native logical replication, syncpoint log "
         "capture (run --follow --interval 1)"
         + (", the same with the SQL functions' reader" if sql_reader else "")
+        + (", the same with the stream reader" if stream_reader else "")
         + (f", the same with the code of {before}" if before else "")
         + f"; load average {min(loads):.1f}-{max(loads):.1f}",
         f"none {med['none']:,.0f} tps; "
@@ -644,6 +669,121 @@ def replicas_row(
         + ", ".join(f"{names[m]} {equal[m]}" for m in sides),
         ">= 0.95 of none and ahead of native; decoding CPU <= native's",
     )
+
+
+# -- the readers on the same WAL ------------------------------------------------------------------
+_TICKER = """
+import resource, sys, time
+from syncpoint.vendors.kept import kept
+from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
+url, prefix, interval, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+cap = PostgresLogCapture("bench", url, prefix)
+with kept(), cap.connect() as c:
+    cap.tick(c)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0, n = time.monotonic(), 0
+    while time.monotonic() - t0 < seconds:
+        cap.tick(c)
+        n += 1
+        time.sleep(interval)
+    for _ in range(max(3, int(20 / interval))):  # the queue up to the end of pgbench's WAL
+        cap.tick(c)
+        time.sleep(interval)
+r = resource.getrusage(resource.RUSAGE_SELF)
+print(n, r.ru_utime + r.ru_stime - r0.ru_utime - r0.ru_stime, flush=True)
+"""
+
+
+def readers_row(seconds: int, interval: float) -> None:
+    if shutil.which("pgbench") is None:
+        row("the log readers on the same WAL", "not measured (no pgbench)", "")
+        return
+    readers = {"sql": "sql", "stream": "stream", "chosen": ""}
+    with private_cluster({"max_replication_slots": "10", "max_wal_senders": "10"}) as base:
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as a:
+            a.execute("CREATE DATABASE pgb")
+        _pgbench(base, "pgb", "-i", "-s", "5", "-q")
+        url = f"{base}/pgb"
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("ALTER TABLE pgbench_history REPLICA IDENTITY FULL")
+        for r in readers:
+            cap = PostgresLogCapture("bench", url, f"{r}_")
+            with cap.connect() as c:
+                cap.install(c, [TableConfig(name=f"public.pgbench_{t}",
+                                            key=HISTORY_KEY if t == "history" else None)
+                                for t in PGBENCH_TABLES])  # fmt: skip
+        procs = {
+            r: subprocess.Popen(
+                [sys.executable, "-c", _TICKER, f"{url}?application_name=bench_{r}", f"{r}_",
+                 str(interval), str(seconds + 5)],
+                env={**os.environ, "SYNCPOINT_PG_LOG_READER": how}, stdout=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+            for r, how in readers.items()
+        }
+        first: dict[int, tuple[str, float]] = {}
+        last: dict[int, float] = {}
+        stop = threading.Event()
+        mon = psycopg.connect(f"{base}/postgres", autocommit=True)
+
+        def sample() -> None:
+            for pid, app in mon.execute(
+                "SELECT pid, application_name FROM pg_stat_activity "
+                "WHERE application_name LIKE 'bench\\_%'"
+            ).fetchall():
+                if pid not in first:
+                    first[pid] = (app[len("bench_") :], _cpu_one(pid) or 0.0)
+            for pid in first:
+                c = _cpu_one(pid)
+                if c is not None:
+                    last[pid] = c
+
+        def loop() -> None:
+            while not stop.wait(0.3):
+                sample()
+
+        th = threading.Thread(target=loop)
+        th.start()
+        time.sleep(3)
+        load0 = os.getloadavg()[0]
+        out = _pgbench(base, "pgb", "-n", "-c", "4", "-j", "2", "-T", str(seconds))
+        txns = int(next(ln for ln in out.splitlines() if "actually processed" in ln)
+                   .split(":")[1].split("/")[0])  # fmt: skip
+        got = {r: p.communicate()[0].split() for r, p in procs.items()}
+        stop.set()
+        th.join()
+        sample()
+        server: dict[str, float] = {}
+        for pid, (r, c0) in first.items():
+            server[r] = server.get(r, 0.0) + last.get(pid, c0) - c0
+        changes = txns * 4 / 1000  # thousands: CPU seconds per 1,000 changes, in ms below
+        parts = []
+        for r in readers:
+            n, own = int(got[r][0]), float(got[r][1])
+            with psycopg.connect(url) as q:
+                (rows,) = q.execute(f"SELECT count(*) FROM {r}_items").fetchone()
+            parts.append(
+                f"{r}: {(own + server.get(r, 0.0)) / changes * 1000:.1f} ms (its process "
+                f"{own / changes * 1000:.1f}, the server's "
+                f"{server.get(r, 0.0) / changes * 1000:.1f}), "
+                f"{n} ticks, {rows:,} rows"
+            )
+        mon.close()
+    row(
+        f"the log readers on the same WAL: pgbench (4 clients, {seconds} s, {txns * 4:,} "
+        f"changes) and one capture per reader ticked every {interval:g} s (drain and tick, "
+        f"no apply); load average {load0:.1f}-{os.getloadavg()[0]:.1f}",
+        "CPU ms per 1,000 changes: " + "; ".join(parts),
+        "the follower's choice costs no more than the cheaper reader",
+    )
+
+
+def _cpu_one(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 # -- a transaction left open at the source -------------------------------------------------------
@@ -719,6 +859,9 @@ def log_rows(
     sql_reader: bool = False,
     open_seconds: float | None = None,
     before: str | None = None,
+    stream_reader: bool = False,
+    readers_interval: float = 1.0,
+    readers_seconds: int | None = None,
 ) -> list[tuple[str, str, str]]:
     """The rows in ``only`` (pgbench, w1, apply, lag), measured on a private instance with
     ``wal_level = logical`` started and removed here; for ``table.py`` too."""
@@ -735,11 +878,14 @@ def log_rows(
             if "lag" in only:
                 lag_row(dbs, 5 if quick else 15, master)
             if "replicas" in only:
-                replicas_row(5 if quick else 15, runs, master, sql_reader, before)
+                replicas_row(5 if quick else 15, runs, master, sql_reader, before,
+                             stream_reader)  # fmt: skip
             if "open" in only:
                 open_row(dbs, 30 if quick else 90)
             if "lagopen" in only:
                 lag_open_row(dbs, open_seconds or (90 if quick else 600), master)
+            if "readers" in only:
+                readers_row(readers_seconds or (20 if quick else 40), readers_interval)
         finally:
             # a database with a slot cannot be dropped
             dbs.admin.execute(
@@ -761,6 +907,13 @@ def main() -> int:
     ap.add_argument("--sql-reader", action="store_true",
                     help="replicas: a fourth instance whose follower reads the slot with the "
                     "SQL functions")  # fmt: skip
+    ap.add_argument("--readers-interval", type=float, default=1.0,
+                    help="readers: seconds between ticks")  # fmt: skip
+    ap.add_argument("--readers-seconds", type=int, default=None,
+                    help="readers: pgbench's seconds")  # fmt: skip
+    ap.add_argument("--stream-reader", action="store_true",
+                    help="replicas: one more instance whose follower streams the slot at "
+                    "every tick")  # fmt: skip
     ap.add_argument(
         "--open-seconds",
         type=float,
@@ -773,7 +926,9 @@ def main() -> int:
     args = ap.parse_args()
     runs = args.runs or (1 if args.quick else 3)
     rows = log_rows(set(args.only.split(",")), args.quick, runs, args.master, args.w1_rows,
-                    args.sql_reader, args.open_seconds, args.before)  # fmt: skip
+                    args.sql_reader, args.open_seconds, args.before,
+                    args.stream_reader, args.readers_interval,
+                    args.readers_seconds)  # fmt: skip
     print("| what | measured | goal |\n|---|---|---|")
     for what, measured, goal in rows:
         print(f"| {what} | {measured} | {goal} |")

@@ -30,6 +30,8 @@ STEPS: dict[str, str] = {
     "log_before_commit": "log capture: decoded records written to the queue, COMMIT not sent",
     "log_before_feedback": "log capture (a follower's stream): the queue committed, the slot "
     "not yet told (no feedback sent)",
+    "log_reader_switch": "log capture (a follower's): the last tick's reader done, the other "
+    "one (the SQL functions or the stream) not yet started",
 }
 
 _hits: Counter[str] = Counter()

@@ -125,7 +125,7 @@ def test_follower_killed_between_queue_commit_and_feedback_then_rerun(
     writers = rk.run_writers(src.vendor, src.url, 2, 4)
     f = rk.start_syncpoint(
         cfg, "run", "--follow", "--interval", "0.2", log=tmp_path / "f0.log",
-        env={"SYNCPOINT_FAILPOINT": "log_before_feedback@2"},
+        env={"SYNCPOINT_FAILPOINT": "log_before_feedback@2", "SYNCPOINT_PG_LOG_READER": "stream"},
     )  # fmt: skip
     assert f.wait(120) == -9, (tmp_path / "f0.log").read_text(errors="replace")[-3000:]
     for w in writers:

@@ -15,12 +15,22 @@ import threading
 from typing import Any
 
 import psycopg
+import pytest
 from test_postgres_capture_support import Pg, tx
 from test_postgres_capture_types import INSERT, ODD_SESSION, SETUP
 
 from syncpoint.vendors.kept import kept
+from syncpoint.vendors.postgres.log import capture
 from syncpoint.vendors.postgres.log.capture import PostgresLogCapture
 from syncpoint.vendors.postgres.log.pgoutput import lsn_int
+
+
+@pytest.fixture(autouse=True)
+def _streamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are the stream's: a follower's ticks read through the kept session at
+    every tick (else the SQL functions while nothing holds the slot's restart position)."""
+    monkeypatch.setattr(capture, "READER", "stream")
+    monkeypatch.setenv("SYNCPOINT_PG_LOG_READER", "stream")
 
 
 class LogPg(Pg):

@@ -464,13 +464,15 @@ class GroupRound:
             ]
 
     def _net_here(self, reads: list[tuple[Any, ...]]) -> NetRows:
-        rows = []
+        rows: list[tuple[Any, ...]] = []
         for w, src, read_sql, *_ in reads:
+            tbl, add = w.tbl, rows.append
             for rk, action, content, old, dbid, key, old_key in src.capture.read_rows(
                 src.conn, read_sql
             ):
-                texts = (_text(x) for x in (content, old, dbid, key, old_key))
-                rows.append((w.tbl, int(rk), str(action), *texts))
+                # per record, the hot loop of a driver-netted round: no generator a row
+                add((tbl, int(rk), str(action), _text(content), _text(old), _text(dbid),
+                     _text(key), _text(old_key)))  # fmt: skip
         try:
             return netting.net_rows(rows)
         except ValueError as exc:

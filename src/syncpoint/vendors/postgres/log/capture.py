@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from syncpoint import failpoints
 from syncpoint.config import TableConfig, TableName
 from syncpoint.core.model import CaptureStatus, Tick, WatchedTableStatus
 from syncpoint.errors import SyncpointError, UsageError
@@ -48,9 +49,34 @@ from syncpoint.vendors.postgres.log.queue import Types
 log = logging.getLogger("syncpoint.logcapture")
 # a stream that could not be opened is tried again after this long
 RETRY_STREAM_S = 60.0
-# "sql": a follower's ticks read the slot with the SQL functions too (a bench compares them)
+# a follower's reader: "sql" the SQL functions at every tick, "stream" the kept session at
+# every tick (benches and tests compare them); else whichever decodes less (``_streams``)
 READER = os.environ.get("SYNCPOINT_PG_LOG_READER", "")
+# The SQL functions decode from the slot's restart position at every tick; the server moves
+# it at its running-transactions records (every 15 s under writes), never past the oldest
+# open transaction. The stream decodes each change once but costs the server a message sent
+# and a wake-up per commit. The stream is taken when what a tick would decode again (from
+# the restart position) is over STREAM_RATIO times what is new since the last tick, and at
+# least STREAM_BYTES; the SQL functions again under SQL_RATIO times (or half that). Both
+# are averaged over the last ticks (SMOOTH: the newest one's weight), so that the restart
+# position's 15 s steps do not switch the reader back and forth.
+STREAM_RATIO = 4.0
+SQL_RATIO = 3.0
+STREAM_BYTES = 1 << 20
+SMOOTH = 0.25
 _REFUSED: dict[tuple[str, str, str], float] = {}
+
+
+class _Reading:
+    """What a follower's last ticks saw of the slot (the reader's choice)."""
+
+    def __init__(self) -> None:
+        self.again = -1.0  # bytes from the restart position to the log's end (averaged)
+        self.new = 0.0  # bytes from the confirmed position to the log's end (averaged)
+        self.streaming = False
+
+
+_READING: dict[tuple[str, str, str], _Reading] = {}
 
 # the queue's objects this capture shares with the trigger capture (install/ files)
 _QUEUE_FILES = (
@@ -216,14 +242,18 @@ class PostgresLogCapture(PostgresCapture):
                 for stmt in o.folder("uninstall"):
                     conn.execute(stmt)
 
-    def _released(self, conn: Any, wait_s: float = 10.0) -> None:
+    def _released(self, conn: Any, wait_s: float = 10.0, quiet: bool = False) -> None:
         """Wait for a session streaming the slot to end (a follower stopped just now: its
-        server process ends a moment later); a follower still running is named."""
+        server process ends a moment later); a follower still running is named (``quiet``:
+        the wait just ends, a tick that finds the slot busy waits for it its own way)."""
         deadline = time.monotonic() + wait_s
         while True:
             found = self.slot_info(conn)
-            conn.commit()
+            if not conn.autocommit:
+                conn.commit()
             if found is None or found[7] is None:
+                return
+            if quiet and time.monotonic() > deadline:
                 return
             if time.monotonic() > deadline:
                 raise UsageError(
@@ -346,15 +376,16 @@ class PostgresLogCapture(PostgresCapture):
     # -- the stream --------------------------------------------------------------------
     def tick(self, conn: Any) -> Tick:
         """Drain the slot into the queue, then the ordinary tick, its guaranteed time
-        lowered to what the drain read: through the session kept open while a follower
-        runs (stream.py), else with the SQL functions (drain.py)."""
+        lowered to what the drain read: with the SQL functions (drain.py), or through the
+        session kept open while a follower runs (stream.py) when that decodes less
+        (``_streams``)."""
         _no_open_transaction(conn, "tick")
         autocommit = conn.autocommit
         conn.autocommit = True  # explicit transactions, in one pipeline (drain.py)
         try:
             with self._translated():
                 slot = self.slot_name(conn)
-                streams = kept.active() and READER != "sql"
+                streams = kept.active() and READER != "sql" and self._streams(conn, slot)
                 session = self._session(slot) if streams else None
                 if session is not None:
                     streamed = logstream.StreamDrain(self._o, self._types, self.location,
@@ -383,6 +414,46 @@ class PostgresLogCapture(PostgresCapture):
     @property
     def _session_key(self) -> tuple[str, str, str]:
         return ("postgres-log", self.url, self.prefix)
+
+    def _streams(self, conn: Any, slot: str) -> bool:
+        """Whether a follower's tick reads the slot through the kept session: the SQL
+        functions cost the server least (one call a tick, no message sent, no walsender
+        woken at each commit) while the WAL they decode again from the slot's restart
+        position is small beside what is new; an open transaction holding that position
+        back, or ticks much more frequent than its moves, make the stream cheaper (see
+        STREAM_RATIO). The slot is left to the other reader only between ticks, after this
+        process stored what it read and told the slot: a switch is as safe as a kill
+        between ticks (failpoint log_reader_switch)."""
+        if READER == "stream":
+            return True
+        key = self._session_key
+        st = _READING.setdefault(key, _Reading())
+        row = conn.execute(self._o.one("log/reader.sql"), {"slot": slot}).fetchone()
+        if row is None or row[0] is None:
+            want = False  # the SQL functions tell what became of the slot
+        else:
+            again, new = float(row[0]), float(max(row[1] or 0, 0))
+            if st.again < 0:
+                st.again, st.new = again, new
+            else:
+                st.again += SMOOTH * (again - st.again)
+                st.new += SMOOTH * (new - st.new)
+            # leaving the stream takes less than taking it (a switch costs a session's
+            # start, which decodes from the restart position once)
+            ratio, least = (SQL_RATIO, STREAM_BYTES / 2) if st.streaming else (
+                STREAM_RATIO, STREAM_BYTES)  # fmt: skip
+            want = st.again >= least and st.again > ratio * st.new
+        if want != st.streaming:
+            log.info("%s: the slot %s is read %s from now on (about %.0f bytes from its "
+                     "restart position to the log's end, %.0f new at a tick)", self.location,
+                     slot, "through a kept session" if want else "with the SQL functions",
+                     st.again, st.new)  # fmt: skip
+            st.streaming = want
+            if not want:
+                kept.drop(key)
+                self._released(conn, wait_s=5.0, quiet=True)
+            failpoints.hit("log_reader_switch")
+        return want
 
     def _session(self, slot: str) -> logstream.Session | None:
         """The kept session streaming the slot, made if none; None (this tick reads the

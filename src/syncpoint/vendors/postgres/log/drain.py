@@ -10,10 +10,11 @@ advance) makes the next peek return transactions already stored, which ``decoded
 How and why: docs/internals.md, "Log capture", PostgreSQL.
 
 Round trips are what a follower's tick pays at every interval: the connection is put in
-autocommit mode with explicit transactions, and the whole tick is one psycopg pipeline, so
-that a round trip is made only where a result is needed: the lock, the horizon, the
-batch's reads, the advance past the previous batch and the peek (one); the queue's keys
-(one); the inserts, the commit, the tick and the unlock (one).
+autocommit mode with explicit transactions, and the tick's statements go in psycopg
+pipelines, so that a round trip is made only where a result is needed: the lock, the
+horizon, the batch's reads, the advance past the previous batch and the peek (one); the
+queue's keys (one); the records by COPY (one, between pipelines); the commit, the tick and
+the unlock (one).
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ class Drain:
         fetch once they ran. ``guaranteed``: the clock, or the oldest transaction's start
         if earlier, sampled before that position. ``conn`` is in autocommit mode and every
         transaction explicit, so that a quiet tick is two round trips: psycopg sends a
-        pipeline's statements without waiting, up to the first result it needs."""
+        pipeline's statements without waiting, up to the first result it needs. The
+        records go in by COPY between pipelines (COPY cannot run in one)."""
         o = self.o
         self.reading = False
         locked = False
@@ -84,9 +86,16 @@ class Drain:
                     conn.execute(o.one("log/synchronous_commit.sql"))
                     horizon = conn.execute(o.one("log/horizon.sql"))
                     conn.execute("COMMIT")
-                    while self._batch(conn):
-                        pass
-                    clock, oldest, _upto = horizon.fetchone()
+                    got = self._read(conn)
+                while self._write(conn, got):
+                    with conn.pipeline():
+                        failpoints.hit("log_before_commit")
+                        conn.execute("COMMIT")
+                        got = self._read(conn)
+                clock, oldest, _upto = horizon.fetchone()
+                with conn.pipeline():
+                    failpoints.hit("log_before_commit")
+                    conn.execute("COMMIT")
                     out = tick(conn, min(x for x in (clock, oldest) if x is not None), True)
                     conn.execute(o.one("log/unlock.sql"), self.key)
                     locked = False
@@ -112,9 +121,10 @@ class Drain:
                 _rollback(conn)
                 conn.execute(o.one("log/unlock.sql"), self.key)
 
-    def _batch(self, conn: Any) -> bool:
-        """One drain transaction, up to the horizon the tick stored; True when there may
-        be more up to it."""
+    def _read(self, conn: Any) -> tuple[Any, ...]:
+        """A drain transaction begun, up to the horizon the tick stored: the state, the
+        messages peeked and the cursors of what records need (in a pipeline: one round
+        trip)."""
         o = self.o
         conn.execute("BEGIN")
         conn.execute(o.one("log/settings.sql"))
@@ -132,6 +142,13 @@ class Drain:
         state = state_q.fetchone()
         data = [r[0] for r in peek_q.fetchall()]
         self.reading = False
+        return state, data, service_q, triggers_q, tables_q
+
+    def _write(self, conn: Any, got: tuple[Any, ...]) -> bool:
+        """The records of the batch ``got`` into the queue (not committed); True when
+        there may be more up to the horizon."""
+        o = self.o
+        state, data, service_q, triggers_q, tables_q = got
         if state is None:
             raise UsageError("log capture is not installed (run syncpoint install)")
         if state[5]:
@@ -140,18 +157,25 @@ class Drain:
         relations: dict[int, pgoutput.Relation] = {}
         txns = pgoutput.parse(data, relations, after=decoded)
         fresh = [t for t in txns if t.end_lsn > decoded]
+        upto = decoded
         if fresh:
             sid, loc, *_ = service_q.fetchone()
             records = Records(conn, o, self.types, watched(tables_q.fetchall()), loc,
                               not triggers_q.fetchone()[0])  # fmt: skip
             for t in fresh:
                 records.add(t, relations)
-            logqueue.write(conn, o, self.types, sid, records.out)
-            decoded = fresh[-1].end_lsn
-            conn.execute(o.one("log/state_decoded.sql"), {"lsn": pgoutput.lsn_text(decoded)})
-        failpoints.hit("log_before_commit")
-        conn.execute("COMMIT")
-        return len(data) >= BATCH
+            logqueue.write(conn, o, self.types, sid, records.out, copy=True)
+            upto = fresh[-1].end_lsn
+        more = len(data) >= BATCH
+        if not more and state[3] is not None:
+            # the peek read every transaction committed before the horizon (flushed by the
+            # tick's horizon transaction): the slot may pass it, as a stream confirms its
+            # horizon, so that a tick whose watched tables are quiet while others are busy
+            # does not decode the same unwatched WAL again at every tick
+            upto = max(upto, pgoutput.lsn_int(str(state[3])))
+        if upto > decoded:
+            conn.execute(o.one("log/state_decoded.sql"), {"lsn": pgoutput.lsn_text(upto)})
+        return more
 
     def _behind_stream(self, conn: Any, tick: Callable[[Any, datetime, bool], Any]) -> Any:
         """The tick of a process that cannot read the slot because another session streams
