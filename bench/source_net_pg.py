@@ -19,12 +19,15 @@ On a private PostgreSQL instance (``private_pg.py``), after a warm-up round:
 3. the capture's cost of storing the key: the table's generated capture function as
    installed, and the same function writing ``to_jsonb`` of the key beside each JSON (the
    new row's and the old row's), each on a table of its own, W1's statements on each in
-   turns (``--capture-rows`` inserted), each statement's backend CPU seconds.
+   turns (``--capture-rows`` inserted), each statement's backend CPU seconds;
+   ``--key-cast``: the key's text as its type writes it (``::text``), and an UPDATE record
+   (written by the row trigger only where the old key equals the new) with its new key
+   only; ``--capture-only``: this step alone.
 
 Nothing of 2 and 3 is syncpoint's code: they are the measurements that decide whether to
 change the queue's layout.
 
-    .venv/bin/python bench/source_net_pg.py [--changes 480000] [--repeat 3]
+    .venv/bin/python bench/source_net_pg.py [--changes 480000] [--repeat 3] [--key-cast]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import argparse
 import collections
 import io
 import os
+import re
 import statistics
 import sys
 import time
@@ -132,9 +136,11 @@ def net(lines: list[bytes]) -> list[bytes]:
     return sorted(v[1] for v in last.values())
 
 
-def keyed_capture(body: str, name: str) -> str:
+def keyed_capture(body: str, name: str, cast: bool = False) -> str:
     """The generated capture function ``body`` renamed ``name`` and writing the key's JSON
-    text beside each record's JSON (new row: sp_k, old row: sp_ok)."""
+    text beside each record's JSON (new row: sp_k, old row: sp_ok); ``cast``: the key's text
+    as its type writes it, and an UPDATE record's new key only (the row trigger writes an
+    UPDATE only where the old key equals the new)."""
     cols = "content, oldcontent, version, captured_at)"
     subs = [
         ("public.repl_capture_1()", f"public.{name}()", 1),
@@ -175,6 +181,17 @@ def keyed_capture(body: str, name: str) -> str:
             1,
         ),
     ]
+    if cast:
+        subs = [
+            (old, new.replace("to_jsonb((OLD).id)::text, 1", "NULL, 1"), n)
+            if old.startswith("row_to_json(NEW)::text, row_to_json(OLD)")
+            else (old, new, n)
+            for old, new, n in subs
+        ]
+        subs = [
+            (old, re.sub(r"to_jsonb\(([^()]*(?:\([^()]*\))?[^()]*)\)::text", r"(\1)::text", new), n)
+            for old, new, n in subs
+        ]
     for old, new, count in subs:
         if body.count(old) != count:
             raise SystemExit(f"the generated capture function changed: {old!r}")
@@ -182,11 +199,16 @@ def keyed_capture(body: str, name: str) -> str:
     return body
 
 
-def capture_cost(base: str, rows: int, repeat: int) -> dict[str, list[float]]:
+def capture_cost(base: str, rows: int, repeat: int, cast: bool) -> dict[str, list[float]]:
     admin = psycopg.connect(f"{base}/src", autocommit=True)
+    # both functions write into the one queue, which has the key's columns for both
+    admin.execute(
+        "ALTER TABLE repl_items ADD COLUMN IF NOT EXISTS sp_k text, "
+        "ADD COLUMN IF NOT EXISTS sp_ok text"
+    )
     body = admin.execute("SELECT pg_get_functiondef('repl_capture_1'::regproc)").fetchone()[0]
     admin.execute(body.replace("public.repl_capture_1()", "public.cap_json()"))
-    admin.execute(keyed_capture(body, "cap_key"))
+    admin.execute(keyed_capture(body, "cap_key", cast))
     for t, fn in (("o_json", "cap_json"), ("o_key", "cap_key")):
         admin.execute(f"CREATE TABLE {t} (LIKE orders INCLUDING ALL)")
         admin.execute(
@@ -227,19 +249,110 @@ def capture_cost(base: str, rows: int, repeat: int) -> dict[str, list[float]]:
     return out
 
 
+def window_study(
+    base: str, src: Any, ch: Any, w1: tuple[int, int, int], repeat: int, loads: list[float]
+) -> None:
+    """Steps 1 and 2: the round, then the window read three ways."""
+    from syncpoint.ops import round as round_mod
+    from syncpoint.vendors.postgres import round_direct, snapshot_direct
+
+    n_ins, n_upd, n_del = w1
+    make_changes(src, 0, n_ins, n_upd, n_del)
+    ch.run(once=True)  # warm-up: the target, the control tables
+    lo = int(src.execute("SELECT max(repl_key) FROM repl_items").fetchone()[0]) + 1
+    make_changes(src, 10 * n_ins, n_ins, n_upd, n_del)
+    hi = int(src.execute("SELECT max(repl_key) FROM repl_items").fetchone()[0]) + 1
+
+    steps: dict[str, list[float]] = collections.defaultdict(list)
+    for m in ("plan", "_copy_direct", "apply"):
+        timed(round_mod.GroupRound, m, steps)
+    timed(round_direct, "net", steps)
+    sqls: list[str] = []
+    inner = snapshot_direct.copy_range
+
+    def spy(job: Any) -> Any:
+        sqls.append(job.out_sql)
+        return inner(job)
+
+    round_direct.copy_range = spy  # type: ignore[assignment]
+    t = time.perf_counter()
+    report = ch.run(once=True)
+    took = time.perf_counter() - t
+    round_direct.copy_range = inner  # type: ignore[assignment]
+    loads.append(os.getloadavg()[0])
+    print(
+        f"W1 round: {report.changes:,} changes in {took:.2f} s "
+        f"({report.changes / took:,.0f}/s); load average {loads[-1]:.1f}"
+    )
+    print("  " + ", ".join(f"{k.strip('_')} {sum(v):.2f} s" for k, v in steps.items()))
+
+    round_ops: list[bytes] = []
+    for sql in sqls:
+        body = sql.strip().removeprefix("COPY (").removesuffix(") TO STDOUT")
+        round_ops += copy_out(base, body)[1]
+    _, now_ops = copy_out(base, now_sql(lo, hi))
+    if sorted(now_ops) != sorted(round_ops):
+        raise SystemExit("the stand-in for ops_out_typed.sql differs from the round's")
+
+    src.execute("ALTER TABLE repl_items ADD COLUMN sp_k text, ADD COLUMN sp_ok text")
+    src.execute(
+        "UPDATE repl_items SET "
+        "sp_k = CASE WHEN db_action <> 'DELETE' "
+        "THEN COALESCE((content::jsonb -> 'id')::text, 'null') END, "
+        "sp_ok = CASE WHEN db_action <> 'INSERT' "
+        "THEN COALESCE((oldcontent::jsonb -> 'id')::text, 'null') END "
+        "WHERE tablename = 'orders' AND repl_key >= %s AND repl_key < %s",
+        (lo, hi),
+    )
+    src.execute("VACUUM ANALYZE repl_items")
+    ways = {
+        "now": now_sql(lo, hi),
+        "stored": stored_sql(lo, hi),
+        "half": stored_sql(lo, hi, "WHERE hashtext(m.key) & 1 = 0"),
+    }
+    cpu: dict[str, list[float]] = collections.defaultdict(list)
+    out: dict[str, list[bytes]] = {}
+    for rep in range(repeat):
+        for name in ways if rep % 2 == 0 else reversed(ways):
+            secs, lines = copy_out(base, ways[name])
+            cpu[name].append(secs)
+            out[name] = lines
+    other = copy_out(base, stored_sql(lo, hi, "WHERE hashtext(m.key) & 1 = 1"))[1]
+    exact = net(out["now"]) == sorted(out["stored"]) == sorted(out["half"] + other)
+    loads.append(os.getloadavg()[0])
+    print(
+        f"\nthe window's source read, one backend, CPU s (median of {repeat}; "
+        f"load average {loads[-1]:.1f}); stored's operations are now's netted: {exact}"
+    )
+    for name in ways:
+        print(
+            f"  {name:7s} {statistics.median(cpu[name]):6.2f} s  "
+            f"({', '.join(f'{x:.2f}' for x in cpu[name])}); {len(out[name]):,} operations"
+        )
+    now = statistics.median(cpu["now"])
+    print(
+        f"  stored / now: {statistics.median(cpu['stored']) / now:.2f}; "
+        f"two halves / now: {2 * statistics.median(cpu['half']) / now:.2f}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--changes", type=int, default=480_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--capture-rows", type=int, default=100_000)
+    ap.add_argument(
+        "--key-cast",
+        action="store_true",
+        help="the capture writes the key's text as its type writes it, and an UPDATE's once",
+    )
+    ap.add_argument("--capture-only", action="store_true", help="the capture's cost only")
     args = ap.parse_args()
     n_ins = args.changes * 5 // 8
     n_upd = args.changes * 5 // 16
     n_del = args.changes - n_ins - n_upd
 
-    from syncpoint.ops import round as round_mod
     from syncpoint.ops.channel import Channel
-    from syncpoint.vendors.postgres import round_direct, snapshot_direct
 
     loads = [os.getloadavg()[0]]
     with private_cluster() as base:
@@ -253,85 +366,9 @@ def main() -> None:
             channel_file(f"{base}/src", f"{base}/dst", "local[2]", driver_round_max=0)
         )
         ch.install()
-        make_changes(src, 0, n_ins, n_upd, n_del)
-        ch.run(once=True)  # warm-up: the target, the control tables
-        lo = int(src.execute("SELECT max(repl_key) FROM repl_items").fetchone()[0]) + 1
-        make_changes(src, 10 * n_ins, n_ins, n_upd, n_del)
-        hi = int(src.execute("SELECT max(repl_key) FROM repl_items").fetchone()[0]) + 1
-
-        steps: dict[str, list[float]] = collections.defaultdict(list)
-        for m in ("plan", "_copy_direct", "apply"):
-            timed(round_mod.GroupRound, m, steps)
-        timed(round_direct, "net", steps)
-        sqls: list[str] = []
-        inner = snapshot_direct.copy_range
-
-        def spy(job: Any) -> Any:
-            sqls.append(job.out_sql)
-            return inner(job)
-
-        round_direct.copy_range = spy  # type: ignore[assignment]
-        t = time.perf_counter()
-        report = ch.run(once=True)
-        took = time.perf_counter() - t
-        round_direct.copy_range = inner  # type: ignore[assignment]
-        loads.append(os.getloadavg()[0])
-        print(
-            f"W1 round: {report.changes:,} changes in {took:.2f} s "
-            f"({report.changes / took:,.0f}/s); load average {loads[-1]:.1f}"
-        )
-        print("  " + ", ".join(f"{k.strip('_')} {sum(v):.2f} s" for k, v in steps.items()))
-
-        round_ops: list[bytes] = []
-        for sql in sqls:
-            body = sql.strip().removeprefix("COPY (").removesuffix(") TO STDOUT")
-            round_ops += copy_out(base, body)[1]
-        _, now_ops = copy_out(base, now_sql(lo, hi))
-        if sorted(now_ops) != sorted(round_ops):
-            raise SystemExit("the stand-in for ops_out_typed.sql differs from the round's")
-
-        src.execute("ALTER TABLE repl_items ADD COLUMN sp_k text, ADD COLUMN sp_ok text")
-        src.execute(
-            "UPDATE repl_items SET "
-            "sp_k = CASE WHEN db_action <> 'DELETE' "
-            "THEN COALESCE((content::jsonb -> 'id')::text, 'null') END, "
-            "sp_ok = CASE WHEN db_action <> 'INSERT' "
-            "THEN COALESCE((oldcontent::jsonb -> 'id')::text, 'null') END "
-            "WHERE tablename = 'orders' AND repl_key >= %s AND repl_key < %s",
-            (lo, hi),
-        )
-        src.execute("VACUUM ANALYZE repl_items")
-        ways = {
-            "now": now_sql(lo, hi),
-            "stored": stored_sql(lo, hi),
-            "half": stored_sql(lo, hi, "WHERE hashtext(m.key) & 1 = 0"),
-        }
-        cpu: dict[str, list[float]] = collections.defaultdict(list)
-        out: dict[str, list[bytes]] = {}
-        for rep in range(args.repeat):
-            for name in ways if rep % 2 == 0 else reversed(ways):
-                secs, lines = copy_out(base, ways[name])
-                cpu[name].append(secs)
-                out[name] = lines
-        other = copy_out(base, stored_sql(lo, hi, "WHERE hashtext(m.key) & 1 = 1"))[1]
-        exact = net(out["now"]) == sorted(out["stored"]) == sorted(out["half"] + other)
-        loads.append(os.getloadavg()[0])
-        print(
-            f"\nthe window's source read, one backend, CPU s (median of {args.repeat}; "
-            f"load average {loads[-1]:.1f}); stored's operations are now's netted: {exact}"
-        )
-        for name in ways:
-            print(
-                f"  {name:7s} {statistics.median(cpu[name]):6.2f} s  "
-                f"({', '.join(f'{x:.2f}' for x in cpu[name])}); {len(out[name]):,} operations"
-            )
-        now = statistics.median(cpu["now"])
-        print(
-            f"  stored / now: {statistics.median(cpu['stored']) / now:.2f}; "
-            f"two halves / now: {2 * statistics.median(cpu['half']) / now:.2f}"
-        )
-
-        cost = capture_cost(base, args.capture_rows, args.repeat)
+        if not args.capture_only:
+            window_study(base, src, ch, (n_ins, n_upd, n_del), args.repeat, loads)
+        cost = capture_cost(base, args.capture_rows, args.repeat, args.key_cast)
         loads.append(os.getloadavg()[0])
         print(
             f"\ncapture, backend CPU s per statement ({args.capture_rows:,} rows inserted; "
