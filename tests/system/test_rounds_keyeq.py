@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from syncpoint.ops.channel import Channel
-from tests.conftest import make_mariadb, make_pg
+from tests.conftest import make_mariadb, make_pg, make_sqlite
 
 pytestmark = pytest.mark.spark
 
@@ -30,9 +30,9 @@ ENGINES = {
 
 
 @pytest.fixture
-def dbs(request: pytest.FixtureRequest) -> Any:
+def dbs(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """A source of the first vendor, then a target of the second vendor per engine."""
-    mk = {"postgres": make_pg, "mariadb": make_mariadb}
+    mk = {"postgres": make_pg, "mariadb": make_mariadb, "sqlite": lambda: make_sqlite(tmp_path)}
     src, dst, engines = request.param
     gens = [mk[src]()] + [mk[dst]() for _ in engines]
     made = [next(g) for g in gens]
@@ -209,5 +209,27 @@ def test_keys_equal_in_a_mariadb_collation_keep_their_rows(
     rounds(src, targets, tmp_path, ["ci"], [first, second], spark, monkeypatch)
     want = sorted(src.query("SELECT k, v FROM ci"))
     assert len(want) == 6
+    for engine, dst in targets.items():
+        assert sorted(dst.query("SELECT k, v FROM ci")) == want, engine
+
+
+@pytest.mark.parametrize(
+    "dbs", [("sqlite", "sqlite", ["driver"])], indirect=True, ids=["sqlite-sqlite"]
+)
+def test_keys_equal_in_a_sqlite_nocase_collation_keep_their_rows(
+    dbs: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite keys under COLLATE NOCASE, into a target table made with the same key."""
+    src, targets = dbs
+    table = "CREATE TABLE ci (k TEXT COLLATE NOCASE PRIMARY KEY, v TEXT)"
+    for db in (src, *targets.values()):
+        db.execute(table)
+    first = [
+        "INSERT INTO ci VALUES ('abc', '1'), ('def', '2'), ('ghi', '3'), ('jkl', '4'), "
+        "('mno', '5')"
+    ]
+    rounds(src, targets, tmp_path, ["ci"], [first, CLASS_MOVES], spark, monkeypatch)
+    want = sorted(src.query("SELECT k, v FROM ci"))
+    assert len(want) == 5
     for engine, dst in targets.items():
         assert sorted(dst.query("SELECT k, v FROM ci")) == want, engine
