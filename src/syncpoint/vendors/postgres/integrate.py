@@ -366,7 +366,8 @@ class PostgresIntegrate(Integrate):
             self.run(
                 conn, "typed_delete_spare", table=str(t.target.ref),
                 target=self.qualified(t.target.ref), values=values, match=self._match(t),
-                spare=self._match(t, "u"), staging=self.q(typed.name),
+                spare=self._match(t, "u"), staging=self.q(typed.name), keys=self._keys(t),
+                found=self._match(t, "x"),
             )  # fmt: skip
             return
         self.run(
@@ -442,7 +443,13 @@ class PostgresIntegrate(Integrate):
             values=values,
             match=self._match(t),
             spare=self._match(t, "u"),
+            keys=self._keys(t),
+            found=self._match(t, "x"),
         )
+
+    def _keys(self, t: ApplyTable) -> str:
+        """The target row's key columns as ``_match`` names a staged row's (k0, k1, ...)."""
+        return ", ".join(f"t.{self.q(c.name)} AS k{i}" for i, c in enumerate(t.key_columns))
 
     # -- cascades the capture could not see (integratebase._cascade) --------------------
     def cascade_positions(
