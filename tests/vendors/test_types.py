@@ -74,8 +74,40 @@ def test_every_vendor_pair_gets_a_type_that_holds_every_value(
     assert sqlite.render(t) == sl
 
 
-def test_a_text_key_at_mariadb_needs_a_length() -> None:
-    assert mariadb.render(postgres.parse("text"), key=True) == "varchar(255)"
+def test_a_text_key_at_mariadb_needs_a_length_and_compares_byte_for_byte() -> None:
+    exact = "varchar(255) character set utf8mb4 collate utf8mb4_nopad_bin"
+    assert mariadb.render(postgres.parse("text"), key=True) == exact
+    assert mariadb.render(postgres.parse("character varying(20)"), key=True) == (
+        "varchar(20) character set utf8mb4 collate utf8mb4_nopad_bin"
+    )
+    assert mariadb.render(postgres.parse("text")) == "longtext"  # not a key: unchanged
+    assert mariadb.render(postgres.parse("integer"), key=True) == "int"
+    # a MariaDB source's key keeps its own collation
+    ci = "varchar(20) character set utf8mb4 collate utf8mb4_general_ci"
+    assert mariadb.render(mariadb.parse(ci), key=True) == ci
+
+
+@pytest.mark.parametrize(
+    ("target", "source", "coarser"),
+    [
+        ("varchar(255) character set utf8mb4 collate utf8mb4_nopad_bin", "text", None),
+        ("varchar(255)", "text", "utf8mb4_bin"),  # the tables' default pads: 'a' = 'a '
+        ("varchar(255) character set utf8mb4 collate utf8mb4_general_ci", "text",
+         "utf8mb4_general_ci"),
+        ("int", "integer", None),
+        ("char(3)", "character(3)", None),  # CHAR gives values back unpadded anyway
+    ],
+)  # fmt: skip
+def test_an_existing_mariadb_key_coarser_than_a_postgresql_source_is_found(
+    target: str, source: str, coarser: str | None
+) -> None:
+    assert mariadb.coarser_key(target, postgres.parse(source)) == coarser
+
+
+def test_a_mariadb_key_in_the_mariadb_sources_own_collation_is_not_coarser() -> None:
+    ci = "varchar(20) character set utf8mb4 collate utf8mb4_general_ci"
+    assert mariadb.coarser_key(ci, mariadb.parse(ci)) is None
+    assert mariadb.coarser_key(ci, mariadb.parse("varchar(20)")) == "utf8mb4_general_ci"
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,17 @@ tests check the two agree):
 So many changes of one key in one round (insert, updates, key moves, delete, re-insert)
 become exactly one target operation, never "several source rows for one target row".
 
+4. Keys are compared as text (below), but a database may hold two texts equal: citext
+   'abc' and 'ABC', numeric 1.0 and 1.00, a case-insensitive or PAD SPACE collation's 'x'
+   and 'X '. Capture records a change of the key's text as a key change (rule 1), so one
+   row's *class* of equal keys may end a round as the delete of one text and the upsert
+   of another, never as two upserts: a text's last operation is an upsert only while the
+   row holds it, and the row holds one text at a time. That upsert is the class's last
+   operation. The apply therefore upserts every column, the key's too (the row takes the
+   source's text), and its delete spares a target row equal to a key the same window
+   upserts: that row is the one the upsert wrote. Deleting it after the upsert would lose
+   the row; not setting the key would leave the old text.
+
 Keys are compared as decoded JSON values (decimals exactly, as ``Decimal``). Spark cannot
 decode exact decimals (its JSON reader goes through ``double``), so the Spark path takes the
 key as JSON text extracted by the *source* database, which writes one value the same way

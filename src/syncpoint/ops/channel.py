@@ -91,6 +91,8 @@ class Channel:
                             have = it.describe(conn, ref)
                             if key:
                                 found += it.apply_notes(ref, have, key)
+                            if key and have is not None:
+                                found += self._key_notes(it, loc, t, ref, have, key)
                             found += self._type_notes(loc, t, ref, have, it.vendor)
                             if have is None:
                                 found += self._index_notes(loc, t, ref, it.vendor)
@@ -139,6 +141,22 @@ class Channel:
             for ix in extras.indexes
             if created.index_method(target_vendor, vendor, ix) is None
         ]
+
+    def _key_notes(
+        self, it: Any, loc: str, t: Any, ref: Any, have: Any, key: tuple[str, ...]
+    ) -> list[str]:
+        """Where the existing target's key compares coarser than the source's."""
+        from syncpoint import vendors
+        from syncpoint.vendors.integratebase import Integrate
+
+        if type(it).key_notes is Integrate.key_notes:
+            return []  # the vendor has nothing to say (no source shape read for it)
+        shape = self._source_shape(loc, t)
+        if shape is None:
+            return []
+        parse = vendors.get(self.cfg.locations[loc].vendor).types.parse
+        src = {c.name: parse(c.type) for c in shape.columns}
+        return list(it.key_notes(ref, have, key, src))
 
     def _type_notes(self, loc: str, t: Any, ref: Any, have: Any, target_vendor: str) -> list[str]:
         """What the source's columns of a type that needs saying (a vendor's types module

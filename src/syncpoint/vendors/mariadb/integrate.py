@@ -8,15 +8,17 @@ own key columns. docs/internals.md, "Values at the target".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from syncpoint.config import TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
+from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb.dialect import json_path
-from syncpoint.vendors.mariadb.types import parse, spatial
+from syncpoint.vendors.mariadb.types import coarser_key, parse, spatial
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
 
@@ -74,6 +76,23 @@ class MariadbIntegrate(Integrate):
         table = self.with_uniques(conn, TableShape(target, cols), target.schema_, target.name)
         self.end_read(conn)
         return table
+
+    def key_notes(
+        self, ref: TableName, table: TableShape, key: Sequence[str], source: dict[str, NType]
+    ) -> list[str]:
+        out = []
+        for k in key:
+            have, src = table.column(k), source.get(k)
+            why = coarser_key(have.type, src) if have is not None and src is not None else None
+            if why is not None:
+                out.append(
+                    f"warning: target {ref}: key column {k} compares in collation {why}, "
+                    "which holds equal keys the source holds apart (case, accents or "
+                    "trailing spaces): such rows would become one row here. Give the "
+                    f"column a collation such as utf8mb4_nopad_bin (ALTER TABLE ... MODIFY "
+                    f"{k} ... COLLATE utf8mb4_nopad_bin), as tables syncpoint creates have"
+                )
+        return out
 
     def foreign_keys(
         self, conn: Any, targets: list[TableName]
@@ -150,8 +169,9 @@ class MariadbIntegrate(Integrate):
             return
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
-        rest = [c for c in t.columns if c.name not in t.key] or list(t.key_columns[:1])
-        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in rest)
+        # every column, the key's too: a key equal in the target's collation whose text
+        # differs ('abc' and 'ABC') takes the source's text
+        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in t.columns)
         self.run(
             conn,
             "upsert",
@@ -178,7 +198,14 @@ class MariadbIntegrate(Integrate):
         self.run(conn, fill, p, table=name, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
-        self.run(conn, "delete", table=name, target=target, match=match)
+        if fill == "replace_fill" or all(parse(c.type).kind == "int" for c in keys):
+            # a key of integers is equal exactly when its JSON text is: nothing to spare
+            self.run(conn, "delete", table=name, target=target, match=match)
+            return
+        self.run(conn, "spare_keys", p, table=name, target=target, columns=cols, values=values)
+        self._warnings(conn, t.target.ref)
+        spare = " AND ".join(f"t.{self.q(c.name)} <=> u.{self.q(c.name)}" for c in keys)
+        self.run(conn, "delete_spare", table=name, target=target, match=match, spare=spare)
 
     # -- cascades the capture could not see (integratebase._cascade) --------------------
     def _checked(self, conn: Any, t: ApplyTable) -> None:

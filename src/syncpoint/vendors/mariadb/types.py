@@ -95,12 +95,51 @@ def parse(declared: str) -> NType:
     return mk("other")
 
 
+# A key's text compared byte for byte, trailing spaces included: the tables syncpoint
+# creates default to utf8mb4_bin, which pads ('a' = 'a '), and the server's default
+# collations fold case and accents too. Keys another vendor holds apart ('a', 'A', 'a ')
+# must stay apart here, or one row would silently take the others' place.
+KEY_TEXT = " character set utf8mb4 collate utf8mb4_nopad_bin"
+
+
+def collation(declared: str) -> str | None:
+    """The collation of a character column as the catalog reading writes its type (no
+    ``collate``: utf8mb4_bin, the default it leaves out); None for any other column."""
+    if parse(declared).kind != "text" or blank_padded(declared):
+        return None  # CHAR(n) gives its values back without trailing blanks anyway
+    m = _CHARSET.search(declared.strip())
+    return (m.group(1) or "").split()[-1].lower() if m and m.group(1) else "utf8mb4_bin"
+
+
+def exact(collation_name: str) -> bool:
+    """A collation equal only for the same bytes: binary, and no padding."""
+    return collation_name.endswith("_nopad_bin")
+
+
+def coarser_key(target: str, source: NType) -> str | None:
+    """Why a key column of type ``target`` here holds equal what the source column
+    (``source``) holds apart, or None: a collation that folds case or accents, or pads,
+    where the source compares otherwise. From MariaDB, the source's own collation is
+    fine; elsewhere keys compare byte for byte."""
+    mine = collation(target)
+    if mine is None or exact(mine):
+        return None
+    if source.source_vendor == NAME and source.declared and collation(source.declared) == mine:
+        return None
+    return mine
+
+
 def render(t: NType, *, key: bool = False) -> str:
     """The type of a target column created here for a source column of type ``t`` (``key``:
-    part of the primary key, so text and binary need a length; a MariaDB source keeps its
-    declared type)."""
+    part of the primary key, so text and binary need a length, and text compares byte for
+    byte, ``KEY_TEXT``; a MariaDB source keeps its declared type, collation included)."""
     if t.source_vendor == NAME and t.declared:
         return t.declared
+    out = _render(t, key)
+    return out + KEY_TEXT if key and out.startswith("varchar") else out
+
+
+def _render(t: NType, key: bool) -> str:
     k = t.kind
     u = " unsigned" if t.unsigned else ""
     if k == "int":

@@ -303,12 +303,7 @@ class PostgresIntegrate(Integrate):
             )  # fmt: skip
             return
         key = ", ".join(self.q(k) for k in t.key)
-        rest = [c for c in t.columns if c.name not in t.key]
-        on_conflict = (
-            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in rest)
-            if rest
-            else "NOTHING"
-        )
+        on_conflict = self._on_conflict(t)
         left, inserted = self._typed_fresh(conn, t, columns, values, staging)
         if inserted == getattr(self, "_typed_upserts", {}).get(w.tbl):
             return  # every upsert was a new row (counted in this transaction)
@@ -367,20 +362,35 @@ class PostgresIntegrate(Integrate):
             )  # fmt: skip
             return
         values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
+        if action == "D" and not self._int_keys(t):
+            self.run(
+                conn, "typed_delete_spare", table=str(t.target.ref),
+                target=self.qualified(t.target.ref), values=values, match=self._match(t),
+                spare=self._match(t, "u"), staging=self.q(typed.name), keys=self._keys(t),
+                found=self._match(t, "x"),
+            )  # fmt: skip
+            return
         self.run(
             conn, "typed_delete", (action,), table=str(t.target.ref),
             target=self.qualified(t.target.ref), values=values, match=self._match(t),
             staging=self.q(typed.name),
         )  # fmt: skip
 
-    def _match(self, t: ApplyTable) -> str:
+    def _match(self, t: ApplyTable, alias: str = "d") -> str:
         match = []
         for i, c in enumerate(t.key_columns):
             tc = t.target.column(c.name)
             # = can use the key's index; a user-named key may hold NULLs
             op = "=" if tc is not None and not tc.nullable else "IS NOT DISTINCT FROM"
-            match.append(f"t.{self.q(c.name)} {op} d.k{i}")
+            match.append(f"t.{self.q(c.name)} {op} {alias}.k{i}")
         return " AND ".join(match)
+
+    def _on_conflict(self, t: ApplyTable) -> str:
+        """Every column, the key's too: a key equal at the target whose text differs
+        (citext 'abc' and 'ABC', numeric 1.0 and 1.00) takes the source's text."""
+        return "UPDATE SET " + ", ".join(
+            f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in t.columns
+        )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         typed = self._typed_of(w, t)
@@ -395,12 +405,7 @@ class PostgresIntegrate(Integrate):
         values = ", ".join(self._value(c, p) for c in t.columns)
         columns = ", ".join(self.q(c.name) for c in t.columns)
         key = ", ".join(self.q(k) for k in t.key)
-        rest = [c for c in t.columns if c.name not in t.key]
-        on_conflict = (
-            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in rest)
-            if rest
-            else "NOTHING"
-        )
+        on_conflict = self._on_conflict(t)
         self.run(
             conn,
             "upsert",
@@ -418,7 +423,12 @@ class PostgresIntegrate(Integrate):
         if typed is not None:
             self._typed_delete(conn, t, typed, "D")
             return
-        self._delete(conn, round_id, w, t, "delete")
+        # a key of integers is equal exactly when its JSON text is: nothing to spare
+        self._delete(conn, round_id, w, t, "delete" if self._int_keys(t) else "delete_spare")
+
+    @staticmethod
+    def _int_keys(t: ApplyTable) -> bool:
+        return all(parse(c.type).kind == "int" for c in t.key_columns)
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
         p = self._params(round_id, w)
@@ -432,7 +442,14 @@ class PostgresIntegrate(Integrate):
             target=self.qualified(t.target.ref),
             values=values,
             match=self._match(t),
+            spare=self._match(t, "u"),
+            keys=self._keys(t),
+            found=self._match(t, "x"),
         )
+
+    def _keys(self, t: ApplyTable) -> str:
+        """The target row's key columns as ``_match`` names a staged row's (k0, k1, ...)."""
+        return ", ".join(f"t.{self.q(c.name)} AS k{i}" for i, c in enumerate(t.key_columns))
 
     # -- cascades the capture could not see (integratebase._cascade) --------------------
     def cascade_positions(

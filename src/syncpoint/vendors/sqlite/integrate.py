@@ -165,11 +165,10 @@ class SqliteIntegrate(Integrate):
             )
             self._many(conn, sql, rows, str(t.target.ref))
             return
-        rest = [c for c in t.columns if c.name not in t.key]
-        on_conflict = (
-            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in rest)
-            if rest
-            else "NOTHING"
+        # every column, the key's too: a key equal in the target's collation whose text
+        # differs ('abc' and 'ABC' under NOCASE) takes the source's text
+        on_conflict = "UPDATE SET " + ", ".join(
+            f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in t.columns
         )
         sql = self.one(
             "upsert",
@@ -183,7 +182,28 @@ class SqliteIntegrate(Integrate):
         self._many(conn, sql, rows, str(t.target.ref))
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
-        self._delete(conn, round_id, w, t, "D")
+        keys = t.key_columns
+        if all(affinity(c.type) == "INTEGER" for c in keys):
+            # a key of integers is equal exactly when its JSON text is: nothing to spare
+            self._delete(conn, round_id, w, t, "D")
+            return
+        names = [f"k{i}" for i in range(len(keys))]
+        self.run(conn, "spare_keys", columns=", ".join(names))
+        fill = self.one("spare_insert", values=", ".join("?" for _ in keys))
+        ups = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        self._many(conn, fill, ups, str(t.target.ref))
+        target = self.qualified(t.target.ref)
+        sql = self.one(
+            "delete_spare",
+            target=target,
+            match=" AND ".join(f"{self.q(c.name)} IS ?" for c in keys),
+            spare=" AND ".join(
+                f"{target}.{self.q(c.name)} IS u.{n}" for c, n in zip(keys, names, strict=True)
+            ),
+        )
+        rows = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "D"))
+        self._many(conn, sql, rows, str(t.target.ref))
+        self.run(conn, "spare_drop")
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, action: str) -> None:
         keys = t.key_columns

@@ -1,0 +1,10 @@
+-- The keys a window upserts, converted to the key columns' own types and collations by
+-- assignment, for delete_spare.sql.
+DROP TEMPORARY TABLE IF EXISTS ${spare}
+---
+CREATE TEMPORARY TABLE ${spare} (INDEX ($raw{columns})) ENGINE=InnoDB
+SELECT $raw{columns} FROM $raw{target} LIMIT 0
+---
+INSERT INTO ${spare} ($raw{columns})
+SELECT $raw{values} FROM ${staging} s
+WHERE s.round_id = %(round_id)s AND s.tbl = %(tbl)s AND s.action = 'U'

@@ -1,0 +1,1 @@
+INSERT INTO temp.${spare} VALUES ($raw{values})
