@@ -12,7 +12,8 @@ and removed when the ``with`` block ends. Everything it needs comes with the
         ...
 
 ``log_maria`` is the session fixture (one server per test process); ``log_maria_db`` a
-database with a unique name on it per test (``make_log_maria_db`` for more than one).
+database with a unique name on it per test (``make_log_maria_db`` for more than one);
+``east_maria`` one more per test process, its system time zone 5h30 ahead of UTC.
 """
 
 from __future__ import annotations
@@ -142,16 +143,28 @@ def _kill_server(root: Path) -> None:
         pass
 
 
-@pytest.fixture(scope="session")
-def log_maria() -> Iterator[str]:
-    """The admin URL of this test process's private MariaDB with the binary log on."""
+def _session_server(tz: str | None = None) -> Iterator[str]:
     try:
-        with private_mariadb() as url:
+        with private_mariadb(tz=tz) as url:
             yield url
     except RuntimeError as exc:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(str(exc))
         pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def log_maria() -> Iterator[str]:
+    """The admin URL of this test process's private MariaDB with the binary log on."""
+    yield from _session_server()
+
+
+@pytest.fixture(scope="session")
+def east_maria() -> Iterator[str]:
+    """The admin URL of this test process's private MariaDB whose system time zone is
+    5h30 ahead of UTC (Asia/Kolkata), started on first use; each test makes its own
+    database there (``make_log_maria_db``)."""
+    yield from _session_server("Asia/Kolkata")
 
 
 def make_log_maria_db(admin_url: str) -> Iterator[object]:

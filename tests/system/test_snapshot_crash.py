@@ -1,6 +1,6 @@
-"""A snapshot killed with SIGKILL ten times (at named failpoints inside a chunk: staged, and
-applied but not committed; after the hand-over; and at seven random moments; into SQLite
-the named ones and one random) while writers
+"""A snapshot killed with SIGKILL again and again (into PostgreSQL over two snapshots: at the
+named failpoints inside a chunk, staged, and applied but not committed; at seven random
+moments; after each hand-over; into SQLite the named ones and one random) while writers
 keep changing the table: each next ``snapshot`` resumes without copying the finished chunks
 again, ``run`` refuses the table meanwhile, and after the last one and a round the target
 equals the source, every key once. Into SQLite (the JDBC path) and into PostgreSQL (the
@@ -26,31 +26,32 @@ from tests.system import snapkit as sk
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(1800)]
 
-# Ten kills: three at named failpoints inside a chunk and after the hand-over, and seven at
-# random moments of a running copy (a random delay after a chunk was seen to commit, so a
-# kill can fall anywhere: during a read, a staging write, an apply). Chunks of 300 rows
+# Into PostgreSQL (the direct path), eleven kills over two snapshots of the same table (two
+# tests of about half the time each, so that the suite's two processes can share them; each
+# ends with a kill after the hand-over): the two named failpoints inside a chunk, and seven
+# random moments of a running copy in all (a random delay after a chunk was seen to commit,
+# so a kill can fall anywhere: during a read, a staging write, an apply). Chunks of 300 rows
 # (bounds from the data: the key is the partition column) of a table the writers keep
 # growing give dozens of chunks: enough left for every kill however fast the machine is.
-KILLS = [
-    "random",
-    "snapshot_after_stage@2",
-    "random",
-    "random",
-    "snapshot_before_commit@1",
-    "random",
-    "random",
-    "random",
-    "random",
-    "snapshot_after_handover",
-]
-# Into SQLite (the JDBC path, which the PostgreSQL target's ten kills do not take) the
-# named steps and one random kill: the same transaction, the suite's time kept
-KILLS_JDBC = [
-    "snapshot_after_stage@2",
-    "random",
-    "snapshot_before_commit@1",
-    "snapshot_after_handover",
-]
+KILLS = {
+    "postgres-named": [
+        "random",
+        "snapshot_after_stage@2",
+        "random",
+        "snapshot_before_commit@1",
+        "random",
+        "snapshot_after_handover",
+    ],
+    "postgres-random": ["random", "random", "random", "random", "snapshot_after_handover"],
+    # Into SQLite (the JDBC path, which the PostgreSQL target's kills do not take) the
+    # named steps and one random kill: the same transaction, the suite's time kept
+    "sqlite": [
+        "snapshot_after_stage@2",
+        "random",
+        "snapshot_before_commit@1",
+        "snapshot_after_handover",
+    ],
+}
 # on Spark's paths (the process would copy tables this small itself)
 ENV = {"SYNCPOINT_SNAPSHOT_CHUNK_ROWS": "300", "SYNCPOINT_SNAPSHOT_DRIVER_ROWS": "0"}
 ROWS = 6_000
@@ -91,7 +92,7 @@ def kill_at_random(cfg: Path, dst: Any, env: dict[str, str], rng: random.Random)
     p.wait()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=list(KILLS))
 def target(request: pytest.FixtureRequest, sqlite_db: Any) -> Any:
     if request.param == "sqlite":
         yield sqlite_db
@@ -102,16 +103,17 @@ def target(request: pytest.FixtureRequest, sqlite_db: Any) -> Any:
 
 
 def test_snapshot_killed_at_each_step_and_at_random_converges(
-    pg_db: Any, target: Any, tmp_path: Path
+    pg_db: Any, target: Any, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     sk.seed(pg_db, ROWS)
     cfg = sk.config(tmp_path / "sp.yaml", {"src": pg_db}, target)
     assert rk.syncpoint(cfg, "install").returncode == 0
     procs = sk.start_writers("postgres", pg_db.url, 3, ROWS, seconds=1800)
-    rng = random.Random(9)
+    kills = KILLS[request.node.callspec.params["target"]]
+    rng = random.Random(9 + len(kills))
     try:
         before = -1
-        for n, kill in enumerate(KILLS if target.vendor == "postgres" else KILLS_JDBC):
+        for n, kill in enumerate(kills):
             if kill == "random":
                 kill_at_random(cfg, target, {**os.environ, **ENV}, rng)
             else:

@@ -12,7 +12,7 @@ from test_mariadb_capture_support import Cap, install
 
 from syncpoint.config import TableConfig
 from syncpoint.vendors.mariadb import stream
-from tests.private_mariadb import make_log_maria_db, private_mariadb
+from tests.private_mariadb import make_log_maria_db
 
 T = "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)) ENGINE=InnoDB"
 
@@ -25,14 +25,13 @@ def cap(request: Any, maria_db: Any) -> Iterator[Cap]:
         maria_db.execute(T)
         yield install(maria_db, "t")
         return
-    with private_mariadb(tz="Asia/Kolkata") as url:
-        gen = make_log_maria_db(url)
-        db: Any = next(gen)
-        (zone,) = db.query("SELECT @@system_time_zone")[0]
-        assert zone == "IST", zone
-        db.execute(T)
-        yield install(db, "t")
-        next(gen, None)
+    gen = make_log_maria_db(request.getfixturevalue("east_maria"))  # one server per process
+    db: Any = next(gen)
+    (zone,) = db.query("SELECT @@system_time_zone")[0]
+    assert zone == "IST", zone
+    db.execute(T)
+    yield install(db, "t")
+    next(gen, None)
 
 
 def _keys(cap: Cap, after: int, upto: int) -> list[int]:
