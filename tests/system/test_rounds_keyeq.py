@@ -287,3 +287,24 @@ def test_a_citext_target_of_a_text_source_stops_the_table(
         assert dst.query("SELECT k::text, v FROM ct") == [("a", "1")], engine
         st = ch.integrate_status()["cen"]["tables"]
         assert any(r["stopped"] and "as one key" in r["stopped"] for r in st), (engine, st)
+
+
+@pytest.mark.parametrize(
+    "dbs", [("sqlite", "sqlite", ["driver"])], indirect=True, ids=["binary-nocase"]
+)
+def test_a_nocase_target_of_a_binary_source_stops_the_table(
+    dbs: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite keys compared byte for byte at the source, under COLLATE NOCASE at the
+    target: 'A' after 'a' stops the table and the target keeps its 'a'."""
+    src, targets = dbs
+    dst = targets["driver"]
+    src.execute("CREATE TABLE ct (k TEXT PRIMARY KEY, v TEXT)")
+    dst.execute("CREATE TABLE ct (k TEXT COLLATE NOCASE PRIMARY KEY, v TEXT)")
+    rounds(src, targets, tmp_path, ["ct"], [["INSERT INTO ct VALUES ('a', '1')"]], spark,
+           monkeypatch)  # fmt: skip
+    src.execute("INSERT INTO ct VALUES ('A', '2')")
+    ch = channel(src, dst, tmp_path, "driver", ["ct"])
+    with pytest.raises(TableStopped, match=r"holds 'a' and 'A' as one key"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT k, v FROM ct") == [("a", "1")]
