@@ -18,7 +18,7 @@ from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb.dialect import json_path
-from syncpoint.vendors.mariadb.types import coarser_key, parse, spatial
+from syncpoint.vendors.mariadb.types import coarser_key, collation, exact, parse, spatial
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
 
@@ -193,8 +193,8 @@ class MariadbIntegrate(Integrate):
         (``coarse_keys.sql``); keys without text columns compare as their JSON text does."""
         keys = t.key_columns
         text = {c.name for c in keys if parse(c.type).kind == "text"}
-        if not text:
-            return
+        if all(exact(collation(c.type) or "") for c in keys if c.name in text):
+            return  # no text, or compared byte for byte (the key columns syncpoint creates)
         p = self._params(round_id, w)
         cols = ", ".join(self.q(c.name) for c in keys)
         target = self.qualified(t.target.ref)
@@ -203,7 +203,7 @@ class MariadbIntegrate(Integrate):
         self.run(conn, "spare_keys", p, table=name, target=target, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
 
-        def exact(expr: str, c: ApplyColumn) -> str:
+        def bytewise(expr: str, c: ApplyColumn) -> str:
             if c.name in text:
                 return f"CONVERT({expr} USING utf8mb4) COLLATE utf8mb4_nopad_bin"
             return expr
@@ -213,13 +213,13 @@ class MariadbIntegrate(Integrate):
             return parts[0] if len(parts) == 1 else f"CONCAT_WS(', ', {', '.join(parts)})"
 
         def both(a: str, b: str, c: ApplyColumn) -> str:
-            return f"{exact(a, c)} <=> {exact(b, c)}"
+            return f"{bytewise(a, c)} <=> {bytewise(b, c)}"
 
         col = {c.name: f"{self.q(c.name)}" for c in keys}
         same = " AND ".join(both(f"t.{col[c.name]}", f"u.{col[c.name]}", c) for c in keys)
         deleted = " AND ".join(both(f"t.{col[c.name]}", self._value(c, p), c) for c in keys)
         spare = " AND ".join(f"t.{col[c.name]} <=> u.{col[c.name]}" for c in keys)
-        distinct = ", ".join(exact(f"u.{col[c.name]}", c) for c in keys)
+        distinct = ", ".join(bytewise(f"u.{col[c.name]}", c) for c in keys)
         found = self.run(
             conn, "coarse_keys", p, table=name, target=target, spare=spare, same=same,
             deleted=deleted, columns=", ".join(f"u.{col[c.name]}" for c in keys),

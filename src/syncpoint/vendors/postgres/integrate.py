@@ -387,6 +387,12 @@ class PostgresIntegrate(Integrate):
         text = [i for i, c in enumerate(keys) if parse(c.type).kind == "text"]
         if not text:
             return
+        names = [keys[i].name for i in text]
+        exact = self.run(
+            conn, "key_exact", {"target": self.qualified(t.target.ref), "columns": names}
+        ).fetchone()[0]
+        if exact:
+            return  # the common case: the target tells apart every text the source does
 
         def as_text(expr: str) -> str:
             return f'({expr})::text COLLATE "C"'
