@@ -160,6 +160,7 @@ class MariadbIntegrate(Integrate):
             )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._coarse_keys(conn, round_id, w, t)  # the delete-then-insert merges them too
         if not t.keyed or (self.dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key)):
             # ON DUPLICATE KEY UPDATE acts on any unique index: with one on other columns
             # it could update another key's row. Delete the keys' rows, then insert.
@@ -167,7 +168,6 @@ class MariadbIntegrate(Integrate):
             self._insert_staged(conn, round_id, w, t)
             self._warnings(conn, t.target.ref)
             return
-        self._coarse_keys(conn, round_id, w, t)
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
         # every column, the key's too: a key equal in the target's collation whose text

@@ -294,6 +294,7 @@ class PostgresIntegrate(Integrate):
         values = ", ".join(self._typed_value(c) for c in t.columns)
         columns = ", ".join(self.q(c.name) for c in t.columns)
         staging = self.q(typed.name)
+        self._coarse_keys(conn, w, t, None, staging)  # the delete-then-insert merges them too
         if not t.keyed:
             self._typed_delete(conn, t, typed, "U")
             self.run(
@@ -302,7 +303,6 @@ class PostgresIntegrate(Integrate):
                 staging=staging,
             )  # fmt: skip
             return
-        self._coarse_keys(conn, w, t, None, staging)
         key = ", ".join(self.q(k) for k in t.key)
         on_conflict = self._on_conflict(t)
         left, inserted = self._typed_fresh(conn, t, columns, values, staging)
@@ -450,11 +450,11 @@ class PostgresIntegrate(Integrate):
         if typed is not None:
             self._typed_upsert(conn, w, t, typed)
             return
+        self._coarse_keys(conn, w, t, round_id, None)  # the delete-then-insert merges them too
         if not t.keyed:
             self._delete(conn, round_id, w, t, "replace_delete")
             self._insert_staged(conn, round_id, w, t)
             return
-        self._coarse_keys(conn, w, t, round_id, None)
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
         columns = ", ".join(self.q(c.name) for c in t.columns)
