@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from syncpoint.errors import TableStopped
 from syncpoint.ops.channel import Channel
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 
@@ -173,8 +174,30 @@ def test_keys_apart_at_the_source_stay_apart_in_a_created_mariadb_table(
         "ALTER TABLE ci MODIFY k varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci",
     )
     said = [n for n in ch.notes()["cen"] if "collation" in n]
-    assert said and said[0].startswith("warning: target ci: key column k compares in collation "
-                                        "utf8mb4_general_ci"), said
+    assert said and said[0].startswith(
+        "warning: target ci: key column k compares in collation utf8mb4_general_ci"
+    ), said
+    # and at run time: 'A' would overwrite the target's 'a' (equal there), so the table
+    # stops, saying which keys and the way back, and the target keeps its 'a'
+    dst.execute("INSERT INTO ci VALUES ('a', '1'), ('b', '4')")
+    src.execute("UPDATE ci SET v = 'upper again' WHERE k = 'A'")
+    with pytest.raises(TableStopped, match=r"holds 'a' and 'A' as one key") as stopped:
+        ch.run(once=True, spark=spark)
+    assert "syncpoint snapshot --tables public.ci --restart" in str(stopped.value)
+    assert sorted(dst.query("SELECT k, v FROM ci")) == [("a", "1"), ("b", "4")]
+    st = ch.integrate_status()["cen"]["tables"]
+    assert any(r["stopped"] and "as one key" in r["stopped"] for r in st), st
+    # two upserts of one round that the target's key holds as one, into an empty table
+    dst = targets["direct"]
+    dst.execute(
+        "DELETE FROM ci",
+        "ALTER TABLE ci MODIFY k varchar(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci",
+    )
+    src.execute("UPDATE ci SET v = concat(v, '+') WHERE k IN ('b', 'B')")
+    monkeypatch.setenv("SYNCPOINT_ROUND_PATH", ENGINES["direct"][1])
+    with pytest.raises(TableStopped, match=r"holds 'B' and 'b' as one key"):
+        channel(src, dst, tmp_path, "direct", ["ci"]).run(once=True, spark=spark)
+    assert dst.query("SELECT count(*) FROM ci") == [(0,)]
 
 
 @pytest.mark.parametrize(
@@ -225,11 +248,63 @@ def test_keys_equal_in_a_sqlite_nocase_collation_keep_their_rows(
     for db in (src, *targets.values()):
         db.execute(table)
     first = [
-        "INSERT INTO ci VALUES ('abc', '1'), ('def', '2'), ('ghi', '3'), ('jkl', '4'), "
-        "('mno', '5')"
+        "INSERT INTO ci VALUES ('abc', '1'), ('def', '2'), ('ghi', '3'), ('jkl', '4'), ('mno', '5')"
     ]
     rounds(src, targets, tmp_path, ["ci"], [first, CLASS_MOVES], spark, monkeypatch)
     want = sorted(src.query("SELECT k, v FROM ci"))
     assert len(want) == 5
     for engine, dst in targets.items():
         assert sorted(dst.query("SELECT k, v FROM ci")) == want, engine
+
+
+@pytest.mark.parametrize(
+    "dbs", [("postgres", "postgres", ["driver", "direct"])], indirect=True,
+    ids=["text-citext"],
+)  # fmt: skip
+def test_a_citext_target_of_a_text_source_stops_the_table(
+    dbs: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text key's 'a' and 'A' are two rows at the source and one key in an existing
+    citext target: the round that brings 'A' (to an 'a' at the target) or both (as two
+    upserts of one round) stops the table, says which keys and the way back, and the target
+    keeps what it had; JSON text staging (driver) and typed staging (direct)."""
+    src, targets = dbs
+    src.execute("CREATE TABLE ct (k text PRIMARY KEY, v text)")
+    for dst in targets.values():
+        dst.execute(
+            "CREATE EXTENSION IF NOT EXISTS citext",
+            "CREATE TABLE ct (k citext PRIMARY KEY, v text)",
+        )
+    rounds(src, targets, tmp_path, ["ct"], [["INSERT INTO ct VALUES ('a', '1')"]], spark,
+           monkeypatch)  # fmt: skip
+    src.execute("INSERT INTO ct VALUES ('A', '2')")
+    for engine, dst in targets.items():
+        ch = channel(src, dst, tmp_path, engine, ["ct"])
+        monkeypatch.setenv("SYNCPOINT_ROUND_PATH", ENGINES[engine][1])
+        with pytest.raises(TableStopped, match=r"holds 'a' and 'A' as one key") as stopped:
+            ch.run(once=True, spark=spark)
+        assert "syncpoint snapshot --tables public.ct --restart" in str(stopped.value)
+        assert dst.query("SELECT k::text, v FROM ct") == [("a", "1")], engine
+        st = ch.integrate_status()["cen"]["tables"]
+        assert any(r["stopped"] and "as one key" in r["stopped"] for r in st), (engine, st)
+
+
+@pytest.mark.parametrize(
+    "dbs", [("sqlite", "sqlite", ["driver"])], indirect=True, ids=["binary-nocase"]
+)
+def test_a_nocase_target_of_a_binary_source_stops_the_table(
+    dbs: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite keys compared byte for byte at the source, under COLLATE NOCASE at the
+    target: 'A' after 'a' stops the table and the target keeps its 'a'."""
+    src, targets = dbs
+    dst = targets["driver"]
+    src.execute("CREATE TABLE ct (k TEXT PRIMARY KEY, v TEXT)")
+    dst.execute("CREATE TABLE ct (k TEXT COLLATE NOCASE PRIMARY KEY, v TEXT)")
+    rounds(src, targets, tmp_path, ["ct"], [["INSERT INTO ct VALUES ('a', '1')"]], spark,
+           monkeypatch)  # fmt: skip
+    src.execute("INSERT INTO ct VALUES ('A', '2')")
+    ch = channel(src, dst, tmp_path, "driver", ["ct"])
+    with pytest.raises(TableStopped, match=r"holds 'a' and 'A' as one key"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT k, v FROM ct") == [("a", "1")]

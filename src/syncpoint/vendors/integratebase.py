@@ -330,6 +330,28 @@ class Integrate:
             ]
         return _notes(table, key, self.dialect)
 
+    def coarse_key(self, w: TableWindow, t: ApplyTable, held: Any, staged: Any) -> WorkFailed:
+        """The stop of a table whose target key holds ``held`` and ``staged`` (texts the
+        source holds apart) as one key: applying would merge two source rows into one."""
+
+        def text(v: Any) -> str:
+            return (
+                bytes(v).decode("utf-8", "replace") if isinstance(v, bytes | bytearray) else str(v)
+            )
+
+        return WorkFailed(
+            f"the key of the target {t.target.ref} holds {text(held)!r} and {text(staged)!r} "
+            f"as one key, which the source's {w.table} holds apart (the target's key "
+            "compares coarser: case, accents or trailing spaces): applying would merge two "
+            "source rows into one, so nothing of the table's round was applied. Make the "
+            "target key's collation or type as strict as the source's (MariaDB: a collation "
+            "such as utf8mb4_nopad_bin; PostgreSQL: text, not citext or a nondeterministic "
+            "collation; SQLite: no COLLATE NOCASE), then load it again with syncpoint "
+            f"snapshot --tables {w.table} --restart",
+            location=self.location,
+            table=str(t.target.ref),
+        )
+
     def key_notes(
         self, ref: TableName, table: TableShape, key: Sequence[str], source: dict[str, NType]
     ) -> list[str]:

@@ -18,7 +18,7 @@ from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb.dialect import json_path
-from syncpoint.vendors.mariadb.types import coarser_key, parse, spatial
+from syncpoint.vendors.mariadb.types import coarser_key, collation, exact, parse, spatial
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
 
@@ -160,6 +160,7 @@ class MariadbIntegrate(Integrate):
             )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._coarse_keys(conn, round_id, w, t)  # the delete-then-insert merges them too
         if not t.keyed or (self.dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key)):
             # ON DUPLICATE KEY UPDATE acts on any unique index: with one on other columns
             # it could update another key's row. Delete the keys' rows, then insert.
@@ -186,6 +187,47 @@ class MariadbIntegrate(Integrate):
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         self._delete(conn, round_id, w, t, "delete_fill")
+
+    def _coarse_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        """Stop the table where the target's key would merge keys the source holds apart
+        (``coarse_keys.sql``); keys without text columns compare as their JSON text does."""
+        keys = t.key_columns
+        text = {c.name for c in keys if parse(c.type).kind == "text"}
+        if all(exact(collation(c.type) or "") for c in keys if c.name in text):
+            return  # no text, or compared byte for byte (the key columns syncpoint creates)
+        p = self._params(round_id, w)
+        cols = ", ".join(self.q(c.name) for c in keys)
+        target = self.qualified(t.target.ref)
+        name = str(t.target.ref)
+        values = ", ".join(self._value(c, p) for c in keys)
+        self.run(conn, "spare_keys", p, table=name, target=target, columns=cols, values=values)
+        self._warnings(conn, t.target.ref)
+
+        def bytewise(expr: str, c: ApplyColumn) -> str:
+            if c.name in text:
+                return f"CONVERT({expr} USING utf8mb4) COLLATE utf8mb4_nopad_bin"
+            return expr
+
+        def shown(alias: str, collate: str = "") -> str:
+            parts = [f"CONVERT({alias}.{self.q(c.name)} USING utf8mb4){collate}" for c in keys]
+            return parts[0] if len(parts) == 1 else f"CONCAT_WS(', ', {', '.join(parts)})"
+
+        def both(a: str, b: str, c: ApplyColumn) -> str:
+            return f"{bytewise(a, c)} <=> {bytewise(b, c)}"
+
+        col = {c.name: f"{self.q(c.name)}" for c in keys}
+        same = " AND ".join(both(f"t.{col[c.name]}", f"u.{col[c.name]}", c) for c in keys)
+        deleted = " AND ".join(both(f"t.{col[c.name]}", self._value(c, p), c) for c in keys)
+        spare = " AND ".join(f"t.{col[c.name]} <=> u.{col[c.name]}" for c in keys)
+        distinct = ", ".join(bytewise(f"u.{col[c.name]}", c) for c in keys)
+        found = self.run(
+            conn, "coarse_keys", p, table=name, target=target, spare=spare, same=same,
+            deleted=deleted, columns=", ".join(f"u.{col[c.name]}" for c in keys),
+            old_text=shown("t"), new_text=shown("u"), bytes=distinct,
+            new_exact=shown("u", " COLLATE utf8mb4_nopad_bin"),
+        ).fetchone()  # fmt: skip
+        if found is not None:
+            raise self.coarse_key(w, t, found[0], found[1])
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, fill: str) -> None:
         keys = t.key_columns

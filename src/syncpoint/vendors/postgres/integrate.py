@@ -294,6 +294,7 @@ class PostgresIntegrate(Integrate):
         values = ", ".join(self._typed_value(c) for c in t.columns)
         columns = ", ".join(self.q(c.name) for c in t.columns)
         staging = self.q(typed.name)
+        self._coarse_keys(conn, w, t, None, staging)  # the delete-then-insert merges them too
         if not t.keyed:
             self._typed_delete(conn, t, typed, "U")
             self.run(
@@ -376,6 +377,58 @@ class PostgresIntegrate(Integrate):
             staging=self.q(typed.name),
         )  # fmt: skip
 
+    def _coarse_keys(
+        self, conn: Any, w: TableWindow, t: ApplyTable, round_id: str | None, staging: str | None
+    ) -> None:
+        """Stop the table where the target's key would merge keys the source holds apart
+        (``coarse_keys.sql``, ``typed_coarse_keys.sql`` for a typed ``staging``); keys
+        without text columns compare as their JSON text does."""
+        keys = t.key_columns
+        text = [i for i, c in enumerate(keys) if parse(c.type).kind == "text"]
+        if not text:
+            return
+        names = [keys[i].name for i in text]
+        exact = self.run(
+            conn, "key_exact", {"target": self.qualified(t.target.ref), "columns": names}
+        ).fetchone()[0]
+        if exact:
+            return  # the common case: the target tells apart every text the source does
+
+        def as_text(expr: str) -> str:
+            return f'({expr})::text COLLATE "C"'
+
+        def shown(alias: str, k: str) -> str:
+            parts = [as_text(f"{alias}.{k}{i}" if k else f"{alias}.{self.q(c.name)}")
+                     for i, c in enumerate(keys)]  # fmt: skip
+            return parts[0] if len(parts) == 1 else f"concat_ws(', ', {', '.join(parts)})"
+
+        tc = [f"t.{self.q(c.name)}" for c in keys]
+        differs = " OR ".join(
+            f"{as_text(tc[i])} IS DISTINCT FROM {as_text(f'u.k{i}')}" for i in text
+        )
+        deleted = " AND ".join(
+            f"{as_text(tc[i])} = {as_text(f'd.k{i}')}" if i in text
+            else f"{tc[i]} IS NOT DISTINCT FROM d.k{i}"
+            for i in range(len(keys))
+        )  # fmt: skip
+        tokens = dict(
+            table=str(t.target.ref), target=self.qualified(t.target.ref),
+            spare=self._match(t, "u"), differs=differs, deleted=deleted,
+            old_text=shown("t", ""), new_text=shown("u", "k"),
+            group=", ".join(f"u.k{i}" for i in range(len(keys))),
+            texts=", ".join(as_text(f"u.k{i}") for i in range(len(keys))),
+        )  # fmt: skip
+        if staging is not None:
+            values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
+            found = self.run(conn, "typed_coarse_keys", values=values, staging=staging, **tokens)
+        else:
+            p = self._params(str(round_id), w)
+            values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
+            found = self.run(conn, "coarse_keys", p, values=values, **tokens)
+        row = found.fetchone()
+        if row is not None:
+            raise self.coarse_key(w, t, row[0], row[1])
+
     def _match(self, t: ApplyTable, alias: str = "d") -> str:
         match = []
         for i, c in enumerate(t.key_columns):
@@ -397,6 +450,7 @@ class PostgresIntegrate(Integrate):
         if typed is not None:
             self._typed_upsert(conn, w, t, typed)
             return
+        self._coarse_keys(conn, w, t, round_id, None)  # the delete-then-insert merges them too
         if not t.keyed:
             self._delete(conn, round_id, w, t, "replace_delete")
             self._insert_staged(conn, round_id, w, t)

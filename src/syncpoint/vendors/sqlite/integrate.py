@@ -165,6 +165,7 @@ class SqliteIntegrate(Integrate):
             )
             self._many(conn, sql, rows, str(t.target.ref))
             return
+        self._coarse_keys(conn, round_id, w, t)
         # every column, the key's too: a key equal in the target's collation whose text
         # differs ('abc' and 'ABC' under NOCASE) takes the source's text
         on_conflict = "UPDATE SET " + ", ".join(
@@ -180,6 +181,49 @@ class SqliteIntegrate(Integrate):
         )
         rows = (self._bind(r, t.columns, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
         self._many(conn, sql, rows, str(t.target.ref))
+
+    def _coarse_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        """Stop the table where the target's key would merge keys the source holds apart
+        (``coarse_keys.sql``); a key whose index compares every column byte for byte
+        (BINARY, the default) or holds no text skips it."""
+        keys = t.key_columns
+        if all(affinity(c.type) == "INTEGER" for c in keys):
+            return
+        found: dict[str, dict[str, str]] = {}
+        for index, col, coll in self.run(conn, "key_collations", (t.target.ref.name,)):
+            found.setdefault(str(index), {})[str(col)] = str(coll)
+        colls = next((c for c in found.values() if set(c) == set(t.key)), None)
+        if colls is None or all(v.upper() == "BINARY" for v in colls.values()):
+            return
+        names = [f"k{i}" for i in range(len(keys))]
+        self.run(conn, "spare_keys", columns=", ".join(names))
+        fill = self.one("spare_insert", values=", ".join("?" for _ in keys))
+        ups = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        self._many(conn, fill, ups, str(t.target.ref))
+        self.run(conn, "coarse_deletes", columns=", ".join(names))
+        fill = self.one("coarse_insert", values=", ".join("?" for _ in keys))
+        dels = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "D"))
+        self._many(conn, fill, dels, str(t.target.ref))
+
+        def shown(cols: list[str]) -> str:
+            parts = [f"{c} COLLATE BINARY" for c in cols]
+            return parts[0] if len(parts) == 1 else " || ', ' || ".join(parts)
+
+        tc = [f"t.{self.q(c.name)}" for c in keys]
+        coll = [self.q(colls.get(c.name, "BINARY")) for c in keys]
+        pairs = list(zip(tc, names, coll, strict=True))
+        row = self.run(
+            conn, "coarse_keys", table=str(t.target.ref), target=self.qualified(t.target.ref),
+            spare=" AND ".join(f"{a} IS u.{n} COLLATE {k}" for a, n, k in pairs),
+            same=" AND ".join(f"{a} IS u.{n} COLLATE BINARY" for a, n, _ in pairs),
+            deleted=" AND ".join(f"{a} IS d.{n} COLLATE BINARY" for a, n, _ in pairs),
+            old_text=shown(tc), new_text=shown([f"u.{n}" for n in names]),
+            group=", ".join(f"u.{n} COLLATE {k}" for _, n, k in pairs),
+            texts=" || ',' || ".join(f"quote(u.{n})" for n in names),
+        ).fetchone()  # fmt: skip
+        self.run(conn, "coarse_drop")
+        if row is not None:
+            raise self.coarse_key(w, t, row[0], row[1])
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         keys = t.key_columns

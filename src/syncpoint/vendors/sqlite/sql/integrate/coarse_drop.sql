@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS temp.${tmp}
+---
+DROP TABLE IF EXISTS temp.${spare}

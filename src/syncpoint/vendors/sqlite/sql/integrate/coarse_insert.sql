@@ -1,0 +1,1 @@
+INSERT INTO temp.${tmp} VALUES ($raw{values})
