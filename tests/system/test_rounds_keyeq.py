@@ -233,3 +233,62 @@ def test_keys_equal_in_a_sqlite_nocase_collation_keep_their_rows(
     assert len(want) == 5
     for engine, dst in targets.items():
         assert sorted(dst.query("SELECT k, v FROM ci")) == want, engine
+
+
+CI_TABLE = {
+    "postgres": [
+        "CREATE EXTENSION IF NOT EXISTS citext",
+        "CREATE TABLE ci (k citext PRIMARY KEY, v text)",
+    ],
+    "mariadb": ["CREATE TABLE ci (k VARCHAR(20) COLLATE utf8mb4_general_ci PRIMARY KEY, v TEXT)"],
+    "sqlite": ["CREATE TABLE ci (k TEXT COLLATE NOCASE PRIMARY KEY, v TEXT)"],
+}
+
+
+@pytest.mark.parametrize("third", ["postgres", "mariadb", "sqlite"])
+def test_a_delete_spares_the_row_another_origin_upserts_in_the_window(
+    tmp_path: Path, third: str
+) -> None:
+    """A ring of three sites (a reads c, b reads a, c reads b), a key that compares without
+    case: b applies a's delete of 'abc', then inserts 'ABC' itself; c hears of both from b
+    in one window of two origins, each its own part (the upserts of all parts before the
+    deletes), and the delete of 'abc' from a's part must spare the row b's part upserted."""
+    from syncpoint.ops.run import RunReport, run_group
+
+    mk = {"postgres": make_pg, "mariadb": make_mariadb, "sqlite": lambda: make_sqlite(tmp_path)}
+    gens = [make_pg(), make_pg(), mk[third]()]
+    sites = dict(zip("abc", (next(g) for g in gens), strict=True))
+    try:
+        for db in sites.values():
+            db.execute(*CI_TABLE[db.vendor])
+        ring = {"a": "c", "b": "a", "c": "b"}
+        data = {
+            "channel": "ring",
+            "application": "sync",
+            "locations": {
+                n: {"url": db.url, "capture": True, "integrate": True, "from": [ring[n]]}
+                for n, db in sites.items()
+            },
+            "tables": [{"name": "ci", "snapshot": "none"}],
+            "spark": {"driver_round_max": 1_000_000},
+        }
+        (tmp_path / "ring.yaml").write_text(json.dumps(data))
+        ch = Channel.from_file(tmp_path / "ring.yaml")
+        ch.install()
+
+        def run_at(site: str) -> None:
+            for g, tables in ch.cfg.groups().items():
+                assert run_group(ch.cfg, site, g, tables, RunReport(), None)
+
+        sites["a"].execute("INSERT INTO ci VALUES ('abc', 'from a')")
+        for site in ("b", "c"):
+            run_at(site)
+        assert sites["c"].query("SELECT k, v FROM ci") == [("abc", "from a")]
+        sites["a"].execute("DELETE FROM ci WHERE k = 'abc'")
+        run_at("b")
+        sites["b"].execute("INSERT INTO ci VALUES ('ABC', 'from b')")
+        run_at("c")
+        assert sites["c"].query("SELECT k, v FROM ci") == [("ABC", "from b")]
+    finally:
+        for g in gens:
+            next(g, None)

@@ -539,6 +539,23 @@ class Integrate:
             out.append((part, origin))
         return out
 
+    @staticmethod
+    def _whole(w: TableWindow) -> tuple[int, int]:
+        """The first and last window number of every part of ``w``'s window (``_by_origin``
+        numbers a window's parts one after the other): a net delete of one part spares a
+        target row another part upserts too, whichever origin's changes brought it (a
+        delete of 'abc' from one origin and an insert of 'ABC' from another, one row at a
+        target whose key compares without case)."""
+        if w.tbl >= 0 or len(w.origins) < 2:
+            return w.tbl, w.tbl
+        base = (-w.tbl - 1) // 100
+        return -(base * 100 + len(w.origins)), -(base * 100 + 1)
+
+    def _spare_params(self, round_id: str, w: TableWindow) -> Params:
+        p = self._params(round_id, w)
+        p["spare_lo"], p["spare_hi"] = self._whole(w)
+        return p
+
     def _cas(self, conn: Any, plan: RoundPlan) -> None:
         """Compare-and-set of every position the round moves: one statement for the tables
         of a location that move from the same tick to the same one (all of a group's, in a

@@ -202,6 +202,7 @@ class MariadbIntegrate(Integrate):
             # a key of integers is equal exactly when its JSON text is: nothing to spare
             self.run(conn, "delete", table=name, target=target, match=match)
             return
+        p["spare_lo"], p["spare_hi"] = self._whole(w)
         self.run(conn, "spare_keys", p, table=name, target=target, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
         spare = " AND ".join(f"t.{self.q(c.name)} <=> u.{self.q(c.name)}" for c in keys)

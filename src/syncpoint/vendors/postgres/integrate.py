@@ -431,7 +431,7 @@ class PostgresIntegrate(Integrate):
         return all(parse(c.type).kind == "int" for c in t.key_columns)
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
-        p = self._params(round_id, w)
+        p = self._spare_params(round_id, w) if sql == "delete_spare" else self._params(round_id, w)
         keys = t.key_columns
         values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
         self.run(

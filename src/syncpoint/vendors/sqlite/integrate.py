@@ -22,6 +22,7 @@ import binascii
 import json
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from syncpoint.config import TableName
@@ -190,7 +191,12 @@ class SqliteIntegrate(Integrate):
         names = [f"k{i}" for i in range(len(keys))]
         self.run(conn, "spare_keys", columns=", ".join(names))
         fill = self.one("spare_insert", values=", ".join("?" for _ in keys))
-        ups = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        lo, hi = self._whole(w)  # every origin's part of the window
+        ups = (
+            self._bind(r, keys, t.target.ref)
+            for n in range(lo, hi + 1)
+            for r in self._rows(conn, round_id, replace(w, tbl=n), "U")
+        )
         self._many(conn, fill, ups, str(t.target.ref))
         target = self.qualified(t.target.ref)
         sql = self.one(

@@ -1,5 +1,5 @@
--- The keys a window upserts, converted to the key columns' own types and collations by
--- assignment, for delete_spare.sql.
+-- The keys a window upserts (all its origins' parts), converted to the key columns' own
+-- types and collations by assignment, for delete_spare.sql.
 DROP TEMPORARY TABLE IF EXISTS ${spare}
 ---
 CREATE TEMPORARY TABLE ${spare} (INDEX ($raw{columns})) ENGINE=InnoDB
@@ -7,4 +7,5 @@ SELECT $raw{columns} FROM $raw{target} LIMIT 0
 ---
 INSERT INTO ${spare} ($raw{columns})
 SELECT $raw{values} FROM ${staging} s
-WHERE s.round_id = %(round_id)s AND s.tbl = %(tbl)s AND s.action = 'U'
+WHERE s.round_id = %(round_id)s AND s.tbl BETWEEN %(spare_lo)s AND %(spare_hi)s
+  AND s.action = 'U'
