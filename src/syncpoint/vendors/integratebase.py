@@ -1077,6 +1077,23 @@ class Integrate:
             **raw,
         )
 
+    def _same_row(
+        self, conn: Any, t: ApplyTable, was: dict[str, Any], now: dict[str, Any]
+    ) -> bool:
+        """Whether the target finds one row by both keys: equal in its own comparison."""
+        p = Params()
+        match = f"{self._key_match(t, was, p)} AND {self._key_match(t, now, p)}"
+        cur = self.run(
+            conn,
+            "cascade_select",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            match=match,
+            columns=", ".join(self.q(k) for k in t.key),
+        )
+        return cur.fetchone() is not None
+
     def _cascade_update(
         self,
         conn: Any,
@@ -1090,6 +1107,17 @@ class Integrate:
         its key, the row moves to another key: a row a later record made there stays and
         this one goes."""
         moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
+        if moved and self._same_row(conn, t, was, now):
+            # equal keys at the target whose text differs ('abc' and 'ABC' in a collation
+            # without case): the row stays where it is and takes the new text; deleting
+            # what the new key finds would delete the row itself
+            p = Params()
+            found = self.run(
+                conn, "cascade_position", p, pos=pos, match=self._key_match(t, now, p)
+            ).fetchone()
+            if found is not None and int(found[0]) > at:
+                return  # a later record wrote the row already (upserts come first)
+            moved = False
         if moved:
             p = Params()
             found = self.run(
