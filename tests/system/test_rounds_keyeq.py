@@ -246,13 +246,16 @@ CI_TABLE = {
 
 
 @pytest.mark.parametrize("third", ["postgres", "mariadb", "sqlite"])
-def test_a_delete_spares_the_row_another_origin_upserts_in_the_window(
+def test_a_delete_spares_the_row_another_origin_upserts_in_the_window_cdr_refused(
     tmp_path: Path, third: str
 ) -> None:
     """A ring of three sites (a reads c, b reads a, c reads b), a key that compares without
     case: b applies a's delete of 'abc', then inserts 'ABC' itself; c hears of both from b
     in one window of two origins, each its own part (the upserts of all parts before the
-    deletes), and the delete of 'abc' from a's part must spare the row b's part upserted."""
+    deletes), and the delete of 'abc' from a's part must spare the row b's part upserted.
+    Conflict resolution, which matches keys by their text, is refused on such keys."""
+    from syncpoint.errors import ConfigError
+    from syncpoint.ops.cdr import setup
     from syncpoint.ops.run import RunReport, run_group
 
     mk = {"postgres": make_pg, "mariadb": make_mariadb, "sqlite": lambda: make_sqlite(tmp_path)}
@@ -289,6 +292,16 @@ def test_a_delete_spares_the_row_another_origin_upserts_in_the_window(
         sites["b"].execute("INSERT INTO ci VALUES ('ABC', 'from b')")
         run_at("c")
         assert sites["c"].query("SELECT k, v FROM ci") == [("ABC", "from b")]
+        # conflict resolution matches keys by their text: refused on such keys, every site
+        with pytest.raises(ConfigError) as said:
+            setup.add(ch.cfg, "ci", "latest", None)
+        lines = str(said.value).splitlines()
+        assert [x.split(":")[0] for x in lines] == ["a", "b", "c"], lines
+        why = {"postgres": "of type citext", "mariadb": "in collation utf8mb4_general_ci",
+               "sqlite": "in collation NOCASE"}  # fmt: skip
+        assert lines[0].startswith("a: key column 'k' of public.ci compares of type citext: "
+                                   "conflict resolution needs key columns equal only"), lines
+        assert f"compares {why[third]}" in lines[2], lines
     finally:
         for g in gens:
             next(g, None)

@@ -330,6 +330,11 @@ class Integrate:
             ]
         return _notes(table, key, self.dialect)
 
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        """The columns of ``key`` whose values the target holds equal while their text
+        differs (a case-insensitive collation: 'abc' = 'ABC'), each with why."""
+        return {}
+
     def key_notes(
         self, ref: TableName, table: TableShape, key: Sequence[str], source: dict[str, NType]
     ) -> list[str]:

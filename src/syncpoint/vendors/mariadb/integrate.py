@@ -64,6 +64,17 @@ class MariadbIntegrate(Integrate):
             return target
         return TableName(name=target.name)
 
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        from syncpoint.vendors.mariadb.types import collation, exact
+
+        out = {}
+        for k in key:
+            col = table.column(k)
+            name = collation(col.type) if col is not None else None
+            if name is not None and not exact(name):
+                out[k] = f"in collation {name} (case, accents or trailing spaces fold)"
+        return out
+
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         cur = self.run(conn, "columns", (target.schema_, target.name), table=str(target))
         rows = cur.fetchall()

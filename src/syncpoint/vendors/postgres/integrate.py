@@ -123,6 +123,13 @@ class PostgresIntegrate(Integrate):
     def _regclass_text(self, t: TableName) -> str:
         return self.qualified(t)
 
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        rows = self.run(
+            conn, "loose_keys", (self._regclass_text(table.ref),), table=str(table.ref)
+        ).fetchall()
+        self.end_read(conn)
+        return {str(n): str(why) for n, why in rows if n in key}
+
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         cur = self.run(conn, "columns", (self._regclass_text(target),), table=str(target))
         rows = cur.fetchall()

@@ -21,7 +21,7 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -95,6 +95,10 @@ class SqliteIntegrate(Integrate):
 
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         return TableName(name=target.name)
+
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        rows = self.run(conn, "loose_keys", (table.ref.name,), table=str(table.ref)).fetchall()
+        return {str(n): str(why) for n, why in rows if n in key}
 
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         rows = self.run(conn, "columns", (target.name,), table=str(target)).fetchall()
