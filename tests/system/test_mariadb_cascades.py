@@ -207,6 +207,39 @@ def test_cascades_into_a_created_mariadb_target(
     assert_same(src, dst)
 
 
+def test_a_case_only_key_change_cascades_without_losing_the_child(
+    log_maria_db: Any, maria_db: Any, tmp_path: Path, spark: Any
+) -> None:
+    """A parent key in a case-insensitive collation changed 'abc' to 'ABC': InnoDB cascades
+    it into the child whose key holds the foreign key column. At the target 'abc' and
+    'ABC' are one key, so the child does not move: it takes the new text, and stays."""
+    src, dst = log_maria_db, maria_db
+    src.execute(
+        "CREATE TABLE par (k varchar(10) COLLATE utf8mb4_general_ci PRIMARY KEY, v int) "
+        "ENGINE=InnoDB",
+        "CREATE TABLE kid (k varchar(10) COLLATE utf8mb4_general_ci NOT NULL, n int NOT NULL, "
+        "PRIMARY KEY (k, n), CONSTRAINT k_p FOREIGN KEY (k) REFERENCES par (k) "
+        "ON UPDATE CASCADE) ENGINE=InnoDB",
+    )
+    cfg = rk.write_config(
+        tmp_path / "sp.yaml", {"src": src}, dst, tables=["par", "kid"],
+        extra={"spark": {"driver_round_max": 1_000_000}},
+    )  # fmt: skip
+    ch = Channel.from_file(cfg)
+    ch.install()
+    src.execute(
+        "INSERT INTO par VALUES ('abc', 1), ('def', 2)",
+        "INSERT INTO kid VALUES ('abc', 1), ('abc', 2), ('def', 1)",
+    )
+    ch.run(once=True, spark=spark)
+    src.execute("UPDATE par SET k = 'ABC' WHERE k = 'abc'")
+    assert src.query("SELECT k, n FROM kid ORDER BY n, k") == [("ABC", 1), ("def", 1), ("ABC", 2)]
+    assert ch.run(once=True, spark=spark).changes
+    for t in ("par", "kid"):
+        q = f"SELECT * FROM {t} ORDER BY 2, 1"
+        assert dst.query(q) == src.query(q), t
+
+
 def test_cascade_added_while_follow_runs(log_maria_db: Any, pg_db: Any, tmp_path: Path) -> None:
     """A foreign key made ON DELETE CASCADE while ``run --follow`` runs: the deletes it
     cascades reach the target. One whose parent is not replicated stops its child with the

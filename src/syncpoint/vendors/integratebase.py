@@ -352,6 +352,11 @@ class Integrate:
             table=str(t.target.ref),
         )
 
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        """The columns of ``key`` whose values the target holds equal while their text
+        differs (a case-insensitive collation: 'abc' = 'ABC'), each with why."""
+        return {}
+
     def key_notes(
         self, ref: TableName, table: TableShape, key: Sequence[str], source: dict[str, NType]
     ) -> list[str]:
@@ -560,6 +565,23 @@ class Integrate:
             self.run(conn, "staging_split", (part.tbl, plan.round_id, w.tbl, w.location, origin))
             out.append((part, origin))
         return out
+
+    @staticmethod
+    def _whole(w: TableWindow) -> tuple[int, int]:
+        """The first and last window number of every part of ``w``'s window (``_by_origin``
+        numbers a window's parts one after the other): a net delete of one part spares a
+        target row another part upserts too, whichever origin's changes brought it (a
+        delete of 'abc' from one origin and an insert of 'ABC' from another, one row at a
+        target whose key compares without case)."""
+        if w.tbl >= 0 or len(w.origins) < 2:
+            return w.tbl, w.tbl
+        base = (-w.tbl - 1) // 100
+        return -(base * 100 + len(w.origins)), -(base * 100 + 1)
+
+    def _spare_params(self, round_id: str, w: TableWindow) -> Params:
+        p = self._params(round_id, w)
+        p["spare_lo"], p["spare_hi"] = self._whole(w)
+        return p
 
     def _cas(self, conn: Any, plan: RoundPlan) -> None:
         """Compare-and-set of every position the round moves: one statement for the tables
@@ -1082,6 +1104,21 @@ class Integrate:
             **raw,
         )
 
+    def _same_row(self, conn: Any, t: ApplyTable, was: dict[str, Any], now: dict[str, Any]) -> bool:
+        """Whether the target finds one row by both keys: equal in its own comparison."""
+        p = Params()
+        match = f"{self._key_match(t, was, p)} AND {self._key_match(t, now, p)}"
+        cur = self.run(
+            conn,
+            "cascade_select",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            match=match,
+            columns=", ".join(self.q(k) for k in t.key),
+        )
+        return cur.fetchone() is not None
+
     def _cascade_update(
         self,
         conn: Any,
@@ -1095,6 +1132,17 @@ class Integrate:
         its key, the row moves to another key: a row a later record made there stays and
         this one goes."""
         moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
+        if moved and self._same_row(conn, t, was, now):
+            # equal keys at the target whose text differs ('abc' and 'ABC' in a collation
+            # without case): the row stays where it is and takes the new text; deleting
+            # what the new key finds would delete the row itself
+            p = Params()
+            found = self.run(
+                conn, "cascade_position", p, pos=pos, match=self._key_match(t, now, p)
+            ).fetchone()
+            if found is not None and int(found[0]) > at:
+                return  # a later record wrote the row already (upserts come first)
+            moved = False
         if moved:
             p = Params()
             found = self.run(

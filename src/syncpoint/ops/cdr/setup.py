@@ -98,6 +98,14 @@ def _open(cfg: ChannelConfig, t: TableConfig, table: str) -> list[Site]:
                     found = cap.describe(cconn, t.ref)
                 key = list(found.primary_key) if found is not None else []
             problems += _key_types(n, integ.vendor, shape, key)
+            problems += [
+                f"{n}: key column {k!r} of {ref} compares {why}: conflict resolution needs "
+                "key columns equal only for the same text (a row's key changed from 'abc' to "
+                "'ABC' arrives as the delete of one and the insert of the other, which find "
+                "one row here, and deleted keys are matched by their text); give the column "
+                "a byte-exact type or collation, or keep the table out of conflict resolution"
+                for k, why in integ.loose_keys(conn, shape, key).items()
+            ]
             out.append(Site(n, integ, helper, conn, ref, cols, key))
     except BaseException:
         close(out)

@@ -64,6 +64,17 @@ class MariadbIntegrate(Integrate):
             return target
         return TableName(name=target.name)
 
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        from syncpoint.vendors.mariadb.types import collation, exact
+
+        out = {}
+        for k in key:
+            col = table.column(k)
+            name = collation(col.type) if col is not None else None
+            if name is not None and not exact(name):
+                out[k] = f"in collation {name} (case, accents or trailing spaces fold)"
+        return out
+
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         cur = self.run(conn, "columns", (target.schema_, target.name), table=str(target))
         rows = cur.fetchall()
@@ -244,10 +255,34 @@ class MariadbIntegrate(Integrate):
             # a key of integers is equal exactly when its JSON text is: nothing to spare
             self.run(conn, "delete", table=name, target=target, match=match)
             return
-        self.run(conn, "spare_keys", p, table=name, target=target, columns=cols, values=values)
+        p["spare_lo"], p["spare_hi"] = self._whole(w)
+        self.run(
+            conn, "spare_keys", p, table=name, target=target, columns=cols, values=values,
+            index=self._spare_index(conn, t),
+        )  # fmt: skip
         self._warnings(conn, t.target.ref)
         spare = " AND ".join(f"t.{self.q(c.name)} <=> u.{self.q(c.name)}" for c in keys)
         self.run(conn, "delete_spare", table=name, target=target, match=match, spare=spare)
+
+    def _spare_index(self, conn: Any, t: ApplyTable) -> str:
+        """The spare keys' index: a TEXT or BLOB column, which has no other way into an
+        index, by the prefix the target's primary key takes of it (so the index fits as the
+        key does); none where that key has no such prefix (the lookups scan, no error)."""
+        ref = t.target.ref
+        prefix = {
+            str(n): int(n_)
+            for n, n_ in self.run(conn, "key_prefixes", (ref.schema_, ref.name), table=str(ref))
+        }
+        lobs = ("tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob",
+                "mediumblob", "longblob")  # fmt: skip
+        parts = []
+        for c in t.key_columns:
+            col = t.target.column(c.name)
+            lob = col is not None and col.type.strip().lower().split(" ")[0] in lobs
+            if lob and c.name not in prefix:
+                return ""
+            parts.append(f"{self.q(c.name)}({prefix[c.name]})" if lob else self.q(c.name))
+        return f"(INDEX ({', '.join(parts)}))"
 
     # -- cascades the capture could not see (integratebase._cascade) --------------------
     def _checked(self, conn: Any, t: ApplyTable) -> None:

@@ -123,6 +123,13 @@ class PostgresIntegrate(Integrate):
     def _regclass_text(self, t: TableName) -> str:
         return self.qualified(t)
 
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        rows = self.run(
+            conn, "loose_keys", (self._regclass_text(table.ref),), table=str(table.ref)
+        ).fetchall()
+        self.end_read(conn)
+        return {str(n): str(why) for n, why in rows if n in key}
+
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         cur = self.run(conn, "columns", (self._regclass_text(target),), table=str(target))
         rows = cur.fetchall()
@@ -485,7 +492,7 @@ class PostgresIntegrate(Integrate):
         return all(parse(c.type).kind == "int" for c in t.key_columns)
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
-        p = self._params(round_id, w)
+        p = self._spare_params(round_id, w) if sql == "delete_spare" else self._params(round_id, w)
         keys = t.key_columns
         values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
         self.run(

@@ -21,7 +21,8 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from syncpoint.config import TableName
@@ -94,6 +95,10 @@ class SqliteIntegrate(Integrate):
 
     def resolve(self, target: TableName, explicit: bool, source_vendor: str) -> TableName:
         return TableName(name=target.name)
+
+    def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
+        rows = self.run(conn, "loose_keys", (table.ref.name,), table=str(table.ref)).fetchall()
+        return {str(n): str(why) for n, why in rows if n in key}
 
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
         rows = self.run(conn, "columns", (target.name,), table=str(target)).fetchall()
@@ -234,7 +239,12 @@ class SqliteIntegrate(Integrate):
         names = [f"k{i}" for i in range(len(keys))]
         self.run(conn, "spare_keys", columns=", ".join(names))
         fill = self.one("spare_insert", values=", ".join("?" for _ in keys))
-        ups = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        lo, hi = self._whole(w)  # every origin's part of the window
+        ups = (
+            self._bind(r, keys, t.target.ref)
+            for n in range(lo, hi + 1)
+            for r in self._rows(conn, round_id, replace(w, tbl=n), "U")
+        )
         self._many(conn, fill, ups, str(t.target.ref))
         target = self.qualified(t.target.ref)
         sql = self.one(
