@@ -206,12 +206,15 @@ class MariadbIntegrate(Integrate):
         text = {c.name for c in keys if parse(c.type).kind == "text"}
         if all(exact(collation(c.type) or "") for c in keys if c.name in text):
             return  # no text, or compared byte for byte (the key columns syncpoint creates)
-        p = self._params(round_id, w)
+        p = self._spare_params(round_id, w)  # every origin's part of the window
         cols = ", ".join(self.q(c.name) for c in keys)
         target = self.qualified(t.target.ref)
         name = str(t.target.ref)
         values = ", ".join(self._value(c, p) for c in keys)
-        self.run(conn, "spare_keys", p, table=name, target=target, columns=cols, values=values)
+        self.run(
+            conn, "spare_keys", p, table=name, target=target, columns=cols, values=values,
+            index=self._spare_index(conn, t),
+        )  # fmt: skip
         self._warnings(conn, t.target.ref)
 
         def bytewise(expr: str, c: ApplyColumn) -> str:

@@ -429,7 +429,7 @@ class PostgresIntegrate(Integrate):
             values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
             found = self.run(conn, "typed_coarse_keys", values=values, staging=staging, **tokens)
         else:
-            p = self._params(str(round_id), w)
+            p = self._spare_params(str(round_id), w)  # every origin's part of the window
             values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
             found = self.run(conn, "coarse_keys", p, values=values, **tokens)
         row = found.fetchone()

@@ -203,11 +203,21 @@ class SqliteIntegrate(Integrate):
         names = [f"k{i}" for i in range(len(keys))]
         self.run(conn, "spare_keys", columns=", ".join(names))
         fill = self.one("spare_insert", values=", ".join("?" for _ in keys))
-        ups = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        lo, hi = self._whole(w)  # every origin's part of the window
+        parts = [replace(w, tbl=n) for n in range(lo, hi + 1)]
+        ups = (
+            self._bind(r, keys, t.target.ref)
+            for part in parts
+            for r in self._rows(conn, round_id, part, "U")
+        )
         self._many(conn, fill, ups, str(t.target.ref))
         self.run(conn, "coarse_deletes", columns=", ".join(names))
         fill = self.one("coarse_insert", values=", ".join("?" for _ in keys))
-        dels = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "D"))
+        dels = (
+            self._bind(r, keys, t.target.ref)
+            for part in parts
+            for r in self._rows(conn, round_id, part, "D")
+        )
         self._many(conn, fill, dels, str(t.target.ref))
 
         def shown(cols: list[str]) -> str:
