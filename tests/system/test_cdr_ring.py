@@ -40,6 +40,23 @@ def quiet(ch: Channel, spark: Any) -> None:
     raise AssertionError("the ring did not go quiet")
 
 
+def purged(ch: Channel, sites: dict[str, Any], spark: Any) -> dict[str, int]:
+    """Exchange and purge until no site holds a tombstone (at most six times): the tombstones
+    each site's purge took away in all. A purge waits for every site's stamps to pass a
+    tombstone, and a MariaDB site's stamp waits for a fresh list of its open transactions,
+    which other sessions reading it can hold back for a while under load."""
+    took = dict.fromkeys(sites, 0)
+    for _ in range(6):
+        for _ in range(2):  # each site's stamp of its predecessor moves past what it forwarded
+            ch.run(once=True, spark=spark)
+        for n, done in ch.purge().items():
+            took[n] += done["tombstones"]
+        if all(db.query(TOMBS) == [] for db in sites.values()):
+            break
+        time.sleep(0.2)
+    return took
+
+
 @pytest.fixture
 def ring(tmp_path: Path) -> Any:
     """A PostgreSQL, a MariaDB and a SQLite site in a ring, ``item`` under ``latest`` with
@@ -331,12 +348,10 @@ def test_ring_passes_on_a_delete_applied_where_the_row_is_gone(
         assert rows(db, "item", 1) is None and rows(db, "item", 2) is None, n
         assert rows(db, "item", 3) == three, n
         assert tomb_versions(db) == want, n
-    for _ in range(2):
-        ch.run(once=True, spark=spark)
-    done = ch.purge()
+    done = purged(ch, sites, spark)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
-        assert done[n]["tombstones"] == 3, n
+        assert done[n] == 3, n
         assert rows(db, "item", 3) == three, n
     assert ch.run(once=True, spark=spark).changes == 0
 
@@ -361,13 +376,11 @@ def test_ring_purges_the_tombstones_of_a_delete_that_lost_on_its_way(
         assert rows(db, "item", 1) == want, n
     held = {n: db.query(TOMBS) for n, db in sites.items()}
     assert held == {"a": [(1,)], "b": [(1,)], "c": []}, held
-    for _ in range(2):  # each site's stamp of its predecessor moves past what it forwarded
-        ch.run(once=True, spark=spark)
-    done = ch.purge()
+    done = purged(ch, sites, spark)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
         assert rows(db, "item", 1) == want, n
-    assert {n: done[n]["tombstones"] for n in sites} == {"a": 1, "b": 1, "c": 0}
+    assert done == {"a": 1, "b": 1, "c": 0}
     quiet(ch, spark)
     for n, db in sites.items():
         assert rows(db, "item", 1) == want, n
@@ -409,13 +422,7 @@ def test_ring_purge_after_a_delete_that_lost_waits_for_the_changes_still_on_thei
     # the stamps move on with the sites' ticks, whose guarantee a busy MariaDB (a stale list
     # of open transactions) may keep back a round or two: purge takes every tombstone once
     # they have passed them
-    for _ in range(6):
-        for _ in range(2):
-            ch.run(once=True, spark=spark)
-        ch.purge()
-        if all(db.query(TOMBS) == [] for db in sites.values()):
-            break
-        time.sleep(0.2)
+    purged(ch, sites, spark)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
         assert rows(db, "item", 1) == one and rows(db, "item", 2) is None, n
