@@ -124,6 +124,7 @@ def killed_and_rerun(
     ch.install()
     # stopped after the last kill (mid-transaction too: the oracle is the source's end state)
     writers = rk.run_writers(src.vendor, src.url, 3, 900)
+    rounds: list[dict[str, Any]] = []  # of the runs that committed
     try:
         # the first killed run must find changes to read, stage and apply
         assert rk.wait_until(
@@ -136,7 +137,7 @@ def killed_and_rerun(
             # a run that commits straight after what this kill left (in this process: no
             # JVM to start), so each step's leftovers are taken up by a committing round
             # too, not only by the next killed one
-            ch.run(once=True, spark=spark)
+            rounds += ch.run(once=True, spark=spark).rounds
             assert_not_ahead(src, dst, cfg)
     finally:
         for w in writers:
@@ -144,10 +145,10 @@ def killed_and_rerun(
         for w in writers:
             w.join(timeout=60)
     assert_not_ahead(src, dst, cfg)
-    report = ch.run(once=True, spark=spark)
+    rounds += ch.run(once=True, spark=spark).rounds
     if extra:  # rounds that read rows staged them on the direct path ("": none read)
-        assert {r["staging"] for r in report.rounds} <= {"bulk", ""}
-        assert {r["direct"] for r in report.rounds if r["changes"]} == {True}
+        assert {r["staging"] for r in rounds} <= {"bulk", ""}
+        assert {r["direct"] for r in rounds if r["changes"]} == {True}
         if dst.vendor == "postgres":  # the killed rounds' typed stagings went with the apply
             left = "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%'"
             assert dst.query(left) == [(0,)]
