@@ -22,7 +22,9 @@ def record_stamps(cfg: ChannelConfig, integ: str) -> None:
     from syncpoint.vendors.stampstore import StampStore
 
     place = Location.of(cfg, integ)
-    with place.integrate() as (target, conn):
+    # a server that ends the session mid-way (a restart, an outage) is a transient error the
+    # follower retries at its next poll, never a crash of the follower
+    with place.integrate() as (target, conn), target.dialect.translated(integ):
         site = cdr.support(target)
         if site is not None and not site.has_tables(conn):
             site = None
