@@ -124,6 +124,8 @@ def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(
 ) -> None:
     tv.test_values_arrive_exactly(pg_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # staged typed: the values are those of the JSON path (test_rounds_values.py)
+    assert typed_rounds(direct) and all(t == ["vals"] for t in typed_rounds(direct))
 
 
 def test_postgresql_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
@@ -131,6 +133,8 @@ def test_postgresql_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
 ) -> None:
     tv.test_special_values_arrive_exactly(pg_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # staged typed: the values are those of the JSON path (test_rounds_values.py)
+    assert typed_rounds(direct) and all(t == ["sv"] for t in typed_rounds(direct))
 
 
 def test_postgresql_types_arrive_exactly_in_mariadb_on_the_direct_path(
@@ -138,6 +142,8 @@ def test_postgresql_types_arrive_exactly_in_mariadb_on_the_direct_path(
 ) -> None:
     tv.test_postgresql_types_arrive_exactly(pg_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # staged typed: the values are those of the JSON path (test_rounds_values.py)
+    assert typed_rounds(direct) and all(t == ["pt"] for t in typed_rounds(direct))
 
 
 def test_a_value_the_typed_copy_cannot_read_stops_the_table(
@@ -419,8 +425,11 @@ def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_
         "SELECT id, n::text, t FROM vals ORDER BY id")]  # fmt: skip
     assert [tuple(r) for r in dst.query(rows)] == want
     assert len(want) == 60 - 8 + 1 and direct_rounds(direct) == [True, True]
-    # a staging column too narrow for what is loaded (the origin, a location's name): LOAD
-    # DATA LOCAL cuts the value with a warning and goes on; the round stops loudly instead
+    assert typed_rounds(direct) == [["vals"], ["vals"]]
+    # a staging column too narrow for what is loaded (the origin, a location's name, in the
+    # JSON text's staging: a target without a unique key is staged so): LOAD DATA LOCAL
+    # cuts the value with a warning and goes on; the round stops loudly instead
+    dst.execute("ALTER TABLE vals DROP PRIMARY KEY")
     dst.execute("ALTER TABLE repl_staging MODIFY origin varchar(2)")
     src.execute("UPDATE vals SET t = 'after' WHERE id = 2")
     with pytest.raises(SyncpointError, match="Data truncated for column 'origin'"):
@@ -429,3 +438,49 @@ def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_
     dst.execute("ALTER TABLE repl_staging MODIFY origin varchar(64)")
     ch.run(once=True, spark=spark)
     assert dst.query("SELECT t FROM vals WHERE id = 2") == [("after",)]
+    last = [r for r in direct if r["changes"]][-1]
+    assert last["typed"] == [] and "no unique index" in last["untyped"]["vals"]
+
+
+def test_typed_into_mariadb_control_characters_and_a_value_the_load_cannot_take(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """PostgreSQL into MariaDB, staged typed: text with every control character COPY's
+    text form escapes (LOAD DATA knows neither \\f nor \\v) and the same escapes as plain
+    text arrive as they are; a value the target column cannot take (a user's narrower
+    target) fails the typed load, the round stages the JSON text, whose apply stops the
+    table; no typed staging is left behind."""
+    src, dst = pg_maria
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text)")
+    dst.execute("CREATE TABLE vals (id int PRIMARY KEY, n decimal(4,2), t varchar(20))")
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    texts = {
+        1: "f\fv\vb\bn\nr\rt\t|",
+        2: "\\f\\v\\b\\n\\r\\t\\N\\\\",
+        3: "\\\f\\\v\\",
+        4: "\\N",
+    }
+    for i, t in texts.items():
+        src.execute(f"INSERT INTO vals VALUES ({i}, {i}.5, %s)", params=(t,))
+    ch.run(once=True, spark=spark)
+    got = {int(i): (str(n), t) for i, n, t in dst.query("SELECT id, CAST(n AS CHAR), t FROM vals")}
+    assert got == {i: (f"{i}.50", t) for i, t in texts.items()}
+    assert typed_rounds(direct) == [["vals"]]
+    # a decimal the target column would round: the typed load warns, the JSON text's apply
+    # stops the table
+    src.execute("INSERT INTO vals VALUES (5, 1.125, 'x')")
+    with pytest.raises(TableStopped):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT count(*) FROM vals") == [(4,)]
+    dst.execute("ALTER TABLE vals MODIFY n decimal(6,3)")
+    ch.run(once=True, spark=spark)
+    assert dst.query("SELECT CAST(n AS CHAR) FROM vals WHERE id = 5") == [("1.125",)]
+    # and the next round is typed again
+    src.execute("UPDATE vals SET t = 'y' WHERE id = 5")
+    ch.run(once=True, spark=spark)
+    assert typed_rounds(direct)[-1] == ["vals"]
+    assert dst.query(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
+        "AND table_name LIKE 'repl\\_rstage\\_%'"
+    ) == [(0,)]

@@ -508,6 +508,9 @@ class GroupRound:
                 _cause(exc),
             )
             data.module.drop_typed(self.target, self.conn, {t: v[0] for t, v in typed.items()})
+            for w in plan.windows:
+                if w.tbl in typed:
+                    plan.untyped[str(w.target)] = f"the typed copy failed: {_cause(exc)}"
             plan.round_id = uuid.uuid4().hex
             typed = {}
             written, netted = self._copy_direct(plan, data, typed)
@@ -594,10 +597,16 @@ class GroupRound:
         window, or one whose preparation fails (the apply says why), stages JSON text."""
         if not hasattr(data.module, "typed_stage"):
             return {}
+        # the source vendors whose records the module stages typed (the target's own by
+        # default; PostgreSQL into MariaDB too)
+        typed_from = getattr(data.module, "TYPED_SOURCES", (self.target.vendor,))
+        refusal = getattr(data.module, "typed_refusal", None)
+        cascades = {e.parent for e in plan.edges} | {e.child for e in plan.edges}
         out: dict[int, Any] = {}
         for w, src, read_sql, *_, plain in data.reads:
             if (
-                src.capture.vendor != self.target.vendor
+                src.capture.vendor not in typed_from
+                or (refusal is not None and w.tbl in cascades)
                 or read_sql != plain  # conflict resolution reads its own bookkeeping
                 or w.ddl
                 or w.renames
@@ -611,6 +620,12 @@ class GroupRound:
                 self._own_types(src, w)
                 shape = self._ensure_target(src, w)
                 table = apply_table(shape, w.key, self._source_types(src, w))
+                why = refusal(table) if refusal is not None else None
+                if why is not None:
+                    # a value this table holds cannot be staged typed exactly: its rows
+                    # are staged as JSON text (the round's report says why)
+                    plan.untyped[str(w.target)] = why
+                    continue
                 made = data.module.typed_stage(
                     self.target, self.conn, plan.application, plan.group, plan.round_id,
                     w.tbl, table,

@@ -105,6 +105,8 @@ def _describe(result: RoundResult) -> dict[str, Any]:
         "direct": p.direct,
         # the targets whose rows reached the apply already in their types (the direct path)
         "typed": sorted({str(w.target) for w in p.windows if w.tbl in p.typed}),
+        # the targets staged as JSON text on such a path instead, with the reason
+        "untyped": dict(sorted(p.untyped.items())),
         "sync_points": {k: sp.context for k, sp in p.sync_points.items()},
         "tables": [
             {

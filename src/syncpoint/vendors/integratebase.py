@@ -10,6 +10,7 @@ statements and how a transaction begins.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -24,6 +25,8 @@ from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import DuplicateKey, PositionConflict, SyncpointError, WorkFailed
 from syncpoint.vendors.sqlfiles import SqlFiles
+
+log = logging.getLogger("syncpoint.integrate")
 
 
 class Params(dict[str, Any]):
@@ -549,6 +552,10 @@ class Integrate:
                     self.relax_foreign_keys(conn, False)
                 except SyncpointError:
                     pass  # a lost connection takes its session's setting with it
+        try:
+            self.typed_committed(conn, plan.application, plan.group)
+        except SyncpointError as exc:  # committed: the next round's drops them
+            log.warning("round %s: typed stagings not dropped: %s", plan.round_id, exc)
 
     def _by_origin(
         self, conn: Any, plan: RoundPlan, w: TableWindow
@@ -1258,6 +1265,9 @@ class Integrate:
 
     def typed_done(self, conn: Any) -> None:
         """Drop the typed stagings of the round being applied (in its transaction)."""
+
+    def typed_committed(self, conn: Any, application: str, group: str) -> None:
+        """After the apply's commit: drop typed stagings a vendor cannot drop inside it."""
 
     # -- vendor statements ----------------------------------------------------------------
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:

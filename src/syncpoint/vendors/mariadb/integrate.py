@@ -8,6 +8,7 @@ own key columns. docs/internals.md, "Values at the target".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from syncpoint.core.rounds import TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
+from syncpoint.vendors.mariadb import dialect as mariadb_dialect
 from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.types import coarser_key, collation, exact, parse, spatial
 
@@ -37,6 +39,36 @@ def _stored_geometry(b: str) -> str:
         f"(CASE WHEN {b} IS NULL THEN NULL WHEN {fifth} = 1 THEN {b} "
         f"WHEN {fifth} & 32 THEN {unflagged} ELSE CONCAT(X'00000000', {b}) END)"
     )
+
+
+# Source kinds whose values PostgreSQL's capture writes as JSON strings or numbers: their
+# text (``->>``) is what JSON_VALUE gives MariaDB's upsert. Others (booleans, and what this
+# does not know) take JSON_VALUE's rules in full (typed_source_text).
+_TEXT_KINDS = frozenset(
+    ("int", "decimal", "float", "text", "binary", "date", "time", "timestamp", "interval",
+     "uuid")
+)  # fmt: skip
+_LOBS = ("tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob",
+         "longblob")  # fmt: skip
+
+
+def typed_refusal(t: ApplyTable) -> str | None:
+    """Why a table's rows are not staged typed on the direct path from PostgreSQL (its
+    window is staged as JSON text and applied as before), or None."""
+    if not t.keyed:
+        return "the target has no unique index on the key (rows deleted and inserted)"
+    if mariadb_dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key):
+        return "the target has a unique index on other columns (rows deleted and inserted)"
+    for c in t.key_columns:
+        kind = parse(c.type).kind
+        if kind == "text" and not exact(collation(c.type) or ""):
+            return f"key column {c.name} compares in a collation that folds (checked on JSON)"
+        if c.type.strip().lower().split(" ")[0] in _LOBS:
+            return f"key column {c.name} is a {c.type.split(' ')[0]}"
+    for c in t.columns:
+        if spatial(c.type):
+            return f"column {c.name} is spatial ({c.type})"
+    return None
 
 
 class MariadbIntegrate(Integrate):
@@ -170,7 +202,159 @@ class MariadbIntegrate(Integrate):
                 table=str(table),
             )
 
+    # -- typed staging (the direct path from PostgreSQL: mariadb/round_direct.py) ---------
+    # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
+    # the source's task takes out of the record the text JSON_VALUE would give
+    # (``typed_load``'s first list), LOAD DATA assigns it to the staged column (the target
+    # column's own type), or sets the column by ``_value``'s expression over it where
+    # ``_value`` converts by one (binary, timestamps); the apply copies typed values.
+    def typed_staged_type(self, col: ApplyColumn, t: ApplyTable) -> str:
+        return f"{col.type} NULL"
+
+    def typed_index(self, t: ApplyTable) -> str:
+        """An index on the staged key where the delete looks upserts of its key up (a key
+        not all integers: ``_typed_delete``)."""
+        if all(parse(c.type).kind == "int" for c in t.key_columns):
+            return ""
+        return f", INDEX ({', '.join(self.q(c.name) for c in t.key_columns)})"
+
+    @staticmethod
+    def typed_source_text(col: ApplyColumn) -> str:
+        """PostgreSQL SQL of the text JSON_VALUE gives of the column's value in the record
+        ``o.c`` (jsonb): a string's text, a number's, 1 or 0 for true or false, NULL for
+        null, an object or an array; for a JSON column, its text (the JSON string) as the
+        upsert reads it, NULL for JSON null, and a nested value (records of old versions)
+        fails the typed copy (the round stages as JSON text)."""
+        from syncpoint.vendors.postgres.dialect import literal
+
+        k = literal(col.keys[0])
+        x, text = f"(o.c -> {k})", f"(o.c ->> {k})"
+        if col.source is not None and col.source.kind == "json":
+            return (
+                f"CASE jsonb_typeof({x}) WHEN 'string' THEN {text} WHEN 'null' THEN NULL "
+                f"ELSE ('a JSON column holds a nested value: ' || {x}::text)::integer::text "
+                "END"
+            )
+        if col.source is not None and col.source.kind in _TEXT_KINDS:
+            return text
+        return (
+            f"CASE jsonb_typeof({x}) WHEN 'string' THEN {text} WHEN 'number' THEN {text} "
+            f"WHEN 'boolean' THEN CASE WHEN {x} = 'true'::jsonb THEN '1' ELSE '0' END END"
+        )
+
+    def typed_load(self, col: ApplyColumn, i: int) -> tuple[list[str], list[str], list[str]]:
+        """The column's source values (PostgreSQL SQL over ``o``), LOAD DATA fields and SET
+        assignments."""
+        v = self.typed_source_text(col)
+
+        def sent(e: str) -> str:  # a delete carries its key columns only
+            return e if col.pk else f"CASE WHEN o.action = 'U' THEN {e} END"
+
+        name = self.q(col.name)
+        target = parse(col.type)
+        src_json = col.source is not None and col.source.kind == "json"
+        if not src_json and target.kind == "binary":
+            var = f"@b{i}"
+            return [sent(v)], [var], [f"{name} = FROM_BASE64({var})"]
+        if not src_json and target.kind == "timestamp":
+            # ``_value``: an offset at the end (Z, +hh:mm) is taken off the time; the
+            # source's own UTC (+00:00, Z) is only cut off there, so LOAD DATA reads the
+            # time as ``_value``'s CAST does; another offset goes to ``_value``'s
+            # expression itself; a value without one is assigned as it is
+            t = f"({v})"
+            utc = (
+                f"CASE WHEN right({t}, 6) IN ('+00:00', '-00:00') THEN left({t}, -6) "
+                f"WHEN right({t}, 1) = 'Z' THEN left({t}, -1) END"
+            )
+            off = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
+            other = f"CASE WHEN ({utc}) IS NULL AND {t} ~ {off} THEN {t} END"
+            plain = f"CASE WHEN ({utc}) IS NULL AND NOT {t} ~ {off} THEN {t} END"
+            exprs = [utc, other, plain]
+            a, b, c = f"@a{i}", f"@o{i}", f"@p{i}"
+            full = self._value_of(col, b)
+            set_ = (
+                f"{name} = CASE WHEN {c} IS NOT NULL THEN {c} "
+                f"WHEN {a} IS NOT NULL THEN CAST({a} AS DATETIME(6)) ELSE {full} END"
+            )
+            return [sent(e) for e in exprs], [a, b, c], [set_]
+        return [sent(v)], [name], []
+
+    def _value_of(self, col: ApplyColumn, var: str) -> str:
+        """``_value``'s expression of a timestamp over ``var`` instead of the JSON text."""
+        expr = self._value(col, Params())
+        out = re.sub(r"JSON_VALUE\(s\.content, %\(\w+\)s\)", var, expr)
+        if "%(" in out or "s.content" in out:
+            raise ValueError(f"unexpected value expression {expr!r}")
+        return out
+
+    def _typed_of(self, w: TableWindow, t: ApplyTable) -> Any:
+        typed = self._typed.get(w.tbl)
+        if typed is None:
+            return None
+        from syncpoint.errors import TransientError
+        from syncpoint.vendors.postgres.round_direct import signature
+
+        if signature(t) != typed.columns:
+            raise TransientError(
+                f"the target table {t.target.ref} changed while the round staged its rows "
+                "typed for it; this round applied nothing (the next one stages again)",
+                location=self.location,
+                table=str(t.target.ref),
+            )
+        return typed
+
+    def typed_counts(self, conn: Any) -> dict[int, int]:
+        out = {}
+        for tbl, typed in self._typed.items():
+            n, _ = self.run(conn, "typed_rows", staging=self.q(typed.name)).fetchone()
+            out[tbl] = int(n)
+        return out
+
+    def typed_committed(self, conn: Any, application: str, group: str) -> None:
+        """After the apply's commit (a DROP commits in MariaDB): drop this round's typed
+        stagings and those of earlier attempts of the sync group (a round killed before its
+        commit left its own; no round can still apply them: their positions moved)."""
+        from syncpoint.vendors.postgres.round_direct import typed_owner
+
+        start = typed_owner(self.prefix, application, group)
+        have = [str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()]
+        for name in have:
+            if name.startswith(start):
+                self.run(conn, "typed_drop", staging=self.q(name))
+        self.end_read(conn)
+
+    def _typed_upsert(self, conn: Any, t: ApplyTable, typed: Any) -> None:
+        self.run(
+            conn, "typed_upsert", table=str(t.target.ref), target=self.qualified(t.target.ref),
+            columns=", ".join(self.q(c.name) for c in t.columns),
+            values=", ".join(f"s.{self.q(c.name)}" for c in t.columns),
+            on_conflict=", ".join(
+                f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in t.columns
+            ),
+            staging=self.q(typed.name),
+        )  # fmt: skip
+        self._warnings(conn, t.target.ref)
+
+    def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any) -> None:
+        keys = t.key_columns
+
+        def match(alias: str) -> str:
+            return " AND ".join(f"t.{self.q(c.name)} <=> {alias}.{self.q(c.name)}" for c in keys)
+
+        # a key of integers is equal exactly when its JSON text is: nothing to spare
+        ints = all(parse(c.type).kind == "int" for c in keys)
+        self.run(
+            conn, "typed_delete" if ints else "typed_delete_spare", table=str(t.target.ref),
+            target=self.qualified(t.target.ref), staging=self.q(typed.name), match=match("d"),
+            spare=match("u"),
+        )  # fmt: skip
+        self._warnings(conn, t.target.ref)
+
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        typed = self._typed_of(w, t)
+        if typed is not None:
+            self._typed_upsert(conn, t, typed)
+            return
         self._coarse_keys(conn, round_id, w, t)  # the delete-then-insert merges them too
         if not t.keyed or (self.dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key)):
             # ON DUPLICATE KEY UPDATE acts on any unique index: with one on other columns
@@ -197,6 +381,10 @@ class MariadbIntegrate(Integrate):
         self._warnings(conn, t.target.ref)
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        typed = self._typed_of(w, t)
+        if typed is not None:
+            self._typed_delete(conn, t, typed)
+            return
         self._delete(conn, round_id, w, t, "delete_fill")
 
     def _coarse_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:

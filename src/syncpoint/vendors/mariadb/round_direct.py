@@ -23,15 +23,27 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from syncpoint.errors import LocationError
-from syncpoint.vendors.integratebase import Integrate
+from syncpoint.errors import LocationError, PositionConflict, WorkFailed
+from syncpoint.vendors.integratebase import ApplyTable, Integrate
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.postgres import dialect as pg_dialect
+from syncpoint.vendors.postgres.round_direct import TYPED_BOOKKEEPING, Typed, signature, typed_owner
 from syncpoint.vendors.postgres.round_direct import net as _net
 from syncpoint.vendors.postgres.snapshot import SESSION_INIT
 from syncpoint.vendors.sqlfiles import SqlFiles
 
-__all__ = ["SOURCES", "available", "copies", "copy_ops", "net"]
+__all__ = [
+    "SOURCES",
+    "TYPED_SOURCES",
+    "available",
+    "copies",
+    "copy_ops",
+    "drop_typed",
+    "net",
+    "typed_copies",
+    "typed_refusal",
+    "typed_stage",
+]
 
 SOURCES = ("postgres",)  # the capture vendors this direct path reads
 LOADS = 2  # files a window's net operations are split into and loaded at once
@@ -51,6 +63,8 @@ class OpsLoad:
     # the source nets the window's operations (ops_out_net.sql: its rows end with the
     # window's count of change records)
     netted: bool = False
+    # a typed window's LOAD DATA (typed_load.sql, the file's name as FILE_TOKEN), else ""
+    load_sql: str = ""
 
 
 def available(target: Integrate, conn: Any) -> bool:
@@ -120,10 +134,15 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
                     src.execute(SORT_MEMORY)
                 with src.cursor().copy(job.out_sql) as cp:
                     k = len(files)
+                    typed = bool(job.load_sql)
                     for i, row in enumerate(cp):
                         if i == 0 and job.netted:
                             line = bytes(row).split(b"\n", 1)[0]
-                            records = int(line[line.rindex(b"\t") + 1 :])
+                            records = _records(line, typed)
+                        if typed:
+                            row = bytes(row)  # libpq's buffer: a memoryview
+                            if b"\\f" in row or b"\\v" in row:
+                                row = _loadable(row)
                         files[i % k].write(row)
                 src.commit()
         finally:
@@ -132,6 +151,25 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
         for f in files:
             f.close()
     return records
+
+
+def _records(line: bytes, typed: bool) -> int:
+    """The window's change records from the first row of a netted window's operations: the
+    last column of ops_out_net.sql's rows, the fifth of ops_out_net_typed.sql's."""
+    if typed:
+        return int(line.split(b"\t", 5)[4])
+    return int(line[line.rindex(b"\t") + 1 :])
+
+
+# COPY's text form writes a form feed and a vertical tab as \f and \v, which LOAD DATA
+# does not know (it would read the letters): they go as the characters themselves, which
+# LOAD DATA reads as they are (an escaped backslash stays one)
+_COPY_ESCAPES = re.compile(rb"\\(.)", re.S)
+_RAW = {b"f": b"\f", b"v": b"\v"}
+
+
+def _loadable(row: bytes) -> bytes:
+    return _COPY_ESCAPES.sub(lambda m: _RAW.get(m.group(1)) or m.group(0), row)
 
 
 def _load(job: OpsLoad, path: str) -> int:
@@ -144,7 +182,11 @@ def _load(job: OpsLoad, path: str) -> int:
             try:
                 cur = dst.cursor()
                 cur.execute(files.one("ops_mode"))
-                cur.execute(files.one("ops_in", raw={"file": _file_literal(path), "extra": extra}))
+                if job.load_sql:
+                    cur.execute(job.load_sql.replace(FILE_TOKEN, _file_literal(path)))
+                else:
+                    raw = {"file": _file_literal(path), "extra": extra}
+                    cur.execute(files.one("ops_in", raw=raw))
                 n = int(cur.rowcount)
                 # a LOCAL load turns what strict mode refuses (a value cut to a column's
                 # width, a bad number) into warnings and goes on: none is let through
@@ -169,11 +211,15 @@ def net(
     written: dict[int, int], typed: dict[int, Any] | None = None,
     netted: dict[int, int] | None = None,
 ) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
-    """PostgreSQL's ``net`` over this vendor's SQL files; then the temporary table
-    ``ops_net.sql`` lists the superseded operations in is dropped (it would hold them as
-    long as the session)."""
+    """PostgreSQL's ``net`` over this vendor's SQL files for the windows staged as JSON
+    text; then the temporary table ``ops_net.sql`` lists the superseded operations in is
+    dropped (it would hold them as long as the session). A typed window's staging holds
+    the net rows the source made: checked against what its tasks wrote."""
+    typed, netted = typed or {}, netted or {}
+    records, staged = _typed_checked(target, conn, application, round_id, written, typed, netted)
+    plain = {t: n for t, n in written.items() if t not in typed}
     try:
-        out = _net(target, conn, application, group, round_id, written, typed, netted)
+        out = _net(target, conn, application, group, round_id, plain, None, netted)
     except BaseException:
         try:
             target.run(conn, "ops_net_done")
@@ -181,7 +227,118 @@ def net(
             pass
         raise
     target.run(conn, "ops_net_done")
-    return out
+    return {**out[0], **records}, {**out[1], **staged}
+
+
+def _typed_checked(
+    target: Integrate, conn: Any, application: str, round_id: str, written: dict[int, int],
+    typed: dict[int, Any], netted: dict[int, int],
+) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
+    """(change records, net rows) of the typed windows, their stagings' rows counted."""
+    records: dict[int, int] = {}
+    staged: dict[int, int] = {}
+    for tbl, t in typed.items():
+        n, keyless = target.run(conn, "typed_count", staging=target.q(t.name)).fetchone()
+        target.end_read(conn)
+        if int(keyless):
+            raise WorkFailed("a change record lacks its key columns", table=None)
+        if int(n) != written.get(tbl, 0):
+            raise PositionConflict(
+                f"the operations staged for round {round_id} are not those written "
+                f"({int(n)} instead of {written.get(tbl, 0)} in {t.name}): another consumer "
+                f"of application {application} cleaned them up, or a task's copy was "
+                "partial or repeated; this round applied nothing",
+                location=target.location,
+            )
+        if int(n):
+            records[tbl], staged[tbl] = netted.get(tbl, 0), int(n)
+    return records, staged
+
+
+# -- typed staging ----------------------------------------------------------------------
+# A window whose target is known when the round stages (round.py's _typed_stagings) gets a
+# table of the target's own column types for the round (typed_create.sql); the source nets
+# the window and takes each net row's values out of its JSON once
+# (window/ops_out_net_typed.sql), LOAD DATA reads them into their types, and the apply is
+# an INSERT ... SELECT ... ON DUPLICATE KEY UPDATE and a DELETE by key of typed rows: no
+# JSON parsed in the round's transaction. MariaDB's DDL commits, so the staging is dropped
+# after the apply's commit, with those of earlier attempts of the sync group (integrate.py).
+TYPED_SOURCES = ("postgres",)  # the capture vendors whose records are staged typed
+FILE_TOKEN = "'__syncpoint_load_file__'"
+
+
+def typed_refusal(table: ApplyTable) -> str | None:
+    """Why a table's rows cannot be staged typed exactly (then its window is staged as JSON
+    text, as before), or None."""
+    from syncpoint.vendors.mariadb.integrate import typed_refusal as refusal
+
+    return refusal(table)
+
+
+def typed_stage(
+    target: Any, conn: Any, application: str, group: str, round_id: str, tbl: int,
+    table: ApplyTable,
+) -> Typed | None:  # fmt: skip
+    """Make the window's typed staging (committed), or None where it cannot be staged
+    typed. ``target``: MariaDB's integrate side."""
+    names = {c.name for c in table.target.columns}
+    if names & {*TYPED_BOOKKEEPING, "sp_keyless"} or any(len(c.keys) != 1 for c in table.columns):
+        return None
+    name = f"{typed_owner(target.prefix, application, group)}{round_id[:12]}_{int(tbl)}"
+    staged = tuple(target.typed_staged_type(c, table) for c in table.columns)
+    typed = Typed(name, signature(table), staged)
+    cols = "".join(f", {target.q(c.name)} {s}" for c, s in zip(table.columns, staged, strict=True))
+    target.begin(conn)
+    try:
+        target.run(
+            conn, "typed_create", staging=target.q(name), columns=cols,
+            index=target.typed_index(table),
+        )  # fmt: skip
+        target.commit(conn)
+    except BaseException:
+        target.rollback(conn)
+        raise
+    return typed
+
+
+def typed_copies(
+    capture: Any,
+    target: Any,
+    read_sql: str,
+    typed: Typed,
+    table: ApplyTable,
+    *,
+    tbl: int,
+    lo: int,
+    hi: int,
+    count: int,
+    slots: int,
+) -> list[OpsLoad]:
+    """The task of one window into its typed staging (one: the source nets the window)."""
+    out = SqlFiles("postgres", "window", comments=False)
+    values, fields, sets = [], [], []
+    for i, c in enumerate(table.columns):
+        v, f, s = target.typed_load(c, i)
+        values += v
+        fields += f
+        sets += s
+    raw = {
+        "query": read_sql, "lo": str(int(lo)), "hi": str(int(hi) + 1),
+        "values": "".join(f", {v}" for v in values),
+    }  # fmt: skip
+    out_sql = out.one("ops_out_net_typed", raw=raw)
+    load_sql = target.one(
+        "typed_load", staging=target.q(typed.name), file=FILE_TOKEN,
+        fields="".join(f", {f}" for f in fields), set=f"SET {', '.join(sets)}" if sets else "",
+    )  # fmt: skip
+    return [OpsLoad(tbl, capture.url, target.url, out_sql, typed.name, True, load_sql)]
+
+
+def drop_typed(target: Integrate, conn: Any, typed: dict[int, Typed]) -> None:
+    """Drop typed stagings (each DROP commits in MariaDB: never inside the apply)."""
+    for t in typed.values():
+        target.run(conn, "typed_drop", staging=target.q(t.name))
+    target.end_read(conn)
 
 
 def _file_literal(path: str) -> str:
