@@ -152,6 +152,13 @@ def killed_and_rerun(
         if dst.vendor == "postgres":  # the killed rounds' typed stagings went with the apply
             left = "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%'"
             assert dst.query(left) == [(0,)]
+        else:  # MariaDB's typed stagings: dropped after each commit, the killed ones' too
+            left = (
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+                "DATABASE() AND table_name LIKE 'repl\\_rstage\\_%'"
+            )
+            assert dst.query(left) == [(0,)]
+            assert all(r["typed"] for r in rounds if r["changes"])  # the kills met typed rounds
     ok, why = rk.same(src, dst)
     assert ok, why
     assert rk.duplicates(dst) == []
