@@ -122,7 +122,8 @@ def copy_ops(job: OpsLoad) -> tuple[int, ...]:
 def _copy_out(job: OpsLoad, paths: list[str]) -> int:
     """The source's COPY of the task's operations, its rows dealt to the files in turn
     (libpq hands COPY's rows over one at a time); the window's change records, from the
-    last column of a netted window's rows (0: none, or not netted)."""
+    last column of a netted window's rows (0: none, not netted, or typed: the target sums
+    the typed rows' own counts)."""
     records = 0
     files = [open(p, "wb") for p in paths]  # noqa: SIM115 - closed below, all of them
     try:
@@ -136,9 +137,9 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
                     k = len(files)
                     typed = bool(job.load_sql)
                     for i, row in enumerate(cp):
-                        if i == 0 and job.netted:
+                        if i == 0 and job.netted and not typed:
                             line = bytes(row).split(b"\n", 1)[0]
-                            records = _records(line, typed)
+                            records = int(line[line.rindex(b"\t") + 1 :])
                         if typed:
                             row = bytes(row)  # libpq's buffer: a memoryview
                             if b"\\f" in row or b"\\v" in row:
@@ -151,14 +152,6 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
         for f in files:
             f.close()
     return records
-
-
-def _records(line: bytes, typed: bool) -> int:
-    """The window's change records from the first row of a netted window's operations: the
-    last column of ops_out_net.sql's rows, the fifth of ops_out_net_typed.sql's."""
-    if typed:
-        return int(line.split(b"\t", 5)[4])
-    return int(line[line.rindex(b"\t") + 1 :])
 
 
 # COPY's text form writes a form feed and a vertical tab as \f and \v, which LOAD DATA
@@ -216,7 +209,7 @@ def net(
     dropped (it would hold them as long as the session). A typed window's staging holds
     the net rows the source made: checked against what its tasks wrote."""
     typed, netted = typed or {}, netted or {}
-    records, staged = _typed_checked(target, conn, application, round_id, written, typed, netted)
+    records, staged = _typed_checked(target, conn, application, round_id, written, typed)
     plain = {t: n for t, n in written.items() if t not in typed}
     try:
         out = _net(target, conn, application, group, round_id, plain, None, netted)
@@ -232,13 +225,15 @@ def net(
 
 def _typed_checked(
     target: Integrate, conn: Any, application: str, round_id: str, written: dict[int, int],
-    typed: dict[int, Any], netted: dict[int, int],
+    typed: dict[int, Any],
 ) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
     """(change records, net rows) of the typed windows, their stagings' rows counted."""
     records: dict[int, int] = {}
     staged: dict[int, int] = {}
     for tbl, t in typed.items():
-        n, keyless = target.run(conn, "typed_count", staging=target.q(t.name)).fetchone()
+        n, keyless, recs = target.run(
+            conn, "typed_count", staging=target.q(t.name)
+        ).fetchone()
         target.end_read(conn)
         if int(keyless):
             raise WorkFailed("a change record lacks its key columns", table=None)
@@ -251,7 +246,7 @@ def _typed_checked(
                 location=target.location,
             )
         if int(n):
-            records[tbl], staged[tbl] = netted.get(tbl, 0), int(n)
+            records[tbl], staged[tbl] = int(recs), int(n)
     return records, staged
 
 

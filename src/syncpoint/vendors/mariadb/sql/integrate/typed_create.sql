@@ -10,7 +10,8 @@ CREATE TABLE $raw{staging} (
     sp_repl_key bigint NOT NULL,
     sp_sub      smallint NOT NULL,
     sp_action   char(1) CHARACTER SET ascii NOT NULL,
-    sp_keyless  tinyint NOT NULL
+    sp_keyless  tinyint NOT NULL,
+    sp_records  bigint NOT NULL
     $raw{columns}
     $raw{index}
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin

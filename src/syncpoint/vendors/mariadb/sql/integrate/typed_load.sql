@@ -5,5 +5,5 @@
 -- SET. $raw{file}: the file's name.
 LOAD DATA LOCAL INFILE $raw{file} INTO TABLE $raw{staging} CHARACTER SET utf8mb4
   FIELDS TERMINATED BY '\t' ENCLOSED BY '' ESCAPED BY '\\' LINES TERMINATED BY '\n'
-  (sp_repl_key, sp_sub, sp_action, sp_keyless, @records $raw{fields})
+  (sp_repl_key, sp_sub, sp_action, sp_keyless, sp_records $raw{fields})
   $raw{set}
