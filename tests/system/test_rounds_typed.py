@@ -398,6 +398,8 @@ def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_
         return out
 
     monkeypatch.setattr(maria_direct, "copy_ops", spy)
+    # the typed rows in files of 7, each loaded while the source's COPY goes on
+    monkeypatch.setattr(maria_direct, "CHUNK_ROWS", 7)
     after = int(dst.query("SELECT context FROM repl_stream_positions")[0][0])
     src.execute(
         "UPDATE vals SET id = id + 1000 WHERE id % 5 = 0",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ __all__ = [
 
 SOURCES = ("postgres",)  # the capture vendors this direct path reads
 LOADS = 2  # files a window's net operations are split into and loaded at once
+CHUNK_ROWS = 50_000  # rows of a typed window's file, each loaded as soon as it is written
 # the source's sort of a window's operations (ops_out_net.sql) in memory where it fits
 SORT_MEMORY = "SET work_mem TO '128MB'"
 
@@ -101,6 +103,8 @@ def copy_ops(job: OpsLoad) -> tuple[int, ...]:
     """Run in a task: (window, operations the target took, and for a window netted at the
     source its change records), committed. Errors name neither URL nor password; the files
     are removed whatever happens."""
+    if job.load_sql:
+        return _copy_chunked(job)
     paths: list[str] = []
     try:
         for _ in range(LOADS if job.netted else 1):
@@ -122,8 +126,7 @@ def copy_ops(job: OpsLoad) -> tuple[int, ...]:
 def _copy_out(job: OpsLoad, paths: list[str]) -> int:
     """The source's COPY of the task's operations, its rows dealt to the files in turn
     (libpq hands COPY's rows over one at a time); the window's change records, from the
-    last column of a netted window's rows (0: none, not netted, or typed: the target sums
-    the typed rows' own counts)."""
+    last column of a netted window's rows (0: none, or not netted)."""
     records = 0
     files = [open(p, "wb") for p in paths]  # noqa: SIM115 - closed below, all of them
     try:
@@ -135,15 +138,10 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
                     src.execute(SORT_MEMORY)
                 with src.cursor().copy(job.out_sql) as cp:
                     k = len(files)
-                    typed = bool(job.load_sql)
                     for i, row in enumerate(cp):
-                        if i == 0 and job.netted and not typed:
+                        if i == 0 and job.netted:
                             line = bytes(row).split(b"\n", 1)[0]
                             records = int(line[line.rindex(b"\t") + 1 :])
-                        if typed:
-                            row = bytes(row)  # libpq's buffer: a memoryview
-                            if b"\\f" in row or b"\\v" in row:
-                                row = _loadable(row)
                         files[i % k].write(row)
                 src.commit()
         finally:
@@ -152,6 +150,51 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
         for f in files:
             f.close()
     return records
+
+
+def _copy_chunked(job: OpsLoad) -> tuple[int, int, int]:
+    """A typed window's task: the source's COPY written into files of ``CHUNK_ROWS`` rows,
+    each loaded (``LOADS`` at once) as soon as it is complete, while the source goes on
+    (the source sends nothing until its netting sort is done; its rows' values and the
+    loads then overlap). (window, rows the target took, 0: the target counts the records).
+    Errors name neither URL nor password; the files are removed whatever happens."""
+    tmp = tempfile.mkdtemp(prefix="syncpoint-ops-")
+    loads: list[Any] = []
+    try:
+        with ThreadPoolExecutor(LOADS, thread_name_prefix="syncpoint-load") as pool:
+            src = pg_dialect.connect(job.source_url)
+            out = None
+            try:
+                with pg_dialect.translated():
+                    src.execute(SESSION_INIT)
+                    src.execute(SORT_MEMORY)
+                    with src.cursor().copy(job.out_sql) as cp:
+                        rows, path = 0, ""
+                        for row in cp:
+                            if out is None:
+                                path = os.path.join(tmp, f"{len(loads)}.tsv")
+                                out, rows = open(path, "wb"), 0  # noqa: SIM115 - closed below
+                            line = bytes(row)  # libpq's buffer: a memoryview
+                            if b"\\f" in line or b"\\v" in line:
+                                line = _loadable(line)
+                            out.write(line)
+                            rows += 1
+                            if rows >= CHUNK_ROWS:
+                                out.close()
+                                out = None
+                                loads.append(pool.submit(_load, job, path))
+                        if out is not None:
+                            out.close()
+                            out = None
+                            loads.append(pool.submit(_load, job, path))
+                    src.commit()
+            finally:
+                if out is not None:
+                    out.close()
+                src.close()
+        return job.tbl, sum(f.result() for f in loads), 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # COPY's text form writes a form feed and a vertical tab as \f and \v, which LOAD DATA
