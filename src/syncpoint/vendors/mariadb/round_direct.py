@@ -11,7 +11,8 @@ each key crosses), into ``LOADS`` files of its own, and loads them into ``{p}sta
 netted at the source needs no netting here: MariaDB's sort of every operation took longer
 than the copy); the apply transaction reads the rows left, as on every path. Used only
 where the server accepts local files (``@@local_infile``); elsewhere rounds take Spark's
-path.
+path. A window whose target is known before the copy is staged typed instead (below:
+``typed_stage``, ``typed_copies``; the apply in ``integrate.py``).
 """
 
 from __future__ import annotations
