@@ -454,10 +454,19 @@ def test_typed_into_mariadb_control_characters_and_a_value_the_load_cannot_take(
     target) fails the typed load, the round stages the JSON text, whose apply stops the
     table; no typed staging is left behind."""
     src, dst = pg_maria
-    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text)")
-    dst.execute("CREATE TABLE vals (id int PRIMARY KEY, n decimal(4,2), t varchar(20))")
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, t text, ts text)")
+    dst.execute(
+        "CREATE TABLE vals (id int PRIMARY KEY, n decimal(4,2), t varchar(20), ts datetime(6))"
+    )
     ch = tv.channel(src, dst, tmp_path)
     ch.install()
+    # times with an offset at the end into a datetime: taken off the time, as on JSON
+    stamps = {
+        1: ("2024-01-01 10:00:00+05:30", "2024-01-01 04:30:00.000000"),
+        2: ("2024-03-01T00:30:00.25+01:00", "2024-02-29 23:30:00.250000"),
+        3: ("2024-01-01T10:00:00Z", "2024-01-01 10:00:00.000000"),
+        4: ("2024-01-01 10:00:00.5", "2024-01-01 10:00:00.500000"),
+    }
     texts = {
         1: "f\fv\vb\bn\nr\rt\t|",
         2: "\\f\\v\\b\\n\\r\\t\\N\\\\",
@@ -465,14 +474,19 @@ def test_typed_into_mariadb_control_characters_and_a_value_the_load_cannot_take(
         4: "\\N",
     }
     for i, t in texts.items():
-        src.execute(f"INSERT INTO vals VALUES ({i}, {i}.5, %s)", params=(t,))
+        src.execute(f"INSERT INTO vals VALUES ({i}, {i}.5, %s, %s)", params=(t, stamps[i][0]))
     ch.run(once=True, spark=spark)
-    got = {int(i): (str(n), t) for i, n, t in dst.query("SELECT id, CAST(n AS CHAR), t FROM vals")}
-    assert got == {i: (f"{i}.50", t) for i, t in texts.items()}
+    got = {
+        int(i): (str(n), t, str(ts))
+        for i, n, t, ts in dst.query(
+            "SELECT id, CAST(n AS CHAR), t, DATE_FORMAT(ts, '%Y-%m-%d %H:%i:%s.%f') FROM vals"
+        )
+    }
+    assert got == {i: (f"{i}.50", t, stamps[i][1]) for i, t in texts.items()}
     assert typed_rounds(direct) == [["vals"]]
     # a decimal the target column would round: the typed load warns, the JSON text's apply
     # stops the table
-    src.execute("INSERT INTO vals VALUES (5, 1.125, 'x')")
+    src.execute("INSERT INTO vals VALUES (5, 1.125, 'x', NULL)")
     with pytest.raises(TableStopped):
         ch.run(once=True, spark=spark)
     assert dst.query("SELECT count(*) FROM vals") == [(4,)]
