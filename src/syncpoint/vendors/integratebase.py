@@ -552,9 +552,11 @@ class Integrate:
                     self.relax_foreign_keys(conn, False)
                 except SyncpointError:
                     pass  # a lost connection takes its session's setting with it
+        if not plan.typed:
+            return  # a round staged as JSON text pays nothing here
         try:
             self.typed_committed(conn, plan.application, plan.group)
-        except SyncpointError as exc:  # committed: the next round's drops them
+        except SyncpointError as exc:  # committed: the next typed round's drops them
             log.warning("round %s: typed stagings not dropped: %s", plan.round_id, exc)
 
     def _by_origin(

@@ -311,9 +311,10 @@ class MariadbIntegrate(Integrate):
         return out
 
     def typed_committed(self, conn: Any, application: str, group: str) -> None:
-        """After the apply's commit (a DROP commits in MariaDB): drop this round's typed
-        stagings and those of earlier attempts of the sync group (a round killed before its
-        commit left its own; no round can still apply them: their positions moved)."""
+        """After the commit of a round staged typed (a DROP commits in MariaDB): drop this
+        round's typed stagings and those of earlier attempts of the sync group (a round
+        killed before its commit, or after it before this, left its own; no round can
+        still apply them: their positions moved, or the round id is gone)."""
         from syncpoint.vendors.postgres.round_direct import typed_owner
 
         start = typed_owner(self.prefix, application, group)
