@@ -179,10 +179,11 @@ class MariadbIntegrate(Integrate):
         if target.kind == "timestamp":
             v = pick()
             off = f"RIGHT(REPLACE({v}, 'Z', '+00:00'), 6)"
+            # signed throughout: a negative offset times an UNSIGNED is out of range
             minutes = (
                 f"(CAST(CONCAT(SUBSTRING({off}, 1, 1), '1') AS SIGNED) * "
-                f"(CAST(SUBSTRING({off}, 2, 2) AS UNSIGNED) * 60 + "
-                f"CAST(SUBSTRING({off}, 5, 2) AS UNSIGNED)))"
+                f"(CAST(SUBSTRING({off}, 2, 2) AS SIGNED) * 60 + "
+                f"CAST(SUBSTRING({off}, 5, 2) AS SIGNED)))"
             )
             base = f"CAST(REGEXP_REPLACE({v}, {_OFFSET}, '') AS DATETIME(6))"
             return (
