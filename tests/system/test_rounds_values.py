@@ -5,6 +5,7 @@ bytes, instants, unicode), or the round stops with a clear message instead of ro
 from __future__ import annotations
 
 import json
+import re
 import struct
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -173,6 +174,56 @@ def test_a_value_the_target_type_cannot_hold_stops_the_round(tmp_path: Path, spa
         with pytest.raises(TableStopped, match="NaN"):
             ch.run(once=True, spark=spark)
         assert dst.query("SELECT count(*) FROM vals") == [(2,)]
+    finally:
+        for g in gens:
+            next(g, None)
+
+
+def a_text_too_long_for_the_target_stops_the_table(
+    src: Any, dst: Any, tmp: Path, spark: Any
+) -> Any:
+    """PostgreSQL to PostgreSQL into a target the user made narrower than the source (text
+    into varchar(5), char(3), bit(3), varchar(3)[]): a value too long stops the table; the
+    apply never cuts it to the column's length. The channel, for the caller's checks."""
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, v text, c text, b varbit, a text[])")
+    dst.execute(
+        "CREATE TABLE vals (id integer PRIMARY KEY, v varchar(5), c char(3), b bit(3), "
+        "a varchar(3)[])"
+    )
+    ch = channel(src, dst, tmp)
+    ch.install()
+    # what fits arrives as it is (trailing spaces past the length are cut, as PostgreSQL's
+    # assignment does)
+    sql(src, "INSERT INTO vals VALUES (1, 'abcde', 'ab', B'101', '{abc}'), "
+        "(2, 'ab   ', 'x  ', NULL, NULL)")  # fmt: skip
+    ch.run(once=True, spark=spark)
+    got = "SELECT id, v, c, b::text, a::text FROM vals ORDER BY id"
+    assert dst.query(got) == [(1, "abcde", "ab ", "101", "{abc}"), (2, "ab   ", "x  ", None, None)]
+    # a value too long stops the table, row 1 as it was; the way back the message gives:
+    # widen the target column, and the same round applies the whole value
+    want = [1, "abcde", "ab ", "101", "{abc}"]
+    for bad, column, widen, pos, full in [
+        ("SET v = 'abcdefg'", "character varying(5)", "v TYPE varchar(10)", 1, "abcdefg"),
+        ("SET c = 'abcd'", "character(3)", "c TYPE char(4)", 2, "abcd"),
+        ("SET b = B'1010'", "bit(3)", "b TYPE varbit(4)", 3, "1010"),
+        ("SET a = '{abcd}'", "character varying(3)", "a TYPE varchar(4)[]", 4, "{abcd}"),
+    ]:
+        sql(src, f"UPDATE vals {bad} WHERE id = 1")
+        with pytest.raises(TableStopped, match=re.escape(column)):
+            ch.run(once=True, spark=spark)
+        assert list(dst.query(got)[0]) == want
+        dst.execute(f"ALTER TABLE vals ALTER {widen}")
+        ch.run(once=True, spark=spark)
+        want[pos] = full
+        assert list(dst.query(got)[0]) == want
+    return ch
+
+
+def test_a_text_too_long_for_the_target_stops_the_table(tmp_path: Path, spark: Any) -> None:
+    gens = [make_pg(), make_pg()]
+    src, dst = (next(g) for g in gens)
+    try:
+        a_text_too_long_for_the_target_stops_the_table(src, dst, tmp_path, spark)
     finally:
         for g in gens:
             next(g, None)

@@ -14,6 +14,7 @@ DEFERRED`` (deferrable foreign keys are checked at COMMIT).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,33 @@ from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import DuplicateKey, LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.postgres.types import parse
+
+# An explicit cast cuts a text or bit string to the type's length without a word
+# ('abcdefg'::varchar(5) is 'abcde'): values are cast to the type without its length, and
+# the INSERT's or UPDATE's assignment to the column checks it, so a value too long stops
+# the table as any value the column refuses does ("value too long for type ...").
+_SIZED = re.compile(
+    r"^(character varying|varchar|character|char|bpchar|bit varying|varbit|bit)"
+    r"\s*\(\s*\d+\s*\)",
+    re.IGNORECASE,
+)
+_UNSIZED = {
+    "character varying": "character varying",
+    "varchar": "character varying",
+    "character": "bpchar",  # "character" alone is character(1)
+    "char": "bpchar",
+    "bpchar": "bpchar",
+    "bit varying": "bit varying",
+    "varbit": "bit varying",
+    "bit": "bit varying",  # "bit" alone is bit(1); the assignment checks the length
+}
+
+
+def unsized(type_: str) -> str:
+    """``type_`` without the length an explicit cast would cut a value to (arrays too)."""
+    t = type_.strip()
+    m = _SIZED.match(t)
+    return t if m is None else _UNSIZED[m.group(1).lower()] + t[m.end() :]
 
 
 class PostgresIntegrate(Integrate):
@@ -197,7 +225,7 @@ class PostgresIntegrate(Integrate):
         if src_json:
             # a JSON column's text as a string (older records: the value nested; ->> gives
             # its text either way); the string "null" is JSON null, SQL NULL is absent/null
-            return f"{pick(False)}::{col.type}"
+            return f"{pick(False)}::{unsized(col.type)}"
         if target.kind == "json":
             return f"NULLIF({pick(True)}, 'null'::jsonb)::{col.type}"
         if target.kind == "binary":
@@ -209,7 +237,7 @@ class PostgresIntegrate(Integrate):
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        return f"{pick(False)}::{col.type}"
+        return f"{pick(False)}::{unsized(col.type)}"
 
     # -- typed staging (the direct path: vendors/postgres/round_direct.py) --------------
     # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
@@ -255,7 +283,7 @@ class PostgresIntegrate(Integrate):
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        return f"{v}::{col.type}"
+        return f"{v}::{unsized(col.type)}"
 
     def _typed_of(self, w: TableWindow, t: ApplyTable) -> Any:
         typed = self._typed.get(w.tbl)
