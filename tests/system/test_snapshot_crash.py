@@ -25,7 +25,12 @@ from tests.conftest import make_pg
 from tests.system import roundkit as rk
 from tests.system import snapkit as sk
 
-pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.slow,
+    pytest.mark.timeout(1800),
+    pytest.mark.long(250, **{"postgres-random": 220, "sqlite": 300}),
+]
 
 # Into PostgreSQL (the direct path), eleven kills over two snapshots of the same table (two
 # tests of about half the time each, so that the suite's two processes can share them; each
