@@ -127,7 +127,6 @@ def _check_log(lines: list[str]) -> tuple[set[str], int, int]:
     return produced, turns["producer"], turns["consumer"]
 
 
-@pytest.mark.long(30, mariadb=170)
 def test_gate_race(any_db, tmp_path: Path) -> None:
     _setup(any_db)
     script = tmp_path / "worker.py"
