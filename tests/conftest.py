@@ -84,9 +84,9 @@ def make_pg() -> Iterator[Db]:
 
 
 def _my_admin() -> Any:
-    import pymysql
+    from syncpoint.vendors.mariadb.dialect import Connection  # PyMySQL's, one TLS context
 
-    return pymysql.connect(host="127.0.0.1", port=3306, user="root", password="", autocommit=True)
+    return Connection(host="127.0.0.1", port=3306, user="root", password="", autocommit=True)
 
 
 def make_mariadb() -> Iterator[Db]:
@@ -151,3 +151,56 @@ def spark() -> Any:
     from syncpoint.ops.session import get_session
 
     return get_session(SparkConfig(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"}))
+
+
+# -- the order of the two test processes' work -----------------------------------------------
+# pytest-xdist's worksteal scheduler gives each process a contiguous share of the collection
+# (the first N // n items to one, and so on) and an idle process takes the last half of
+# another's queue. A test of several minutes that comes late in a share runs alone at the
+# end while the other process has nothing left. So the tests marked ``long(seconds)`` (about
+# how long each takes alone on a loaded machine) go first, dealt longest first to the share
+# that has the least of them so far; the other tests keep their order behind them. Nothing
+# changes without xdist. The order only decides when a test runs, never what it does.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+    if workers < 2 or len(items) < 2 * workers:
+        return
+    items[:] = share_out(items, workers, long_seconds)
+
+
+def long_seconds(item: pytest.Item) -> float:
+    """The test's ``long`` mark: ``long(seconds)``, or per parameter id
+    ``long(seconds, **{"mariadb": 170})`` where one case takes much longer than the others."""
+    mark = item.get_closest_marker("long")
+    if mark is None:
+        return 0.0
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.id in mark.kwargs:
+        return float(mark.kwargs[callspec.id])
+    return float(mark.args[0]) if mark.args else 60.0
+
+
+def share_out(items: list[Any], workers: int, weight: Any) -> list[Any]:
+    """``items`` laid out as ``workers`` consecutive shares of the sizes the scheduler cuts
+    (``len // workers`` for the first, then what remains divided again), each share its
+    weighted items first, heaviest first, dealt greedily to the lightest share."""
+    sizes, left = [], len(items)
+    for i in range(workers):
+        sizes.append(left // (workers - i))
+        left -= sizes[-1]
+    heavy = sorted((it for it in items if weight(it) > 0), key=weight, reverse=True)
+    rest = [it for it in items if weight(it) <= 0]
+    shares: list[list[Any]] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for it in heavy:
+        i = min(
+            (i for i in range(workers) if len(shares[i]) < sizes[i]), key=lambda i: (load[i], i)
+        )
+        shares[i].append(it)
+        load[i] += weight(it)
+    out: list[Any] = []
+    for share, size in zip(shares, sizes, strict=True):
+        take = size - len(share)
+        out += share + rest[:take]
+        rest = rest[take:]
+    return out

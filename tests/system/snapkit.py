@@ -62,9 +62,14 @@ def config(
     return path
 
 
-def writer(vendor: str, url: str, no: int, n: int, seconds: float, seed_: int) -> None:
+def writer(
+    vendor: str, url: str, no: int, n: int, seconds: float, seed_: int, even: bool = False
+) -> None:
     """Short transactions on random keys of ``1..n``: updates, deletes, inserts of new keys,
-    key moves; a few roll back. Errors (lock waits, a key taken) roll the transaction back."""
+    key moves; a few roll back. Errors (lock waits, a key taken) roll the transaction back.
+    ``even``: only even keys of ``1..n`` are changed, so the odd ones a copy reads are never
+    changed after it: a copy that loses rows shows (a changed row reaches the target with the
+    rounds after the copy's hand-over however the copy went)."""
     from syncpoint.vendors import connect
 
     rng = random.Random(seed_)
@@ -82,6 +87,8 @@ def writer(vendor: str, url: str, no: int, n: int, seconds: float, seed_: int) -
                 ver = f"w{no}-{k}-{rng.getrandbits(32)}"
                 roll = rng.random()
                 rid = rng.randint(1, max(n, 1))
+                if even:
+                    rid += rid % 2
                 new = 10_000_000 + no * 1_000_000 + k * 4 + rng.randint(0, 3)
                 if roll < 0.45:
                     cur.execute(
@@ -113,12 +120,14 @@ def writer(vendor: str, url: str, no: int, n: int, seconds: float, seed_: int) -
     conn.close()
 
 
-def start_writers(vendor: str, url: str, count: int, n: int, seconds: float) -> list[Any]:
+def start_writers(
+    vendor: str, url: str, count: int, n: int, seconds: float, even: bool = False
+) -> list[Any]:
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     procs = [
-        ctx.Process(target=writer, args=(vendor, url, i, n, seconds, 7000 + i))
+        ctx.Process(target=writer, args=(vendor, url, i, n, seconds, 7000 + i, even))
         for i in range(count)
     ]
     for pr in procs:

@@ -18,31 +18,19 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
 import pymysql
 
+from syncpoint.vendors.mariadb.dialect import Connection
 from syncpoint.vendors.mariadb.log import binvalues, dump
 from syncpoint.vendors.mariadb.log.dump import lenenc
 
 TABLE_MAPS_KEPT = 4096
 
 
-class _Connection(pymysql.connections.Connection):  # type: ignore[misc]
-    """The reader's connections (two a drain, so two a tick). PyMySQL gives a connection
-    without TLS settings a TLS context of its own (TLS if the server offers it), and making
-    one loads the system's certificates: about half the CPU of an idle follower's ticks.
-    That default context is made once here and shared; any other TLS setting is PyMySQL's."""
-
-    preferred: ClassVar[Any] = None
-
-    def _create_ssl_ctx(self, sslp: Any) -> Any:
-        make = super()._create_ssl_ctx  # type: ignore[misc]
-        if sslp != {}:
-            return make(sslp)
-        if _Connection.preferred is None:
-            _Connection.preferred = make(sslp)
-        return _Connection.preferred
+# the reader's connections (two a drain, so two a tick) share PyMySQL's default TLS context
+_Connection = Connection
 
 
 # MariaDB's compressed events (log_bin_compress=ON): QUERY and the six ROWS kinds
