@@ -108,7 +108,7 @@ def cluster(tmp_path: Path) -> Iterator[dict[str, Any]]:
                 p.wait()
 
 
-@pytest.mark.long(200)
+@pytest.mark.long(60)
 def test_rounds_run_through_a_standalone_cluster_with_two_workers(
     cluster: dict[str, Any], tmp_path: Path
 ) -> None:

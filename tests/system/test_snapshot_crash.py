@@ -29,7 +29,7 @@ pytestmark = [
     pytest.mark.spark,
     pytest.mark.slow,
     pytest.mark.timeout(1800),
-    pytest.mark.long(250, **{"postgres-random": 150, "sqlite": 150}),
+    pytest.mark.long(400, **{"postgres-random": 300, "sqlite": 150}),
 ]
 
 # Into PostgreSQL (the direct path), eleven kills over two snapshots of the same table (two

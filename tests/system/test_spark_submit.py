@@ -32,6 +32,7 @@ def test_the_sqlite_jni_folder_is_found_for_this_machine() -> None:
     assert found is not None and os.path.exists(os.path.join(found, JNI_LIBRARY))
 
 
+@pytest.mark.long(70)
 @pytest.mark.slow
 def test_spark_submit_master_wins_and_run_once_applies(sqlite_db: Any, tmp_path: Path) -> None:
     import pyspark

@@ -60,6 +60,7 @@ def config(path: Path, src: Any, dst: Any, prefix: str) -> Path:
     return path
 
 
+@pytest.mark.long(40, **{"postgres": 75})
 @pytest.mark.parametrize("vendor", ["postgres", "mariadb", "sqlite"])
 def test_uninstall_restores_both_catalogs(vendor: str, tmp_path: Path, spark: Any) -> None:
     gens = [make(vendor, tmp_path), make(vendor, tmp_path)]
