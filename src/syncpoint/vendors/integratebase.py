@@ -352,6 +352,24 @@ class Integrate:
             table=str(t.target.ref),
         )
 
+    def key_is_exact(self, t: ApplyTable) -> bool:
+        """Whether two keys of ``t`` are equal at the target exactly when their texts are
+        (so a net delete spares nothing and the coarse-key check finds nothing): every key
+        column's equality is its text's (``Column.exact``, read with the target's shape,
+        no query of its own: an integer, text in a byte-for-byte collation, ...), and a
+        column other than text is fed by a source column of its kind, whose JSON text is
+        the one canonical text of each value (a text key '01' into an integer column is
+        not: '1' and '01' would be one row). Not known: not exact."""
+        parse = vendors.get(self.vendor).types.parse
+        for c in t.key_columns:
+            have = t.target.column(c.name)
+            if have is None or not have.exact:
+                return False
+            kind = parse(c.type).kind
+            if kind != "text" and c.source is not None and c.source.kind != kind:
+                return False
+        return True
+
     def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
         """The columns of ``key`` whose values the target holds equal while their text
         differs (a case-insensitive collation: 'abc' = 'ABC'), each with why."""

@@ -18,7 +18,14 @@ from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb.dialect import json_path
-from syncpoint.vendors.mariadb.types import coarser_key, collation, exact, parse, spatial
+from syncpoint.vendors.mariadb.types import (
+    coarser_key,
+    collation,
+    exact,
+    exact_column,
+    parse,
+    spatial,
+)
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
 
@@ -82,7 +89,8 @@ class MariadbIntegrate(Integrate):
         if not rows:
             return None
         cols = tuple(
-            Column(str(n), str(t), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
+            Column(str(n), str(t), bool(nl), int(pk) if pk else None, exact_column(str(t)))
+            for n, t, nl, pk in rows
         )
         table = self.with_uniques(conn, TableShape(target, cols), target.schema_, target.name)
         self.end_read(conn)
@@ -204,7 +212,9 @@ class MariadbIntegrate(Integrate):
         (``coarse_keys.sql``); keys without text columns compare as their JSON text does."""
         keys = t.key_columns
         text = {c.name for c in keys if parse(c.type).kind == "text"}
-        if all(exact(collation(c.type) or "") for c in keys if c.name in text):
+        if self.key_is_exact(t) or all(
+            exact(collation(c.type) or "") for c in keys if c.name in text
+        ):
             return  # no text, or compared byte for byte (the key columns syncpoint creates)
         p = self._spare_params(round_id, w)  # every origin's part of the window
         cols = ", ".join(self.q(c.name) for c in keys)
@@ -254,8 +264,8 @@ class MariadbIntegrate(Integrate):
         self.run(conn, fill, p, table=name, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
-        if fill == "replace_fill" or all(parse(c.type).kind == "int" for c in keys):
-            # a key of integers is equal exactly when its JSON text is: nothing to spare
+        if fill == "replace_fill" or self.key_is_exact(t):
+            # a key equal exactly when its text is (key_is_exact): nothing to spare
             self.run(conn, "delete", table=name, target=target, match=match)
             return
         p["spare_lo"], p["spare_hi"] = self._whole(w)
