@@ -8,6 +8,7 @@ and PostgreSQL to PostgreSQL rounds on the direct path (the driver's threads).""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -151,9 +152,10 @@ def test_a_round_spares_and_checks_only_keys_not_exact(
     two_pg: tuple[Db, Db], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed: bool
 ) -> None:
     """A text key (a table syncpoint creates) and a citext key (made at the target), the
-    same changes: the round's statements for the text key are the plain delete and no
-    coarse-key check; the citext key's delete spares and its upserts are checked. Both
-    targets end equal to the source (citext: by text, the source's)."""
+    same changes: the round's statements for the text key are the plain delete, no
+    coarse-key check and an upsert that leaves the key as it is; the citext key's delete
+    spares, its upserts are checked and set the key (the source's text). Both targets end
+    equal to the source (citext: by text, the source's)."""
     from syncpoint.vendors.postgres import round_direct
     from syncpoint.vendors.postgres.integrate import PostgresIntegrate
 
@@ -179,11 +181,14 @@ def test_a_round_spares_and_checks_only_keys_not_exact(
     ch = Channel.from_file(tmp_path / "kx.yaml")
     ch.install()
     ran: list[tuple[str, str | None]] = []
+    sets: dict[str | None, str] = {}  # the upsert's ON CONFLICT action, by table
     run = PostgresIntegrate.run
 
     def spy(self: Any, conn: Any, name: str, params: Any = (), table: str | None = None,
             **raw: str) -> Any:  # fmt: skip
         ran.append((name, table or raw.get("table")))
+        if "on_conflict" in raw:
+            sets[table or raw["table"]] = raw["on_conflict"]
         return run(self, conn, name, params, table, **raw)
 
     monkeypatch.setattr(PostgresIntegrate, "run", spy)
@@ -210,6 +215,9 @@ def test_a_round_spares_and_checks_only_keys_not_exact(
     spare = {"typed_delete_spare", "typed_coarse_keys"} if typed else {"delete_spare",
                                                                         "coarse_keys"}  # fmt: skip
     assert spare <= by_table["public.ck"], by_table
+    # the upsert sets the citext key (the row takes the source's text), not the text key
+    key_set = re.compile(r'(^|[ ,])"?k"? = EXCLUDED\."?k"?')
+    assert key_set.search(sets["public.ck"]) and not key_set.search(sets["public.tk"]), sets
     for t in ("tk", "ck"):
         q = f"SELECT k::text, v FROM {t} ORDER BY 1"
         assert dst.query(q) == src.query(q), t

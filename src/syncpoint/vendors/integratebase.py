@@ -370,6 +370,14 @@ class Integrate:
                 return False
         return True
 
+    def set_columns(self, t: ApplyTable) -> list[ApplyColumn]:
+        """The columns an upsert sets on the row it finds: every column, the key's too (a
+        key equal at the target whose text differs takes the source's text), but for an
+        exact key (``key_is_exact``: the row found holds the same text) the others only."""
+        if self.key_is_exact(t):
+            return [c for c in t.columns if c.name not in t.key]
+        return list(t.columns)
+
     def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
         """The columns of ``key`` whose values the target holds equal while their text
         differs (a case-insensitive collation: 'abc' = 'ABC'), each with why."""

@@ -190,8 +190,10 @@ class MariadbIntegrate(Integrate):
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
         # every column, the key's too: a key equal in the target's collation whose text
-        # differs ('abc' and 'ABC') takes the source's text
-        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in t.columns)
+        # differs ('abc' and 'ABC') takes the source's text (an exact key has it already;
+        # ON DUPLICATE KEY UPDATE needs one assignment: the key's, where no other column)
+        cols = self.set_columns(t) or list(t.key_columns[:1])
+        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in cols)
         self.run(
             conn,
             "upsert",

@@ -445,9 +445,13 @@ class PostgresIntegrate(Integrate):
 
     def _on_conflict(self, t: ApplyTable) -> str:
         """Every column, the key's too: a key equal at the target whose text differs
-        (citext 'abc' and 'ABC', numeric 1.0 and 1.00) takes the source's text."""
+        (citext 'abc' and 'ABC', numeric 1.0 and 1.00) takes the source's text; an exact
+        key (``key_is_exact``) has that text already, and is not set."""
+        cols = self.set_columns(t)
+        if not cols:
+            return "NOTHING"
         return "UPDATE SET " + ", ".join(
-            f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in t.columns
+            f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in cols
         )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:

@@ -181,9 +181,13 @@ class SqliteIntegrate(Integrate):
             return
         self._coarse_keys(conn, round_id, w, t)
         # every column, the key's too: a key equal in the target's collation whose text
-        # differs ('abc' and 'ABC' under NOCASE) takes the source's text
-        on_conflict = "UPDATE SET " + ", ".join(
-            f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in t.columns
+        # differs ('abc' and 'ABC' under NOCASE) takes the source's text (an exact key
+        # has it already)
+        cols = self.set_columns(t)
+        on_conflict = (
+            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in cols)
+            if cols
+            else "NOTHING"
         )
         sql = self.one(
             "upsert",
