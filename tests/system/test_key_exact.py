@@ -26,7 +26,8 @@ PG_KEYS = [
     ("bigint", "bigint", True),
     ("smallint", "integer", True),
     ("text", "text", True),
-    ("varchar(20)", "text", True),
+    ("varchar(20)", "character varying(10)", True),
+    ("varchar(20)", "text", False),  # the cast to varchar(20) would cut a longer text
     ('text COLLATE "C"', "text", True),
     ("uuid", "uuid", True),
     ("date", "date", True),

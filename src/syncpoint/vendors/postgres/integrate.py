@@ -434,6 +434,20 @@ class PostgresIntegrate(Integrate):
         if row is not None:
             raise self.coarse_key(w, t, row[0], row[1])
 
+    def key_is_exact(self, t: ApplyTable) -> bool:
+        """As every vendor's, and a varchar(n) key column is fed by text no longer than n:
+        the apply's explicit cast to varchar(n) cuts a longer text without a word, so
+        'abcdefg' and 'abcdefX' would be one key 'abcde' (PostgreSQL's rule for explicit
+        casts; MariaDB refuses such a value in strict mode)."""
+        if not super().key_is_exact(t):
+            return False
+        for c in t.key_columns:
+            n, s = parse(c.type), c.source
+            if n.kind == "text" and n.length is not None:
+                if s is None or s.kind != "text" or s.length is None or s.length > n.length:
+                    return False
+        return True
+
     def _match(self, t: ApplyTable, alias: str = "d") -> str:
         match = []
         for i, c in enumerate(t.key_columns):
