@@ -1158,10 +1158,11 @@ class Integrate:
         its key, the row moves to another key: a row a later record made there stays and
         this one goes."""
         moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
-        if moved and self._same_row(conn, t, was, now):
+        if moved and not self.key_is_exact(t) and self._same_row(conn, t, was, now):
             # equal keys at the target whose text differs ('abc' and 'ABC' in a collation
             # without case): the row stays where it is and takes the new text; deleting
-            # what the new key finds would delete the row itself
+            # what the new key finds would delete the row itself (an exact key's texts
+            # differ only where its values do: no query)
             p = Params()
             found = self.run(
                 conn, "cascade_position", p, pos=pos, match=self._key_match(t, now, p)
