@@ -34,8 +34,11 @@ ORDERS = (
 )
 
 
-def make_changes(src: Any, base: int, n_ins: int, n_upd: int, n_del: int) -> float:
-    """W1's shape: COPY new rows, UPDATE some of them, DELETE others."""
+def make_changes(
+    src: Any, base: int, n_ins: int, n_upd: int, n_del: int, id_expr: str = "id"
+) -> float:
+    """W1's shape: COPY new rows, UPDATE some of them, DELETE others (``id_expr``: the id
+    as a number, ``id::bigint`` for a text key)."""
     t = time.perf_counter()
     buf = io.StringIO()
     for i in range(base + 1, base + n_ins + 1):
@@ -45,10 +48,11 @@ def make_changes(src: Any, base: int, n_ins: int, n_upd: int, n_del: int) -> flo
     with src.cursor().copy("COPY orders FROM STDIN") as cp:
         cp.write(buf.getvalue())
     src.execute(
-        "UPDATE orders SET amount = amount + 1, status = 'paid' WHERE id > %s AND id <= %s",
+        f"UPDATE orders SET amount = amount + 1, status = 'paid' "
+        f"WHERE {id_expr} > %s AND {id_expr} <= %s",
         (base, base + n_upd),
     )
-    src.execute("DELETE FROM orders WHERE id > %s", (base + n_ins - n_del,))
+    src.execute(f"DELETE FROM orders WHERE {id_expr} > %s", (base + n_ins - n_del,))
     return time.perf_counter() - t
 
 

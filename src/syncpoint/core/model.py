@@ -29,6 +29,11 @@ class Column:
     type: str  # the vendor's declared type, as its catalog spells it
     nullable: bool = True
     pk: int | None = None  # 1-based position in the primary key, None when not part of it
+    # whether the column's equality at its database is that of its value's text (an
+    # integer, or text in a byte-for-byte collation; not citext, numeric 1.0 = 1.00, a
+    # case-insensitive or PAD SPACE collation), as a target's catalog reading says it
+    # (``Integrate.key_is_exact``); None where not read. Not part of the column's identity.
+    exact: bool | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type, "nullable": self.nullable, "pk": self.pk}

@@ -355,6 +355,32 @@ class Integrate:
             table=str(t.target.ref),
         )
 
+    def key_is_exact(self, t: ApplyTable) -> bool:
+        """Whether two keys of ``t`` are equal at the target exactly when their texts are
+        (so a net delete spares nothing and the coarse-key check finds nothing): every key
+        column's equality is its text's (``Column.exact``, read with the target's shape,
+        no query of its own: an integer, text in a byte-for-byte collation, ...), and a
+        column other than text is fed by a source column of its kind, whose JSON text is
+        the one canonical text of each value (a text key '01' into an integer column is
+        not: '1' and '01' would be one row). Not known: not exact."""
+        parse = vendors.get(self.vendor).types.parse
+        for c in t.key_columns:
+            have = t.target.column(c.name)
+            if have is None or not have.exact:
+                return False
+            kind = parse(c.type).kind
+            if kind != "text" and c.source is not None and c.source.kind != kind:
+                return False
+        return True
+
+    def set_columns(self, t: ApplyTable) -> list[ApplyColumn]:
+        """The columns an upsert sets on the row it finds: every column, the key's too (a
+        key equal at the target whose text differs takes the source's text), but for an
+        exact key (``key_is_exact``: the row found holds the same text) the others only."""
+        if self.key_is_exact(t):
+            return [c for c in t.columns if c.name not in t.key]
+        return list(t.columns)
+
     def loose_keys(self, conn: Any, table: TableShape, key: Sequence[str]) -> dict[str, str]:
         """The columns of ``key`` whose values the target holds equal while their text
         differs (a case-insensitive collation: 'abc' = 'ABC'), each with why."""
@@ -1141,10 +1167,11 @@ class Integrate:
         its key, the row moves to another key: a row a later record made there stays and
         this one goes."""
         moved = tuple(now[k] for k in t.key) != tuple(was[k] for k in t.key)
-        if moved and self._same_row(conn, t, was, now):
+        if moved and not self.key_is_exact(t) and self._same_row(conn, t, was, now):
             # equal keys at the target whose text differs ('abc' and 'ABC' in a collation
             # without case): the row stays where it is and takes the new text; deleting
-            # what the new key finds would delete the row itself
+            # what the new key finds would delete the row itself (an exact key's texts
+            # differ only where its values do: no query)
             p = Params()
             found = self.run(
                 conn, "cascade_position", p, pos=pos, match=self._key_match(t, now, p)

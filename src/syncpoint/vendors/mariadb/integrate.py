@@ -20,7 +20,14 @@ from syncpoint.errors import LocationError
 from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
 from syncpoint.vendors.mariadb import dialect as mariadb_dialect
 from syncpoint.vendors.mariadb.dialect import json_path
-from syncpoint.vendors.mariadb.types import coarser_key, collation, exact, parse, spatial
+from syncpoint.vendors.mariadb.types import (
+    coarser_key,
+    collation,
+    exact,
+    exact_column,
+    parse,
+    spatial,
+)
 
 _OFFSET = "'(Z|[+-][0-9]{2}:[0-9]{2})$'"
 
@@ -114,7 +121,8 @@ class MariadbIntegrate(Integrate):
         if not rows:
             return None
         cols = tuple(
-            Column(str(n), str(t), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
+            Column(str(n), str(t), bool(nl), int(pk) if pk else None, exact_column(str(t)))
+            for n, t, nl, pk in rows
         )
         table = self.with_uniques(conn, TableShape(target, cols), target.schema_, target.name)
         self.end_read(conn)
@@ -214,8 +222,8 @@ class MariadbIntegrate(Integrate):
 
     def typed_index(self, t: ApplyTable) -> str:
         """An index on the staged key where the delete looks upserts of its key up (a key
-        not all integers: ``_typed_delete``)."""
-        if all(parse(c.type).kind == "int" for c in t.key_columns):
+        not exact: ``_typed_delete``)."""
+        if self.key_is_exact(t):
             return ""
         return f", INDEX ({', '.join(self.q(c.name) for c in t.key_columns)})"
 
@@ -331,7 +339,8 @@ class MariadbIntegrate(Integrate):
             columns=", ".join(self.q(c.name) for c in t.columns),
             values=", ".join(f"s.{self.q(c.name)}" for c in t.columns),
             on_conflict=", ".join(
-                f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in t.columns
+                f"{self.q(c.name)} = VALUES({self.q(c.name)})"
+                for c in self.set_columns(t) or t.key_columns[:1]
             ),
             staging=self.q(typed.name),
         )  # fmt: skip
@@ -343,10 +352,10 @@ class MariadbIntegrate(Integrate):
         def match(alias: str) -> str:
             return " AND ".join(f"t.{self.q(c.name)} <=> {alias}.{self.q(c.name)}" for c in keys)
 
-        # a key of integers is equal exactly when its JSON text is: nothing to spare
-        ints = all(parse(c.type).kind == "int" for c in keys)
+        # a key equal exactly when its text is (key_is_exact): nothing to spare
+        exact = self.key_is_exact(t)
         self.run(
-            conn, "typed_delete" if ints else "typed_delete_spare", table=str(t.target.ref),
+            conn, "typed_delete" if exact else "typed_delete_spare", table=str(t.target.ref),
             target=self.qualified(t.target.ref), staging=self.q(typed.name), match=match("d"),
             spare=match("u"),
         )  # fmt: skip
@@ -368,8 +377,10 @@ class MariadbIntegrate(Integrate):
         p = self._params(round_id, w)
         values = ", ".join(self._value(c, p) for c in t.columns)
         # every column, the key's too: a key equal in the target's collation whose text
-        # differs ('abc' and 'ABC') takes the source's text
-        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in t.columns)
+        # differs ('abc' and 'ABC') takes the source's text (an exact key has it already;
+        # ON DUPLICATE KEY UPDATE needs one assignment: the key's, where no other column)
+        cols = self.set_columns(t) or list(t.key_columns[:1])
+        on_conflict = ", ".join(f"{self.q(c.name)} = VALUES({self.q(c.name)})" for c in cols)
         self.run(
             conn,
             "upsert",
@@ -394,7 +405,9 @@ class MariadbIntegrate(Integrate):
         (``coarse_keys.sql``); keys without text columns compare as their JSON text does."""
         keys = t.key_columns
         text = {c.name for c in keys if parse(c.type).kind == "text"}
-        if all(exact(collation(c.type) or "") for c in keys if c.name in text):
+        if self.key_is_exact(t) or all(
+            exact(collation(c.type) or "") for c in keys if c.name in text
+        ):
             return  # no text, or compared byte for byte (the key columns syncpoint creates)
         p = self._spare_params(round_id, w)  # every origin's part of the window
         cols = ", ".join(self.q(c.name) for c in keys)
@@ -444,8 +457,8 @@ class MariadbIntegrate(Integrate):
         self.run(conn, fill, p, table=name, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
-        if fill == "replace_fill" or all(parse(c.type).kind == "int" for c in keys):
-            # a key of integers is equal exactly when its JSON text is: nothing to spare
+        if fill == "replace_fill" or self.key_is_exact(t):
+            # a key equal exactly when its text is (key_is_exact): nothing to spare
             self.run(conn, "delete", table=name, target=target, match=match)
             return
         p["spare_lo"], p["spare_hi"] = self._whole(w)

@@ -116,6 +116,19 @@ def exact(collation_name: str) -> bool:
     return collation_name.endswith("_nopad_bin")
 
 
+def exact_column(declared: str) -> bool:
+    """Whether a column of type ``declared`` (as the catalog reading writes it) is equal
+    exactly when its value's text is: an integer type (not YEAR: 24 is 2024), text in a
+    ``_nopad_bin`` collation (not CHAR, which drops trailing blanks), VARBINARY or a BLOB
+    (not BINARY(n), which pads with zero bytes)."""
+    t = parse(declared)
+    if t.kind == "int":
+        return base(normal(bare(declared))) != "year"
+    if t.kind == "text":
+        return exact(collation(declared) or "")
+    return t.kind == "binary" and not t.fixed and not spatial(declared)
+
+
 def coarser_key(target: str, source: NType) -> str | None:
     """Why a key column of type ``target`` here holds equal what the source column
     (``source``) holds apart, or None: a collation that folds case or accents, or pads,

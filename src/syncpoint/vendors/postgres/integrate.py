@@ -164,7 +164,9 @@ class PostgresIntegrate(Integrate):
         self.end_read(conn)
         if not rows:
             return None
-        cols = tuple(Column(n, t, bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows)
+        cols = tuple(
+            Column(n, t, bool(nl), int(pk) if pk else None, bool(ex)) for n, t, nl, pk, ex in rows
+        )
         table = self.with_uniques(conn, TableShape(target, cols), self._regclass_text(target))
         self.end_read(conn)
         return table
@@ -173,8 +175,10 @@ class PostgresIntegrate(Integrate):
         """``describe`` of many targets in two queries (columns, unique indexes)."""
         names = {self._regclass_text(t): t for t in targets}
         cols: dict[str, list[Column]] = {}
-        for w, n, t, nl, pk in self.run(conn, "columns_many", (list(names),)).fetchall():
-            cols.setdefault(str(w), []).append(Column(n, t, bool(nl), int(pk) if pk else None))
+        for w, n, t, nl, pk, ex in self.run(conn, "columns_many", (list(names),)).fetchall():
+            cols.setdefault(str(w), []).append(
+                Column(n, t, bool(nl), int(pk) if pk else None, bool(ex))
+            )
         uniques: dict[str, list[tuple[Any, Any]]] = {}
         for w, name, col in self.run(conn, "unique_indexes_many", (list(names),)).fetchall():
             uniques.setdefault(str(w), []).append((name, col))
@@ -398,7 +402,7 @@ class PostgresIntegrate(Integrate):
             )  # fmt: skip
             return
         values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
-        if action == "D" and not self._int_keys(t):
+        if action == "D" and not self.key_is_exact(t):
             self.run(
                 conn, "typed_delete_spare", table=str(t.target.ref),
                 target=self.qualified(t.target.ref), values=values, match=self._match(t),
@@ -420,13 +424,7 @@ class PostgresIntegrate(Integrate):
         without text columns compare as their JSON text does."""
         keys = t.key_columns
         text = [i for i, c in enumerate(keys) if parse(c.type).kind == "text"]
-        if not text:
-            return
-        names = [keys[i].name for i in text]
-        exact = self.run(
-            conn, "key_exact", {"target": self.qualified(t.target.ref), "columns": names}
-        ).fetchone()[0]
-        if exact:
+        if not text or self.key_is_exact(t):
             return  # the common case: the target tells apart every text the source does
 
         def as_text(expr: str) -> str:
@@ -464,6 +462,20 @@ class PostgresIntegrate(Integrate):
         if row is not None:
             raise self.coarse_key(w, t, row[0], row[1])
 
+    def key_is_exact(self, t: ApplyTable) -> bool:
+        """As every vendor's, and a varchar(n) key column is fed by text no longer than n:
+        the apply's explicit cast to varchar(n) cuts a longer text without a word, so
+        'abcdefg' and 'abcdefX' would be one key 'abcde' (PostgreSQL's rule for explicit
+        casts; MariaDB refuses such a value in strict mode)."""
+        if not super().key_is_exact(t):
+            return False
+        for c in t.key_columns:
+            n, s = parse(c.type), c.source
+            if n.kind == "text" and n.length is not None:
+                if s is None or s.kind != "text" or s.length is None or s.length > n.length:
+                    return False
+        return True
+
     def _match(self, t: ApplyTable, alias: str = "d") -> str:
         match = []
         for i, c in enumerate(t.key_columns):
@@ -475,9 +487,13 @@ class PostgresIntegrate(Integrate):
 
     def _on_conflict(self, t: ApplyTable) -> str:
         """Every column, the key's too: a key equal at the target whose text differs
-        (citext 'abc' and 'ABC', numeric 1.0 and 1.00) takes the source's text."""
+        (citext 'abc' and 'ABC', numeric 1.0 and 1.00) takes the source's text; an exact
+        key (``key_is_exact``) has that text already, and is not set."""
+        cols = self.set_columns(t)
+        if not cols:
+            return "NOTHING"
         return "UPDATE SET " + ", ".join(
-            f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in t.columns
+            f"{self.q(c.name)} = EXCLUDED.{self.q(c.name)}" for c in cols
         )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
@@ -512,12 +528,8 @@ class PostgresIntegrate(Integrate):
         if typed is not None:
             self._typed_delete(conn, t, typed, "D")
             return
-        # a key of integers is equal exactly when its JSON text is: nothing to spare
-        self._delete(conn, round_id, w, t, "delete" if self._int_keys(t) else "delete_spare")
-
-    @staticmethod
-    def _int_keys(t: ApplyTable) -> bool:
-        return all(parse(c.type).kind == "int" for c in t.key_columns)
+        # a key equal exactly when its text is (key_is_exact): nothing to spare
+        self._delete(conn, round_id, w, t, "delete" if self.key_is_exact(t) else "delete_spare")
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
         p = self._spare_params(round_id, w) if sql == "delete_spare" else self._params(round_id, w)

@@ -87,6 +87,14 @@ def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
     return v
 
 
+def _exact(declared: str, binary: Any) -> bool:
+    """Whether a column's equality is its value's text's: an INTEGER affinity, or a TEXT
+    affinity that every unique index holding the column compares in BINARY (``binary``,
+    from columns.sql)."""
+    aff = affinity(declared)
+    return aff == "INTEGER" or (aff == "TEXT" and bool(binary))
+
+
 class SqliteIntegrate(Integrate):
     vendor = "sqlite"
 
@@ -105,7 +113,8 @@ class SqliteIntegrate(Integrate):
         if not rows:
             return None
         cols = tuple(
-            Column(str(n), str(t or ""), bool(nl), int(pk) if pk else None) for n, t, nl, pk in rows
+            Column(str(n), str(t or ""), bool(nl), int(pk) if pk else None, _exact(str(t or ""), b))
+            for n, t, nl, pk, b in rows
         )
         return self.with_uniques(conn, TableShape(target, cols), target.name)
 
@@ -172,9 +181,13 @@ class SqliteIntegrate(Integrate):
             return
         self._coarse_keys(conn, round_id, w, t)
         # every column, the key's too: a key equal in the target's collation whose text
-        # differs ('abc' and 'ABC' under NOCASE) takes the source's text
-        on_conflict = "UPDATE SET " + ", ".join(
-            f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in t.columns
+        # differs ('abc' and 'ABC' under NOCASE) takes the source's text (an exact key
+        # has it already)
+        cols = self.set_columns(t)
+        on_conflict = (
+            "UPDATE SET " + ", ".join(f"{self.q(c.name)} = excluded.{self.q(c.name)}" for c in cols)
+            if cols
+            else "NOTHING"
         )
         sql = self.one(
             "upsert",
@@ -192,7 +205,7 @@ class SqliteIntegrate(Integrate):
         (``coarse_keys.sql``); a key whose index compares every column byte for byte
         (BINARY, the default) or holds no text skips it."""
         keys = t.key_columns
-        if all(affinity(c.type) == "INTEGER" for c in keys):
+        if self.key_is_exact(t):
             return
         found: dict[str, dict[str, str]] = {}
         for index, col, coll in self.run(conn, "key_collations", (t.target.ref.name,)):
@@ -242,8 +255,8 @@ class SqliteIntegrate(Integrate):
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         keys = t.key_columns
-        if all(affinity(c.type) == "INTEGER" for c in keys):
-            # a key of integers is equal exactly when its JSON text is: nothing to spare
+        if self.key_is_exact(t):
+            # a key equal exactly when its text is (key_is_exact): nothing to spare
             self._delete(conn, round_id, w, t, "D")
             return
         names = [f"k{i}" for i in range(len(keys))]
