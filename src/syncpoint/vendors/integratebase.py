@@ -68,6 +68,11 @@ class ApplyTable:
         return self.target.unique_on(self.key)
 
 
+def signature(table: ApplyTable) -> tuple[tuple[str, str, bool], ...]:
+    """The target columns a typed staging was made for (name, type, key)."""
+    return tuple((c.name, c.type, c.pk) for c in table.columns)
+
+
 class Integrate:
     """Control tables, target catalog and the apply transaction at one location."""
 
@@ -1291,6 +1296,23 @@ class Integrate:
 
     def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
         """Drop the typed stagings of earlier attempts of the sync group (in the apply)."""
+
+    def _typed_of(self, w: TableWindow, t: ApplyTable) -> Any:
+        """The window's typed staging (None: its rows are staged as JSON text), made for
+        the target table as it still is."""
+        typed = self._typed.get(w.tbl)
+        if typed is None:
+            return None
+        from syncpoint.errors import TransientError
+
+        if signature(t) != typed.columns:
+            raise TransientError(
+                f"the target table {t.target.ref} changed while the round staged its rows "
+                "typed for it; this round applied nothing (the next one stages again)",
+                location=self.location,
+                table=str(t.target.ref),
+            )
+        return typed
 
     def typed_done(self, conn: Any) -> None:
         """Drop the typed stagings of the round being applied (in its transaction)."""

@@ -296,22 +296,6 @@ class MariadbIntegrate(Integrate):
             raise ValueError(f"unexpected value expression {expr!r}")
         return out
 
-    def _typed_of(self, w: TableWindow, t: ApplyTable) -> Any:
-        typed = self._typed.get(w.tbl)
-        if typed is None:
-            return None
-        from syncpoint.errors import TransientError
-        from syncpoint.vendors.postgres.round_direct import signature
-
-        if signature(t) != typed.columns:
-            raise TransientError(
-                f"the target table {t.target.ref} changed while the round staged its rows "
-                "typed for it; this round applied nothing (the next one stages again)",
-                location=self.location,
-                table=str(t.target.ref),
-            )
-        return typed
-
     def typed_counts(self, conn: Any) -> dict[int, int]:
         out = {}
         for tbl, typed in self._typed.items():

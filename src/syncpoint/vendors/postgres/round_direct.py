@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.errors import PositionConflict, WorkFailed
-from syncpoint.vendors.integratebase import ApplyTable, Integrate
+from syncpoint.vendors.integratebase import ApplyTable, Integrate, signature
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
@@ -266,10 +266,6 @@ def typed_owner(prefix: str, application: str, group: str) -> str:
     """The start of the names of the typed stagings of an application's sync group."""
     digest = hashlib.sha256(f"{application}\n{group}".encode()).hexdigest()[:10]
     return f"{prefix}{TYPED_PREFIX}{digest}_"
-
-
-def signature(table: ApplyTable) -> tuple[tuple[str, str, bool], ...]:
-    return tuple((c.name, c.type, c.pk) for c in table.columns)
 
 
 def typed_stage(
