@@ -154,6 +154,14 @@ def test_a_text_too_long_for_the_target_stops_the_table_staged_typed(
     assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
 
 
+def test_a_value_the_target_would_round_stops_the_table_staged_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    tv.a_value_the_target_would_round_stops_the_table(src, dst, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
+
+
 def test_a_value_the_typed_copy_cannot_read_stops_the_table(
     pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:

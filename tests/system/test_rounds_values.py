@@ -502,3 +502,73 @@ def test_postgresql_types_arrive_exactly(pair: Any, tmp_path: Path, spark: Any) 
     ch.run(once=True, spark=spark)
     got = pg_text(dst) if dst.vendor == "postgres" else other_text(dst)
     assert sorted(got) == [1, 3] and got[1]["ai"] == "{{1}}" and got[1]["co"] is None
+
+
+def a_value_the_target_would_round_stops_the_table(
+    src: Any, dst: Any, tmp: Path, spark: Any
+) -> Any:
+    """PostgreSQL to PostgreSQL into a target the user made narrower than the source: a
+    timestamp, time or interval with more fractional digits (or fields) than the column
+    keeps, a double precision into real, a numeric into double precision, a numeric array
+    into numeric(5,2)[]: the cast would round each without a word; the table stops instead,
+    naming the type and the value, and widening the column lets the same round through."""
+    src.execute(
+        "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp, tz timestamptz, tm time, "
+        "iv interval, f8 double precision, n numeric, na numeric[])"
+    )
+    dst.execute(
+        "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp(0), tz timestamptz(0), "
+        "tm time(0), iv interval day, f8 real, n double precision, na numeric(5,2)[])"
+    )
+    ch = channel(src, dst, tmp)
+    ch.install()
+    # what fits arrives (1.2 is 1.20 in numeric(5,2), 0.5 is the same number as a real)
+    sql(src, "INSERT INTO vals VALUES (1, '2024-01-01 10:00:00', '2024-01-01 10:00:00+02', "
+        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}')")  # fmt: skip
+    ch.run(once=True, spark=spark)
+    got = "SELECT ts::text, tz::text, tm::text, iv::text, f8::text, n::text, na::text FROM vals"
+    want = [
+        "2024-01-01 10:00:00", "2024-01-01 08:00:00+00", "10:00:00", "2 days", "0.5", "0.25",
+        "{1.20,NULL}",
+    ]  # fmt: skip
+    assert [list(r) for r in utc(dst, got)] == [want]
+    for bad, widen, pos, full in [
+        ("ts = '2024-01-01 10:00:00.7'", "ts TYPE timestamp", 0, "2024-01-01 10:00:00.7"),
+        ("tz = '2024-01-01 10:00:00.7+00'", "tz TYPE timestamptz", 1,
+         "2024-01-01 10:00:00.7+00"),
+        ("tm = '10:00:00.5'", "tm TYPE time", 2, "10:00:00.5"),
+        ("iv = '1 day 03:00'", "iv TYPE interval", 3, "1 day 03:00:00"),
+        ("f8 = 0.123456789", "f8 TYPE double precision", 4, "0.123456789"),
+        ("n = 0.12345678901234567890", "n TYPE numeric", 5, "0.12345678901234567890"),
+        ("na = '{1.234}'", "na TYPE numeric[]", 6, "{1.234}"),
+    ]:  # fmt: skip
+        sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
+        with pytest.raises(TableStopped, match="does not fit"):
+            ch.run(once=True, spark=spark)
+        assert [list(r) for r in utc(dst, got)] == [want]
+        dst.execute(f"ALTER TABLE vals ALTER {widen}")
+        ch.run(once=True, spark=spark)
+        want[pos] = full
+        assert [list(r) for r in utc(dst, got)] == [want]
+    return ch
+
+
+def utc(db: Any, query: str) -> list[tuple[Any, ...]]:
+    conn = db.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("SET TIME ZONE 'UTC'")
+        cur.execute(query)
+        return list(cur.fetchall())
+    finally:
+        conn.close()
+
+
+def test_a_value_the_target_would_round_stops_the_table(tmp_path: Path, spark: Any) -> None:
+    gens = [make_pg(), make_pg()]
+    src, dst = (next(g) for g in gens)
+    try:
+        a_value_the_target_would_round_stops_the_table(src, dst, tmp_path, spark)
+    finally:
+        for g in gens:
+            next(g, None)

@@ -53,6 +53,66 @@ def unsized(type_: str) -> str:
     return t if m is None else _UNSIZED[m.group(1).lower()] + t[m.end() :]
 
 
+# A cast to a type with a modifier rounds or cuts a value to it without a word, on an
+# explicit cast and on assignment alike: a timestamp, time or interval to its fractional
+# digits ('10:00:00.7'::time(0) is 10:00:01), an interval to its fields ('1 day
+# 03:00'::interval day is 1 day), the elements of a numeric(p,s) array to its scale. Such a
+# value is compared with its cast to the type without the modifier, and one that differs
+# stops the table ("value does not fit").
+_MODIFIER = re.compile(r"\(\s*\d+\s*(,\s*-?\d+\s*)?\)")
+_INTERVAL = re.compile(r"^interval\b[^\[]*", re.IGNORECASE)
+
+
+def unmodified(type_: str) -> str:
+    """``type_`` without its modifier (precision, scale, an interval's fields)."""
+    t = type_.strip()
+    if _INTERVAL.match(t):
+        return _INTERVAL.sub("interval", t)
+    return _MODIFIER.sub("", t)
+
+
+def does_not_fit(v: str, type_: str) -> str:
+    """The expression that fails the statement, naming the type and the value ``v``."""
+    return f"('value does not fit {type_}: ' || {v}::text)::{type_}"
+
+
+def rounds_float(col: ApplyColumn) -> bool:
+    """Whether the column is a float that a value from the source may not fit exactly
+    (anything but a float as narrow or narrower)."""
+    target = parse(col.type)
+    if target.kind != "float":
+        return False
+    s = col.source
+    return not (s is not None and s.kind == "float" and (s.bits or 64) <= (target.bits or 64))
+
+
+def fitted(v: str, col: ApplyColumn) -> str | None:
+    """``v`` (text, or a value of the type without its modifier) cast to the column's
+    type, failing where the cast would round or cut it; None where a cast never does (a
+    length-limited text or bit string: its assignment checks; a constrained numeric: its
+    own check)."""
+    target = parse(col.type)
+    t = col.type
+    if rounds_float(col):
+        # a float holds the value when it reads back as the same number: the source wrote
+        # its value's shortest exact digits (a narrower float's read the same), so only a
+        # wider source, an exact numeric or an integer can come rounded ('0.123456789'
+        # into real is 0.12345679, 2^53 + 1 into double precision is 2^53)
+        return (
+            f"(CASE WHEN {v}::numeric = {v}::{t}::text::numeric THEN {v}::{t} "
+            f"ELSE {does_not_fit(v, t)} END)"
+        )
+    base = unmodified(t)
+    if base == t or unsized(t) != t or (target.kind == "decimal" and not t.endswith("]")):
+        return None
+    # an interval compares equal to another of the same length ('1 mon' = '30 days'): its
+    # text tells them apart
+    same = (
+        f"{v}::{base}::text = {v}::{t}::text" if _INTERVAL.match(t) else f"{v}::{base} = {v}::{t}"
+    )
+    return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
+
+
 class PostgresIntegrate(Integrate):
     vendor = "postgres"
 
@@ -237,7 +297,8 @@ class PostgresIntegrate(Integrate):
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        return f"{pick(False)}::{unsized(col.type)}"
+        fit = fitted(pick(False), col)
+        return fit if fit is not None else f"{pick(False)}::{unsized(col.type)}"
 
     # -- typed staging (the direct path: vendors/postgres/round_direct.py) --------------
     # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
@@ -254,6 +315,8 @@ class PostgresIntegrate(Integrate):
     def typed_staged_type(self, col: ApplyColumn, base: str, builtin: bool) -> str:
         if self._typed_kind(col) == "binary":
             return "bytea"
+        if rounds_float(col):
+            return "text"  # the COPY would round it into the float; the apply checks
         return base if builtin else "text"
 
     def typed_source_value(self, col: ApplyColumn) -> str:
@@ -283,7 +346,8 @@ class PostgresIntegrate(Integrate):
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        return f"{v}::{unsized(col.type)}"
+        fit = fitted(v, col)
+        return fit if fit is not None else f"{v}::{unsized(col.type)}"
 
     def _typed_of(self, w: TableWindow, t: ApplyTable) -> Any:
         typed = self._typed.get(w.tbl)
