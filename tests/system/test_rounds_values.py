@@ -510,26 +510,28 @@ def a_value_the_target_would_round_stops_the_table(
     """PostgreSQL to PostgreSQL into a target the user made narrower than the source: a
     timestamp, time or interval with more fractional digits (or fields) than the column
     keeps, a double precision into real, a numeric into double precision, a numeric array
-    into numeric(5,2)[]: the cast would round each without a word; the table stops instead,
-    naming the type and the value, and widening the column lets the same round through."""
+    into numeric(5,2)[], a timestamp into a date: the cast would round or cut each without
+    a word; the table stops instead, naming the type and the value, and widening the
+    column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp, tz timestamptz, tm time, "
-        "iv interval, f8 double precision, n numeric, na numeric[])"
+        "iv interval, f8 double precision, n numeric, na numeric[], d timestamp)"
     )
     dst.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp(0), tz timestamptz(0), "
-        "tm time(0), iv interval day, f8 real, n double precision, na numeric(5,2)[])"
+        "tm time(0), iv interval day, f8 real, n double precision, na numeric(5,2)[], d date)"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (1.2 is 1.20 in numeric(5,2), 0.5 is the same number as a real)
     sql(src, "INSERT INTO vals VALUES (1, '2024-01-01 10:00:00', '2024-01-01 10:00:00+02', "
-        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}')")  # fmt: skip
+        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}', '2024-01-01 00:00')")  # fmt: skip
     ch.run(once=True, spark=spark)
-    got = "SELECT ts::text, tz::text, tm::text, iv::text, f8::text, n::text, na::text FROM vals"
+    got = "SELECT ts::text, tz::text, tm::text, iv::text, f8::text, n::text, na::text, d::text "
+    got += "FROM vals"
     want = [
         "2024-01-01 10:00:00", "2024-01-01 08:00:00+00", "10:00:00", "2 days", "0.5", "0.25",
-        "{1.20,NULL}",
+        "{1.20,NULL}", "2024-01-01",
     ]  # fmt: skip
     assert [list(r) for r in utc(dst, got)] == [want]
     for bad, widen, pos, full in [
@@ -541,6 +543,7 @@ def a_value_the_target_would_round_stops_the_table(
         ("f8 = 0.123456789", "f8 TYPE double precision", 4, "0.123456789"),
         ("n = 0.12345678901234567890", "n TYPE numeric", 5, "0.12345678901234567890"),
         ("na = '{1.234}'", "na TYPE numeric[]", 6, "{1.234}"),
+        ("d = '2024-01-01 10:00'", "d TYPE timestamp", 7, "2024-01-01 10:00:00"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):
@@ -569,6 +572,55 @@ def test_a_value_the_target_would_round_stops_the_table(tmp_path: Path, spark: A
     src, dst = (next(g) for g in gens)
     try:
         a_value_the_target_would_round_stops_the_table(src, dst, tmp_path, spark)
+    finally:
+        for g in gens:
+            next(g, None)
+
+
+def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, spark: Any) -> Any:
+    """PostgreSQL to a MariaDB table the user made narrower than the source: a number with
+    a fraction into an INT (MariaDB rounds it, '1.5' to 2, without a warning), a time with
+    more fractional digits than a DATETIME(0) or TIME(0) keeps (cut without a warning):
+    the table stops naming the value, and widening the column lets the same round through."""
+    src.execute(
+        "CREATE TABLE vals (id integer PRIMARY KEY, n numeric, ts timestamp, tm time, "
+        "tz timestamptz)"
+    )
+    dst.execute(
+        "CREATE TABLE vals (id int PRIMARY KEY, n int, ts datetime(0), tm time(0), "
+        "tz datetime(0)) ENGINE=InnoDB"
+    )
+    ch = channel(src, dst, tmp)
+    ch.install()
+    # what fits arrives (12.0 is the integer 12; +02:00 taken off the time)
+    sql(src, "INSERT INTO vals VALUES (1, 12.0, '2024-01-01 10:00:00', '10:00:00', "
+        "'2024-01-01 10:00:00+02')")  # fmt: skip
+    ch.run(once=True, spark=spark)
+    got = "SELECT CAST(n AS CHAR), CAST(ts AS CHAR), CAST(tm AS CHAR), CAST(tz AS CHAR) FROM vals"
+    want = ["12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00"]
+    assert [list(r) for r in dst.query(got)] == [want]
+    for bad, widen, pos, full in [
+        ("n = -0.4", "n decimal(10,1)", 0, "-0.4"),
+        ("ts = '2024-01-01 10:00:00.7'", "ts datetime(6)", 1, "2024-01-01 10:00:00.700000"),
+        ("tm = '10:00:00.5'", "tm time(6)", 2, "10:00:00.500000"),
+        ("tz = '2024-01-01 10:00:00.25+02'", "tz datetime(6)", 3, "2024-01-01 08:00:00.250000"),
+    ]:  # fmt: skip
+        sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
+        with pytest.raises(TableStopped, match="does not fit"):
+            ch.run(once=True, spark=spark)
+        assert [list(r) for r in dst.query(got)] == [want]
+        dst.execute(f"ALTER TABLE vals MODIFY {widen}")
+        ch.run(once=True, spark=spark)
+        want[pos] = full
+        assert [list(r) for r in dst.query(got)] == [want]
+    return ch
+
+
+def test_a_value_mariadb_would_round_stops_the_table(tmp_path: Path, spark: Any) -> None:
+    gens = [make_pg(), make_mariadb()]
+    src, dst = (next(g) for g in gens)
+    try:
+        a_value_mariadb_would_round_stops_the_table(src, dst, tmp_path, spark)
     finally:
         for g in gens:
             next(g, None)

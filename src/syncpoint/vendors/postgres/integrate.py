@@ -86,6 +86,20 @@ def rounds_float(col: ApplyColumn) -> bool:
     return not (s is not None and s.kind == "float" and (s.bits or 64) <= (target.bits or 64))
 
 
+def drops_time(col: ApplyColumn) -> bool:
+    """Whether the column is a date or a time the source's timestamps go into: the cast
+    of a timestamp's text to a date drops its time ('2024-01-01 10:00'::date is
+    2024-01-01), to a time its date, without a word."""
+    s = col.source
+    return s is not None and s.kind == "timestamp" and parse(col.type).kind in ("date", "time")
+
+
+def staged_as_text(col: ApplyColumn) -> bool:
+    """Whether the typed path stages the column's values as text (its COPY would round or
+    cut them into the column's type: the apply checks them as ``fitted`` does)."""
+    return rounds_float(col) or drops_time(col)
+
+
 def fitted(v: str, col: ApplyColumn) -> str | None:
     """``v`` (text, or a value of the type without its modifier) cast to the column's
     type, failing where the cast would round or cut it; None where a cast never does (a
@@ -102,6 +116,10 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
             f"(CASE WHEN {v}::numeric = {v}::{t}::text::numeric THEN {v}::{t} "
             f"ELSE {does_not_fit(v, t)} END)"
         )
+    if drops_time(col):
+        # a date holds a timestamp at midnight; a time holds none (its date is lost)
+        same = f"{v}::timestamp = {v}::date" if target.kind == "date" else "false"
+        return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
     base = unmodified(t)
     if base == t or unsized(t) != t or (target.kind == "decimal" and not t.endswith("]")):
         return None
@@ -315,8 +333,8 @@ class PostgresIntegrate(Integrate):
     def typed_staged_type(self, col: ApplyColumn, base: str, builtin: bool) -> str:
         if self._typed_kind(col) == "binary":
             return "bytea"
-        if rounds_float(col):
-            return "text"  # the COPY would round it into the float; the apply checks
+        if staged_as_text(col):
+            return "text"  # the COPY would round or cut it: the apply checks
         return base if builtin else "text"
 
     def typed_source_value(self, col: ApplyColumn) -> str:
