@@ -83,6 +83,17 @@ def fitted(v: str, col: ApplyColumn) -> str:
     return v
 
 
+def int_keys(t: ApplyTable) -> bool:
+    """Whether the key's values are equal here exactly when the source's JSON texts are:
+    integers into integer columns. A key of another type into an integer column ('1.0' and
+    '1' of a numeric, which the source holds apart) is not: a delete of one must spare the
+    row an upsert of the other wrote in the same window."""
+    return all(
+        parse(c.type).kind == "int" and c.source is not None and c.source.kind == "int"
+        for c in t.key_columns
+    )
+
+
 def typed_refusal(t: ApplyTable) -> str | None:
     """Why a table's rows are not staged typed on the direct path from PostgreSQL (its
     window is staged as JSON text and applied as before), or None."""
@@ -253,7 +264,7 @@ class MariadbIntegrate(Integrate):
     def typed_index(self, t: ApplyTable) -> str:
         """An index on the staged key where the delete looks upserts of its key up (a key
         not all integers: ``_typed_delete``)."""
-        if all(parse(c.type).kind == "int" for c in t.key_columns):
+        if int_keys(t):
             return ""
         return f", INDEX ({', '.join(self.q(c.name) for c in t.key_columns)})"
 
@@ -385,7 +396,7 @@ class MariadbIntegrate(Integrate):
             return " AND ".join(f"t.{self.q(c.name)} <=> {alias}.{self.q(c.name)}" for c in keys)
 
         # a key of integers is equal exactly when its JSON text is: nothing to spare
-        ints = all(parse(c.type).kind == "int" for c in keys)
+        ints = int_keys(t)
         self.run(
             conn, "typed_delete" if ints else "typed_delete_spare", table=str(t.target.ref),
             target=self.qualified(t.target.ref), staging=self.q(typed.name), match=match("d"),
@@ -485,7 +496,7 @@ class MariadbIntegrate(Integrate):
         self.run(conn, fill, p, table=name, columns=cols, values=values)
         self._warnings(conn, t.target.ref)
         match = " AND ".join(f"t.{self.q(c.name)} <=> d.{self.q(c.name)}" for c in keys)
-        if fill == "replace_fill" or all(parse(c.type).kind == "int" for c in keys):
+        if fill == "replace_fill" or int_keys(t):
             # a key of integers is equal exactly when its JSON text is: nothing to spare
             self.run(conn, "delete", table=name, target=target, match=match)
             return

@@ -242,8 +242,13 @@ class SqliteIntegrate(Integrate):
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         keys = t.key_columns
-        if all(affinity(c.type) == "INTEGER" for c in keys):
+        if all(
+            affinity(c.type) == "INTEGER" and c.source is not None and c.source.kind == "int"
+            for c in keys
+        ):
             # a key of integers is equal exactly when its JSON text is: nothing to spare
+            # (another source type's '1.0' and '1' are one INTEGER here: a delete of one
+            # spares the row an upsert of the other wrote in the window)
             self._delete(conn, round_id, w, t, "D")
             return
         names = [f"k{i}" for i in range(len(keys))]
