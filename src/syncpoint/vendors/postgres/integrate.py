@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from syncpoint.config import TableName
@@ -135,6 +136,7 @@ class PostgresIntegrate(Integrate):
     vendor = "postgres"
 
     def begin(self, conn: Any) -> None:
+        self.__dict__.pop("_bases", None)  # domains are read again in each transaction
         self.run(conn, "begin")
 
     def check(self, conn: Any) -> list[str]:
@@ -306,17 +308,58 @@ class PostgresIntegrate(Integrate):
             return f"{pick(False)}::{unsized(col.type)}"
         if target.kind == "json":
             return f"NULLIF({pick(True)}, 'null'::jsonb)::{col.type}"
+        return self._text_value(pick(False), self._based(col))
+
+    def _text_value(self, v: str, col: ApplyColumn) -> str:
+        """The column's value from its text ``v`` (a staged value of the type without its
+        modifier on the typed path): binary from base64, a constrained numeric or a value
+        the cast would round checked, a length-limited type left to the assignment."""
+        target = parse(col.type)
         if target.kind == "binary":
-            return f"decode({pick(False)}, 'base64')"
+            return f"decode({v}, 'base64')"
         if target.kind == "decimal" and target.precision is not None:
-            v = pick(False)
             return (
                 f"(CASE WHEN {v}::numeric = {v}::numeric({target.precision},{target.scale}) "
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        fit = fitted(pick(False), col)
-        return fit if fit is not None else f"{pick(False)}::{unsized(col.type)}"
+        fit = fitted(v, col)
+        return fit if fit is not None else f"{v}::{unsized(col.type)}"
+
+    # A domain's value is converted as its base type's is, and the INSERT's or UPDATE's
+    # assignment to the column checks the domain: an explicit cast to a domain over
+    # varchar(5) cuts a value to 5 characters as the cast to varchar(5) does, and one over
+    # bytea would read the record's base64 as the bytes' escaped text. The base types of
+    # a table's domains are read at the start of its apply (``_know``).
+    _DOMAIN_KINDS = frozenset(
+        ("int", "decimal", "float", "bool", "text", "binary", "date", "time", "timestamp")
+    )
+
+    def _know(self, conn: Any, columns: Sequence[ApplyColumn]) -> None:
+        """Read the base types of the domains among ``columns``' types (once each)."""
+        bases: dict[str, str | None] = self.__dict__.setdefault("_bases", {})
+        ask = {
+            c.type
+            for c in columns
+            if c.type not in bases and parse(c.type).kind == "other" and "[" not in c.type
+        }
+        while ask:
+            found = dict(self.run(conn, "domain_bases", (sorted(ask),)).fetchall())
+            for name in ask:
+                bases[name] = found.get(name)
+            # a domain over a domain: its base's base
+            ask = {b for b in found.values() if b not in bases and parse(b).kind == "other"}
+
+    def _based(self, col: ApplyColumn) -> ApplyColumn:
+        """``col`` as its domain's base type where the column's type is a domain whose
+        values convert as that type's do (json and other types keep the domain's cast)."""
+        bases: dict[str, str | None] = self.__dict__.get("_bases", {})
+        t, seen = col.type, 0
+        while bases.get(t) is not None and seen < 8:
+            t, seen = str(bases[t]), seen + 1
+        if t == col.type or parse(t).kind not in self._DOMAIN_KINDS:
+            return col
+        return replace(col, type=t)
 
     # -- typed staging (the direct path: vendors/postgres/round_direct.py) --------------
     # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
@@ -354,6 +397,9 @@ class PostgresIntegrate(Integrate):
 
     def _typed_value(self, col: ApplyColumn) -> str:
         v = f"s.{self.q(col.name)}"
+        based = self._based(col)
+        if based is not col:
+            return self._text_value(v, based)  # a domain: staged as text
         target = parse(col.type)
         kind = self._typed_kind(col)
         if kind == "binary":
@@ -563,6 +609,7 @@ class PostgresIntegrate(Integrate):
         )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._know(conn, t.columns)
         typed = self._typed_of(w, t)
         if typed is not None:
             self._typed_upsert(conn, w, t, typed)
@@ -590,6 +637,7 @@ class PostgresIntegrate(Integrate):
         )
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._know(conn, t.columns)
         typed = self._typed_of(w, t)
         if typed is not None:
             self._typed_delete(conn, t, typed, "D")
@@ -626,6 +674,7 @@ class PostgresIntegrate(Integrate):
     def cascade_positions(
         self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
     ) -> None:
+        self._know(conn, t.key_columns)
         p = self._params(round_id, w)
         values = ", ".join(f"{self._value(c, p)} AS {self.q(c.name)}" for c in t.key_columns)
         self.run(conn, "cascade_positions", p, table=str(t.target.ref), pos=pos, values=values)
@@ -635,6 +684,7 @@ class PostgresIntegrate(Integrate):
     def cascade_events(
         self, conn: Any, round_id: str, tbl: int, columns: list[ApplyColumn]
     ) -> list[tuple[Any, ...]]:
+        self._know(conn, columns)
         p = Params(round_id=round_id, tbl=tbl)
         values = ", ".join(self._value(c, p) for c in columns)
         return [tuple(r) for r in self.run(conn, "cascade_events", p, values=values).fetchall()]
