@@ -579,31 +579,35 @@ def test_a_value_the_target_would_round_stops_the_table(tmp_path: Path, spark: A
 
 def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, spark: Any) -> Any:
     """PostgreSQL to a MariaDB table the user made narrower than the source: a number with
-    a fraction into an INT (MariaDB rounds it, '1.5' to 2, without a warning), a time with
-    more fractional digits than a DATETIME(0) or TIME(0) keeps (cut without a warning):
+    a fraction into an INT or a TINYINT(1) (MariaDB rounds it, '1.5' to 2, without a
+    warning), a numeric with more digits than a DOUBLE holds, a time with more fractional
+    digits than a DATETIME(0) or TIME(0) keeps (cut without a warning):
     the table stops naming the value, and widening the column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, n numeric, ts timestamp, tm time, "
-        "tz timestamptz)"
+        "tz timestamptz, b numeric, f numeric)"
     )
     dst.execute(
         "CREATE TABLE vals (id int PRIMARY KEY, n int, ts datetime(0), tm time(0), "
-        "tz datetime(0)) ENGINE=InnoDB"
+        "tz datetime(0), b tinyint(1), f double) ENGINE=InnoDB"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (12.0 is the integer 12; +02:00 taken off the time)
     sql(src, "INSERT INTO vals VALUES (1, 12.0, '2024-01-01 10:00:00', '10:00:00', "
-        "'2024-01-01 10:00:00+02')")  # fmt: skip
+        "'2024-01-01 10:00:00+02', 1, 0.25)")  # fmt: skip
     ch.run(once=True, spark=spark)
-    got = "SELECT CAST(n AS CHAR), CAST(ts AS CHAR), CAST(tm AS CHAR), CAST(tz AS CHAR) FROM vals"
-    want = ["12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00"]
+    got = "SELECT CAST(n AS CHAR), CAST(ts AS CHAR), CAST(tm AS CHAR), CAST(tz AS CHAR), "
+    got += "CAST(b AS CHAR), CAST(f AS CHAR) FROM vals"
+    want = ["12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00", "1", "0.25"]
     assert [list(r) for r in dst.query(got)] == [want]
     for bad, widen, pos, full in [
         ("n = -0.4", "n decimal(10,1)", 0, "-0.4"),
         ("ts = '2024-01-01 10:00:00.7'", "ts datetime(6)", 1, "2024-01-01 10:00:00.700000"),
         ("tm = '10:00:00.5'", "tm time(6)", 2, "10:00:00.500000"),
         ("tz = '2024-01-01 10:00:00.25+02'", "tz datetime(6)", 3, "2024-01-01 08:00:00.250000"),
+        ("b = 1.5", "b decimal(3,1)", 4, "1.5"),
+        ("f = 0.12345678901234567890", "f decimal(30,20)", 5, "0.12345678901234567890"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):

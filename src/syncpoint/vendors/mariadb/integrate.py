@@ -53,7 +53,9 @@ _LOBS = ("tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "medi
 
 
 # MariaDB rounds or cuts some values on assignment without a warning, strict mode or
-# not: a number with a fraction into an integer column ('1.5' is 2, '-0.4' is 0), a time
+# not: a number with a fraction into an integer column ('1.5' is 2, '-0.4' is 0; a
+# TINYINT(1) too), a number with more digits than a DOUBLE holds (an exact numeric's
+# 0.12345678901234567890, an integer past 2^53), a time
 # with more fractional digits than a DATETIME(n), TIMESTAMP(n) or TIME(n) keeps
 # ('10:00:00.7' into DATETIME(0) is 10:00:00). Such a value is checked before it is
 # assigned, and one that would change fails the statement naming it ("Truncated incorrect
@@ -69,10 +71,24 @@ def fitted(v: str, col: ApplyColumn) -> str:
     target = parse(col.type)
     src = col.source
     fail = f"CAST(CONCAT('value does not fit {col.type}: ', {v}) AS SIGNED)"
-    if target.kind == "int" and not (src is not None and src.kind in ("int", "bool")):
+    if target.kind in ("int", "bool") and not (src is not None and src.kind in ("int", "bool")):
         d = f"CAST({v} AS DECIMAL(65,30))"
         whole = f"{v} REGEXP {_WHOLE} OR {d} = FLOOR({d})"
         return f"(CASE WHEN {v} IS NULL OR {whole} THEN {v} ELSE {fail} END)"
+    if (
+        target.kind == "float"
+        and target.bits == 64
+        and not (src is not None and src.kind == "float")
+    ):
+        # a DOUBLE holds the value when it reads back as the same number (its shortest
+        # digits, as CAST gives them); compared as decimals, whole digits only past 1e34
+        back = f"CAST(CAST({v} AS DOUBLE) AS CHAR)"
+
+        def same(scale: int) -> str:
+            return f"CAST({back} AS DECIMAL(65,{scale})) = CAST({v} AS DECIMAL(65,{scale}))"
+
+        exact = f"CASE WHEN ABS(CAST({v} AS DOUBLE)) < 1e34 THEN {same(30)} ELSE {same(0)} END"
+        return f"(CASE WHEN {v} IS NULL OR {exact} THEN {v} ELSE {fail} END)"
     p = target.precision
     if target.kind in ("timestamp", "time") and p is not None and p < 6:
         if src is not None and src.kind == target.kind and (src.precision or 0) <= p:
