@@ -188,6 +188,14 @@ def test_a_domain_converts_as_its_base_type_staged_typed(
     assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
 
 
+def test_char_n_arrives_as_it_is_staged_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    tv.char_n_arrives_as_it_is(src, dst, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
+
+
 def test_a_value_the_typed_copy_cannot_read_stops_the_table(
     pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:

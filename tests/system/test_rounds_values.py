@@ -712,3 +712,34 @@ def test_a_domain_converts_as_its_base_type(tmp_path: Path, spark: Any) -> None:
     finally:
         for g in gens:
             next(g, None)
+
+
+def char_n_arrives_as_it_is(src: Any, dst: Any, tmp: Path, spark: Any) -> Any:
+    """PostgreSQL char(n) to the char(n) syncpoint creates: every value arrives with its
+    blanks as the source holds them (padded to n; a value of blanks only, a leading blank,
+    a full one), through an insert and an update."""
+    src.execute("CREATE TABLE vals (id integer PRIMARY KEY, c char(5), a char(3)[])")
+    ch = channel(src, dst, tmp)
+    ch.install()
+    sql(src, "INSERT INTO vals VALUES (1, 'ab', '{x,\"y \"}'), (2, '', NULL), "
+        "(3, ' a', '{\"  \"}'), (4, 'abcde', '{}')")  # fmt: skip
+    ch.run(once=True, spark=spark)
+    got = "SELECT id, c, octet_length(c), a::text FROM vals ORDER BY id"
+    assert dst.query(got) == src.query(got)
+    sql(src, "UPDATE vals SET c = 'x  ' WHERE id = 1", "UPDATE vals SET c = 'y' WHERE id = 4")
+    ch.run(once=True, spark=spark)
+    assert dst.query(got) == src.query(got)
+    typ = "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+    typ += "WHERE attrelid = 'vals'::regclass AND attname = 'c'"
+    assert dst.query(typ) == [("character(5)",)]
+    return ch
+
+
+def test_char_n_arrives_as_it_is(tmp_path: Path, spark: Any) -> None:
+    gens = [make_pg(), make_pg()]
+    src, dst = (next(g) for g in gens)
+    try:
+        char_n_arrives_as_it_is(src, dst, tmp_path, spark)
+    finally:
+        for g in gens:
+            next(g, None)

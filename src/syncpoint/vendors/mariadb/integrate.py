@@ -84,10 +84,10 @@ def fitted(v: str, col: ApplyColumn) -> str:
         # digits, as CAST gives them); compared as decimals, whole digits only past 1e34
         back = f"CAST(CAST({v} AS DOUBLE) AS CHAR)"
 
-        def same(scale: int) -> str:
+        def equal(scale: int) -> str:
             return f"CAST({back} AS DECIMAL(65,{scale})) = CAST({v} AS DECIMAL(65,{scale}))"
 
-        exact = f"CASE WHEN ABS(CAST({v} AS DOUBLE)) < 1e34 THEN {same(30)} ELSE {same(0)} END"
+        exact = f"CASE WHEN ABS(CAST({v} AS DOUBLE)) < 1e34 THEN {equal(30)} ELSE {equal(0)} END"
         return f"(CASE WHEN {v} IS NULL OR {exact} THEN {v} ELSE {fail} END)"
     p = target.precision
     if target.kind in ("timestamp", "time") and p is not None and p < 6:
