@@ -515,23 +515,25 @@ def a_value_the_target_would_round_stops_the_table(
     column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp, tz timestamptz, tm time, "
-        "iv interval, f8 double precision, n numeric, na numeric[], d timestamp)"
+        "iv interval, f8 double precision, n numeric, na numeric[], d timestamp, m numeric)"
     )
     dst.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp(0), tz timestamptz(0), "
-        "tm time(0), iv interval day, f8 real, n double precision, na numeric(5,2)[], d date)"
+        "tm time(0), iv interval day, f8 real, n double precision, na numeric(5,2)[], d date, "
+        "m money)"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (1.2 is 1.20 in numeric(5,2), 0.5 is the same number as a real)
     sql(src, "INSERT INTO vals VALUES (1, '2024-01-01 10:00:00', '2024-01-01 10:00:00+02', "
-        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}', '2024-01-01 00:00')")  # fmt: skip
+        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}', '2024-01-01 00:00', 12.3)")  # fmt: skip
     ch.run(once=True, spark=spark)
-    got = "SELECT ts::text, tz::text, tm::text, iv::text, f8::text, n::text, na::text, d::text "
+    got = "SELECT ts::text, tz::text, tm::text, iv::text, f8::text, n::text, na::text, d::text, "
+    got += "m::numeric::text "
     got += "FROM vals"
     want = [
         "2024-01-01 10:00:00", "2024-01-01 08:00:00+00", "10:00:00", "2 days", "0.5", "0.25",
-        "{1.20,NULL}", "2024-01-01",
+        "{1.20,NULL}", "2024-01-01", "12.30",
     ]  # fmt: skip
     assert [list(r) for r in utc(dst, got)] == [want]
     for bad, widen, pos, full in [
@@ -544,6 +546,7 @@ def a_value_the_target_would_round_stops_the_table(
         ("n = 0.12345678901234567890", "n TYPE numeric", 5, "0.12345678901234567890"),
         ("na = '{1.234}'", "na TYPE numeric[]", 6, "{1.234}"),
         ("d = '2024-01-01 10:00'", "d TYPE timestamp", 7, "2024-01-01 10:00:00"),
+        ("m = 12.345", "m TYPE numeric USING m::numeric", 8, "12.345"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):
@@ -740,6 +743,29 @@ def test_char_n_arrives_as_it_is(tmp_path: Path, spark: Any) -> None:
     src, dst = (next(g) for g in gens)
     try:
         char_n_arrives_as_it_is(src, dst, tmp_path, spark)
+    finally:
+        for g in gens:
+            next(g, None)
+
+
+def test_a_time_with_an_offset_arrives_at_utc(tmp_path: Path, spark: Any) -> None:
+    """SQLite to PostgreSQL: a DATETIME column's text with an offset into the timestamp
+    syncpoint creates arrives as the time at UTC (as at a MariaDB target), not with its
+    offset dropped; one without an offset as it is."""
+    gens = [make_sqlite(tmp_path), make_pg()]
+    src, dst = (next(g) for g in gens)
+    try:
+        src.execute("CREATE TABLE vals (id INTEGER PRIMARY KEY, ts DATETIME)")
+        ch = channel(src, dst, tmp_path)
+        ch.install()
+        sql(src, "INSERT INTO vals VALUES (1, '2024-03-10T02:30:00.5+05:30'), "
+            "(2, '2024-01-01 10:00:00-08:00'), (3, '2024-01-01 10:00:00'), "
+            "(4, '2024-01-01T10:00:00Z')")  # fmt: skip
+        ch.run(once=True, spark=spark)
+        assert dst.query("SELECT id, ts::text FROM vals ORDER BY id") == [
+            (1, "2024-03-09 21:00:00.5"), (2, "2024-01-01 18:00:00"), (3, "2024-01-01 10:00:00"),
+            (4, "2024-01-01 10:00:00"),
+        ]  # fmt: skip
     finally:
         for g in gens:
             next(g, None)

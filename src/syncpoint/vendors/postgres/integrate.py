@@ -87,6 +87,18 @@ def rounds_float(col: ApplyColumn) -> bool:
     return not (s is not None and s.kind == "float" and (s.bits or 64) <= (target.bits or 64))
 
 
+def rounds_money(col: ApplyColumn) -> bool:
+    """Whether the column is money that a value from the source (not money) may not fit."""
+    return col.type == "money" and not (col.source is not None and col.source.declared == "money")
+
+
+def offset_text(col: ApplyColumn) -> bool:
+    """Whether the column's source may write a timestamp's text with an offset that is not
+    UTC's (any but a PostgreSQL source, whose times are written at UTC)."""
+    s = col.source
+    return s is not None and s.source_vendor != "postgres" and s.kind in ("timestamp", "text")
+
+
 def drops_time(col: ApplyColumn) -> bool:
     """Whether the column is a date or a time the source's timestamps go into: the cast
     of a timestamp's text to a date drops its time ('2024-01-01 10:00'::date is
@@ -98,7 +110,7 @@ def drops_time(col: ApplyColumn) -> bool:
 def staged_as_text(col: ApplyColumn) -> bool:
     """Whether the typed path stages the column's values as text (its COPY would round or
     cut them into the column's type: the apply checks them as ``fitted`` does)."""
-    return rounds_float(col) or drops_time(col)
+    return rounds_float(col) or drops_time(col) or rounds_money(col)
 
 
 def fitted(v: str, col: ApplyColumn) -> str | None:
@@ -121,6 +133,10 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
         # a date holds a timestamp at midnight; a time holds none (its date is lost)
         same = f"{v}::timestamp = {v}::date" if target.kind == "date" else "false"
         return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
+    if rounds_money(col):
+        # money rounds to the locale's cents ('12.345'::money is 12.35)
+        same = f"{v}::numeric = {v}::money::numeric"
+        return f"(CASE WHEN {same} THEN {v}::money ELSE {does_not_fit(v, t)} END)"
     base = unmodified(t)
     if base == t or unsized(t) != t or (target.kind == "decimal" and not t.endswith("]")):
         return None
@@ -317,6 +333,10 @@ class PostgresIntegrate(Integrate):
         target = parse(col.type)
         if target.kind == "binary":
             return f"decode({v}, 'base64')"
+        if target.kind == "timestamp" and not target.tz and offset_text(col):
+            # a timestamp's text with an offset (a SQLite source's) is the time at UTC, as
+            # at a MariaDB target: the cast to timestamp would drop the offset
+            v = f"(({v})::timestamptz AT TIME ZONE 'UTC')::text"
         if target.kind == "decimal" and target.precision is not None:
             return (
                 f"(CASE WHEN {v}::numeric = {v}::numeric({target.precision},{target.scale}) "
