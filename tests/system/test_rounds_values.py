@@ -769,3 +769,38 @@ def test_a_time_with_an_offset_arrives_at_utc(tmp_path: Path, spark: Any) -> Non
     finally:
         for g in gens:
             next(g, None)
+
+
+def test_a_number_sqlite_would_round_stops_the_table(tmp_path: Path, spark: Any) -> None:
+    """PostgreSQL to SQLite columns the user made NUMERIC, INTEGER and REAL: a numeric with
+    more digits than a float keeps (SQLite reads it as the nearest float) stops the table
+    naming the value; what fits arrives (an integer within 64 bits, 12.50 as 12.5, a text
+    column's number as SQLite reads it). Made TEXT, the columns take every digit."""
+    gens = [make_pg(), make_sqlite(tmp_path)]
+    src, dst = (next(g) for g in gens)
+    try:
+        src.execute("CREATE TABLE vals (id integer PRIMARY KEY, n numeric, i numeric, t text)")
+        dst.execute("CREATE TABLE vals (id INTEGER PRIMARY KEY, n NUMERIC, i INTEGER, t REAL)")
+        ch = channel(src, dst, tmp_path)
+        ch.install()
+        sql(src, "INSERT INTO vals VALUES (1, 12.50, 9223372036854775807, '0.5')")
+        ch.run(once=True, spark=spark)
+        got = "SELECT id, n, i, t FROM vals ORDER BY id"
+        assert dst.query(got) == [(1, 12.5, 9223372036854775807, 0.5)]
+        sql(src, "INSERT INTO vals VALUES (2, 0.12345678901234567890, 1, '1'), "
+            "(3, 1, 12345678901234567890, '1'), (4, 1, 1, '123456789012345678.5')")  # fmt: skip
+        with pytest.raises(TableStopped, match=r"n: the value 0.12345678901234567890 does not"):
+            ch.run(once=True, spark=spark)
+        assert dst.query(got) == [(1, 12.5, 9223372036854775807, 0.5)]
+        # the way back: a column that keeps every digit (row 1 is not in the round's window)
+        dst.execute("DROP TABLE vals", "CREATE TABLE vals (id INTEGER PRIMARY KEY, n TEXT, "
+                    "i TEXT, t TEXT)")  # fmt: skip
+        ch.run(once=True, spark=spark)
+        assert dst.query(got) == [
+            (2, "0.12345678901234567890", "1", "1"),
+            (3, "1", "12345678901234567890", "1"),
+            (4, "1", "1", "123456789012345678.5"),
+        ]
+    finally:
+        for g in gens:
+            next(g, None)
