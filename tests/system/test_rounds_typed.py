@@ -196,6 +196,14 @@ def test_char_n_arrives_as_it_is_staged_typed(
     assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
 
 
+def test_keys_equal_only_at_the_target_keep_the_upserted_row_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    tv.keys_equal_only_at_the_target_keep_the_upserted_row(src, dst, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
+
+
 def test_a_value_the_typed_copy_cannot_read_stops_the_table(
     pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:

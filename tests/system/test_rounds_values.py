@@ -637,30 +637,34 @@ def keys_equal_only_at_the_target_keep_the_upserted_row(
     src: Any, dst: Any, tmp: Path, spark: Any
 ) -> Any:
     """PostgreSQL numeric keys into an integer key the user made (MariaDB INT, SQLite
-    INTEGER): 1.0 and 1 are two keys' texts at the source, one key at the target. A window
-    that deletes 1.0 and inserts 1 leaves the source with row 1: the delete, applied after
+    INTEGER; text keys into a PostgreSQL integer): 1.0 and 1 ('01' and '1') are two keys'
+    texts at the source, one key at the target. A window that deletes 1.0 and inserts 1
+    leaves the source with row 1: the delete, applied after
     the upsert, must spare the row the upsert wrote (a key of integers into integers needs
     no such care; this one does)."""
-    src.execute("CREATE TABLE vals (id numeric PRIMARY KEY, v text)")
+    # PostgreSQL refuses '1.0'::integer: a text key's '01' and '1' there
+    one, key = ("'01'", "text") if dst.vendor == "postgres" else ("1.0", "numeric")
+    src.execute(f"CREATE TABLE vals (id {key} PRIMARY KEY, v text)")
     engine = " ENGINE=InnoDB" if dst.vendor == "mariadb" else ""
     dst.execute(f"CREATE TABLE vals (id integer PRIMARY KEY, v text){engine}")
     ch = channel(src, dst, tmp)
     ch.install()
-    sql(src, "INSERT INTO vals VALUES (1.0, 'a'), (2, 'x')")
+    sql(src, f"INSERT INTO vals VALUES ({one}, 'a'), ('2', 'x')")
     ch.run(once=True, spark=spark)
     assert dst.query("SELECT id, v FROM vals ORDER BY id") == [(1, "a"), (2, "x")]
-    sql(src, "DELETE FROM vals WHERE id = 1.0 AND v = 'a'", "INSERT INTO vals VALUES (1, 'b')",
-        "DELETE FROM vals WHERE id = 2")  # fmt: skip
+    sql(src, f"DELETE FROM vals WHERE id = {one} AND v = 'a'",
+        "INSERT INTO vals VALUES ('1', 'b')", "DELETE FROM vals WHERE id = '2'")  # fmt: skip
     ch.run(once=True, spark=spark)
     assert dst.query("SELECT id, v FROM vals ORDER BY id") == [(1, "b")]
     return ch
 
 
-@pytest.mark.parametrize("target", ["mariadb", "sqlite"])
+@pytest.mark.parametrize("target", ["mariadb", "sqlite", "postgres"])
 def test_keys_equal_only_at_the_target_keep_the_upserted_row(
     target: str, tmp_path: Path, spark: Any
 ) -> None:
-    gens = [make_pg(), make_mariadb() if target == "mariadb" else make_sqlite(tmp_path)]
+    mk = {"mariadb": make_mariadb, "postgres": make_pg}
+    gens = [make_pg(), mk[target]() if target in mk else make_sqlite(tmp_path)]
     src, dst = (next(g) for g in gens)
     try:
         keys_equal_only_at_the_target_keep_the_upserted_row(src, dst, tmp_path, spark)

@@ -538,7 +538,14 @@ class PostgresIntegrate(Integrate):
     def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any, action: str) -> None:
         keys = t.key_columns
         one = t.target.column(keys[0].name) if len(keys) == 1 else None
-        if action == "D" and t.keyed and self._int_key(t) and one and not one.nullable:
+        if (
+            action == "D"
+            and t.keyed
+            and self._int_key(t)
+            and self._int_keys(t)
+            and one
+            and not one.nullable
+        ):
             self.run(
                 conn, "typed_delete_any", table=str(t.target.ref),
                 target=self.qualified(t.target.ref), key=self.q(keys[0].name),
@@ -667,7 +674,14 @@ class PostgresIntegrate(Integrate):
 
     @staticmethod
     def _int_keys(t: ApplyTable) -> bool:
-        return all(parse(c.type).kind == "int" for c in t.key_columns)
+        """Whether the key's values are equal here exactly when the source's texts are:
+        integers from integers. A text key into an integer column ('01' and '1', two keys
+        at the source) is not: a delete of one spares the row an upsert of the other wrote
+        in the same window."""
+        return all(
+            parse(c.type).kind == "int" and c.source is not None and c.source.kind == "int"
+            for c in t.key_columns
+        )
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
         p = self._spare_params(round_id, w) if sql == "delete_spare" else self._params(round_id, w)
