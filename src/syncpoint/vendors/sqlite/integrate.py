@@ -97,8 +97,11 @@ def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
         return int(v)
     if isinstance(v, dict | list):
         return dumps(v)
+    # a float source's values are floats already (their shortest digits): never checked
+    floats = source is not None and source.kind == "float"
     if isinstance(v, Num):
-        stored_exactly(v, aff, column)
+        if not floats:
+            stored_exactly(v, aff, column)
         if aff == "REAL":
             return float(v)
         if aff == "BLOB":
@@ -115,7 +118,7 @@ def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
             if v != "NaN":
                 return math.inf if v == "Infinity" else -math.inf
             raise ValueError(f"{column}: NaN cannot be stored in SQLite (it becomes NULL)")
-        if aff != "BLOB":  # a column without affinity keeps a text as it is
+        if aff != "BLOB" and not floats:  # a column without affinity keeps a text as it is
             stored_exactly(v, aff, column)
         return v
     return v
