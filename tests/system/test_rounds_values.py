@@ -515,25 +515,27 @@ def a_value_the_target_would_round_stops_the_table(
     column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp, tz timestamptz, tm time, "
-        "iv interval, f8 double precision, n numeric, na numeric[], d timestamp, m numeric)"
+        "iv interval, f8 double precision, n numeric, na numeric[], d timestamp, m numeric, "
+        "fa double precision[])"
     )
     dst.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp(0), tz timestamptz(0), "
         "tm time(0), iv interval day, f8 real, n double precision, na numeric(5,2)[], d date, "
-        "m money)"
+        "m money, fa real[])"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (1.2 is 1.20 in numeric(5,2), 0.5 is the same number as a real)
     sql(src, "INSERT INTO vals VALUES (1, '2024-01-01 10:00:00', '2024-01-01 10:00:00+02', "
-        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}', '2024-01-01 00:00', 12.3)")  # fmt: skip
+        "'10:00:00', '2 days', 0.5, 0.25, '{1.2,NULL}', '2024-01-01 00:00', 12.3, "
+        "'{0.5,NULL,0.1}')")  # fmt: skip
     ch.run(once=True, spark=spark)
     got = "SELECT ts::text, tz::text, tm::text, iv::text, f8::text, n::text, na::text, d::text, "
-    got += "m::numeric::text "
+    got += "m::numeric::text, fa::text "
     got += "FROM vals"
     want = [
         "2024-01-01 10:00:00", "2024-01-01 08:00:00+00", "10:00:00", "2 days", "0.5", "0.25",
-        "{1.20,NULL}", "2024-01-01", "12.30",
+        "{1.20,NULL}", "2024-01-01", "12.30", "{0.5,NULL,0.1}",
     ]  # fmt: skip
     assert [list(r) for r in utc(dst, got)] == [want]
     for bad, widen, pos, full in [
@@ -547,6 +549,7 @@ def a_value_the_target_would_round_stops_the_table(
         ("na = '{1.234}'", "na TYPE numeric[]", 6, "{1.234}"),
         ("d = '2024-01-01 10:00'", "d TYPE timestamp", 7, "2024-01-01 10:00:00"),
         ("m = 12.345", "m TYPE numeric USING m::numeric", 8, "12.345"),
+        ("fa = '{0.123456789}'", "fa TYPE double precision[]", 9, "{0.123456789}"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):

@@ -78,12 +78,18 @@ def does_not_fit(v: str, type_: str) -> str:
 
 
 def rounds_float(col: ApplyColumn) -> bool:
-    """Whether the column is a float that a value from the source may not fit exactly
-    (anything but a float as narrow or narrower)."""
-    target = parse(col.type)
+    """Whether the column is a float (or an array of floats) that a value from the source
+    may not fit exactly (anything but a float as narrow or narrower)."""
+    t = col.type.strip()
+    array = t.endswith("[]")
+    target = parse(t[:-2] if array else t)
     if target.kind != "float":
         return False
     s = col.source
+    if array:  # the source's elements: a PostgreSQL array's declared type
+        d = s.declared.strip() if s is not None else ""
+        ok = s is not None and s.source_vendor == "postgres" and d.endswith("[]")
+        s = parse(d[:-2]) if ok else None
     return not (s is not None and s.kind == "float" and (s.bits or 64) <= (target.bits or 64))
 
 
@@ -125,8 +131,9 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
         # its value's shortest exact digits (a narrower float's read the same), so only a
         # wider source, an exact numeric or an integer can come rounded ('0.123456789'
         # into real is 0.12345679, 2^53 + 1 into double precision is 2^53)
+        n = "numeric[]" if t.strip().endswith("[]") else "numeric"
         return (
-            f"(CASE WHEN {v}::numeric = {v}::{t}::text::numeric THEN {v}::{t} "
+            f"(CASE WHEN {v}::{n} = {v}::{t}::text::{n} THEN {v}::{t} "
             f"ELSE {does_not_fit(v, t)} END)"
         )
     if drops_time(col):
