@@ -7,7 +7,9 @@ a number) and converted by PostgreSQL itself to the target column's type:
 base64 (``decode``), a JSON column from its text (JSON null is the text ``null``, apart
 from SQL NULL), ``json``/``jsonb`` from another type's nested value, and a
 constrained ``numeric(p,s)``, whose cast would round silently: a value that does not equal
-its rounded form fails the statement instead ("value does not fit"). The transaction runs
+its rounded form fails the statement instead ("value does not fit"); so does any value a
+narrower column would round or cut (``fitted``, ``unsized``; a domain converts as its base
+type, ``_based``). The transaction runs
 with ``TIME ZONE 'UTC'`` (offset-less timestamps are UTC) and ``SET CONSTRAINTS ALL
 DEFERRED`` (deferrable foreign keys are checked at COMMIT).
 """
