@@ -367,14 +367,15 @@ class Integrate:
         no query of its own: an integer, text in a byte-for-byte collation, ...), and a
         column other than text is fed by a source column of its kind, whose JSON text is
         the one canonical text of each value (a text key '01' into an integer column is
-        not: '1' and '01' would be one row). Not known: not exact."""
+        not: '1' and '01' would be one row; nor a numeric's '1.0' and '1'). Not known: not
+        exact."""
         parse = vendors.get(self.vendor).types.parse
         for c in t.key_columns:
             have = t.target.column(c.name)
             if have is None or not have.exact:
                 return False
             kind = parse(c.type).kind
-            if kind != "text" and c.source is not None and c.source.kind != kind:
+            if kind != "text" and (c.source is None or c.source.kind != kind):
                 return False
         return True
 

@@ -59,6 +59,53 @@ _LOBS = ("tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "medi
          "longblob")  # fmt: skip
 
 
+# MariaDB rounds or cuts some values on assignment without a warning, strict mode or
+# not: a number with a fraction into an integer column ('1.5' is 2, '-0.4' is 0; a
+# TINYINT(1) too), a number with more digits than a DOUBLE holds (an exact numeric's
+# 0.12345678901234567890, an integer past 2^53), a time
+# with more fractional digits than a DATETIME(n), TIMESTAMP(n) or TIME(n) keeps
+# ('10:00:00.7' into DATETIME(0) is 10:00:00). Such a value is checked before it is
+# assigned, and one that would change fails the statement naming it ("Truncated incorrect
+# INTEGER value: 'value does not fit int: 1.5'"; a LOCAL load's warning, which the load
+# lets through as none). A source column whose values always fit is not checked (integers
+# into an integer column, times of no more fractional digits).
+_WHOLE = "'^-?[0-9]+$'"
+
+
+def fitted(v: str, col: ApplyColumn) -> str:
+    """``v`` (an expression of the column's value as assigned) checked where MariaDB's
+    assignment would round or cut it without a warning."""
+    target = parse(col.type)
+    src = col.source
+    fail = f"CAST(CONCAT('value does not fit {col.type}: ', {v}) AS SIGNED)"
+    if target.kind in ("int", "bool") and not (src is not None and src.kind in ("int", "bool")):
+        d = f"CAST({v} AS DECIMAL(65,30))"
+        whole = f"{v} REGEXP {_WHOLE} OR {d} = FLOOR({d})"
+        return f"(CASE WHEN {v} IS NULL OR {whole} THEN {v} ELSE {fail} END)"
+    if (
+        target.kind == "float"
+        and target.bits == 64
+        and not (src is not None and src.kind == "float")
+    ):
+        # a DOUBLE holds the value when it reads back as the same number (its shortest
+        # digits, as CAST gives them); compared as decimals, whole digits only past 1e34
+        back = f"CAST(CAST({v} AS DOUBLE) AS CHAR)"
+
+        def equal(scale: int) -> str:
+            return f"CAST({back} AS DECIMAL(65,{scale})) = CAST({v} AS DECIMAL(65,{scale}))"
+
+        exact = f"CASE WHEN ABS(CAST({v} AS DOUBLE)) < 1e34 THEN {equal(30)} ELSE {equal(0)} END"
+        return f"(CASE WHEN {v} IS NULL OR {exact} THEN {v} ELSE {fail} END)"
+    p = target.precision
+    if target.kind in ("timestamp", "time") and p is not None and p < 6:
+        if src is not None and src.kind == target.kind and (src.precision or 0) <= p:
+            return v
+        as_ = "TIME" if target.kind == "time" else "DATETIME"
+        same = f"CAST({v} AS {as_}(6)) = CAST({v} AS {as_}({int(p)}))"
+        return f"(CASE WHEN {v} IS NULL OR {same} THEN {v} ELSE {fail} END)"
+    return v
+
+
 def typed_refusal(t: ApplyTable) -> str | None:
     """Why a table's rows are not staged typed on the direct path from PostgreSQL (its
     window is staged as JSON text and applied as before), or None."""
@@ -158,7 +205,9 @@ class MariadbIntegrate(Integrate):
         return out
 
     # -- values ------------------------------------------------------------------------
-    def _value(self, col: ApplyColumn, p: Params) -> str:
+    def _value(self, col: ApplyColumn, p: Params, fit: bool = True) -> str:
+        """The column's value out of the staged JSON text; checked where the assignment
+        would round or cut it (``fitted``), unless ``fit`` is false."""
         target = parse(col.type)
         src_json = col.source is not None and col.source.kind == "json"
 
@@ -180,6 +229,11 @@ class MariadbIntegrate(Integrate):
 
         if src_json:
             return pick(True)
+        out = self._converted(col, target, pick)
+        return fitted(out, col) if fit else out
+
+    @staticmethod
+    def _converted(col: ApplyColumn, target: NType, pick: Any) -> str:
         if spatial(col.type):
             return _stored_geometry(f"FROM_BASE64({pick()})")
         if target.kind == "binary":
@@ -281,16 +335,19 @@ class MariadbIntegrate(Integrate):
             exprs = [utc, other, plain]
             a, b, c = f"@a{i}", f"@o{i}", f"@p{i}"
             full = self._value_of(col, b)
-            set_ = (
-                f"{name} = CASE WHEN {c} IS NOT NULL THEN {c} "
+            value = (
+                f"CASE WHEN {c} IS NOT NULL THEN {c} "
                 f"WHEN {a} IS NOT NULL THEN CAST({a} AS DATETIME(6)) ELSE {full} END"
             )
-            return [sent(e) for e in exprs], [a, b, c], [set_]
+            return [sent(e) for e in exprs], [a, b, c], [f"{name} = {fitted(value, col)}"]
+        if fitted("@v", col) != "@v":
+            var = f"@v{i}"  # assigned through ``fitted``'s check
+            return [sent(v)], [var], [f"{name} = {fitted(var, col)}"]
         return [sent(v)], [name], []
 
     def _value_of(self, col: ApplyColumn, var: str) -> str:
         """``_value``'s expression of a timestamp over ``var`` instead of the JSON text."""
-        expr = self._value(col, Params())
+        expr = self._value(col, Params(), fit=False)
         out = re.sub(r"JSON_VALUE\(s\.content, %\(\w+\)s\)", var, expr)
         if "%(" in out or "s.content" in out:
             raise ValueError(f"unexpected value expression {expr!r}")

@@ -7,7 +7,9 @@ a number) and converted by PostgreSQL itself to the target column's type:
 base64 (``decode``), a JSON column from its text (JSON null is the text ``null``, apart
 from SQL NULL), ``json``/``jsonb`` from another type's nested value, and a
 constrained ``numeric(p,s)``, whose cast would round silently: a value that does not equal
-its rounded form fails the statement instead ("value does not fit"). The transaction runs
+its rounded form fails the statement instead ("value does not fit"); so does any value a
+narrower column would round or cut (``fitted``, ``unsized``; a domain converts as its base
+type, ``_based``). The transaction runs
 with ``TIME ZONE 'UTC'`` (offset-less timestamps are UTC) and ``SET CONSTRAINTS ALL
 DEFERRED`` (deferrable foreign keys are checked at COMMIT).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from syncpoint.config import TableName
@@ -53,10 +56,112 @@ def unsized(type_: str) -> str:
     return t if m is None else _UNSIZED[m.group(1).lower()] + t[m.end() :]
 
 
+# A cast to a type with a modifier rounds or cuts a value to it without a word, on an
+# explicit cast and on assignment alike: a timestamp, time or interval to its fractional
+# digits ('10:00:00.7'::time(0) is 10:00:01), an interval to its fields ('1 day
+# 03:00'::interval day is 1 day), the elements of a numeric(p,s) array to its scale. Such a
+# value is compared with its cast to the type without the modifier, and one that differs
+# stops the table ("value does not fit").
+_MODIFIER = re.compile(r"\(\s*\d+\s*(,\s*-?\d+\s*)?\)")
+_INTERVAL = re.compile(r"^interval\b[^\[]*", re.IGNORECASE)
+
+
+def unmodified(type_: str) -> str:
+    """``type_`` without its modifier (precision, scale, an interval's fields)."""
+    t = type_.strip()
+    if _INTERVAL.match(t):
+        return _INTERVAL.sub("interval", t)
+    return _MODIFIER.sub("", t)
+
+
+def does_not_fit(v: str, type_: str) -> str:
+    """The expression that fails the statement, naming the type and the value ``v``."""
+    return f"('value does not fit {type_}: ' || {v}::text)::{type_}"
+
+
+def rounds_float(col: ApplyColumn) -> bool:
+    """Whether the column is a float (or an array of floats) that a value from the source
+    may not fit exactly (anything but a float as narrow or narrower)."""
+    t = col.type.strip()
+    array = t.endswith("[]")
+    target = parse(t[:-2] if array else t)
+    if target.kind != "float":
+        return False
+    s = col.source
+    if array:  # the source's elements: a PostgreSQL array's declared type
+        d = s.declared.strip() if s is not None else ""
+        ok = s is not None and s.source_vendor == "postgres" and d.endswith("[]")
+        s = parse(d[:-2]) if ok else None
+    return not (s is not None and s.kind == "float" and (s.bits or 64) <= (target.bits or 64))
+
+
+def rounds_money(col: ApplyColumn) -> bool:
+    """Whether the column is money that a value from the source (not money) may not fit."""
+    return col.type == "money" and not (col.source is not None and col.source.declared == "money")
+
+
+def offset_text(col: ApplyColumn) -> bool:
+    """Whether the column's source may write a timestamp's text with an offset that is not
+    UTC's (any but a PostgreSQL source, whose times are written at UTC)."""
+    s = col.source
+    return s is not None and s.source_vendor != "postgres" and s.kind in ("timestamp", "text")
+
+
+def drops_time(col: ApplyColumn) -> bool:
+    """Whether the column is a date or a time the source's timestamps go into: the cast
+    of a timestamp's text to a date drops its time ('2024-01-01 10:00'::date is
+    2024-01-01), to a time its date, without a word."""
+    s = col.source
+    return s is not None and s.kind == "timestamp" and parse(col.type).kind in ("date", "time")
+
+
+def staged_as_text(col: ApplyColumn) -> bool:
+    """Whether the typed path stages the column's values as text (its COPY would round or
+    cut them into the column's type: the apply checks them as ``fitted`` does)."""
+    return rounds_float(col) or drops_time(col) or rounds_money(col)
+
+
+def fitted(v: str, col: ApplyColumn) -> str | None:
+    """``v`` (text, or a value of the type without its modifier) cast to the column's
+    type, failing where the cast would round or cut it; None where a cast never does (a
+    length-limited text or bit string: its assignment checks; a constrained numeric: its
+    own check)."""
+    target = parse(col.type)
+    t = col.type
+    if rounds_float(col):
+        # a float holds the value when it reads back as the same number: the source wrote
+        # its value's shortest exact digits (a narrower float's read the same), so only a
+        # wider source, an exact numeric or an integer can come rounded ('0.123456789'
+        # into real is 0.12345679, 2^53 + 1 into double precision is 2^53)
+        n = "numeric[]" if t.strip().endswith("[]") else "numeric"
+        return (
+            f"(CASE WHEN {v}::{n} = {v}::{t}::text::{n} THEN {v}::{t} "
+            f"ELSE {does_not_fit(v, t)} END)"
+        )
+    if drops_time(col):
+        # a date holds a timestamp at midnight; a time holds none (its date is lost)
+        same = f"{v}::timestamp = {v}::date" if target.kind == "date" else "false"
+        return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
+    if rounds_money(col):
+        # money rounds to the locale's cents ('12.345'::money is 12.35)
+        same = f"{v}::numeric = {v}::money::numeric"
+        return f"(CASE WHEN {same} THEN {v}::money ELSE {does_not_fit(v, t)} END)"
+    base = unmodified(t)
+    if base == t or unsized(t) != t or (target.kind == "decimal" and not t.endswith("]")):
+        return None
+    # an interval compares equal to another of the same length ('1 mon' = '30 days'): its
+    # text tells them apart
+    same = (
+        f"{v}::{base}::text = {v}::{t}::text" if _INTERVAL.match(t) else f"{v}::{base} = {v}::{t}"
+    )
+    return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
+
+
 class PostgresIntegrate(Integrate):
     vendor = "postgres"
 
     def begin(self, conn: Any) -> None:
+        self.__dict__.pop("_bases", None)  # domains are read again in each transaction
         self.run(conn, "begin")
 
     def check(self, conn: Any) -> list[str]:
@@ -232,16 +337,62 @@ class PostgresIntegrate(Integrate):
             return f"{pick(False)}::{unsized(col.type)}"
         if target.kind == "json":
             return f"NULLIF({pick(True)}, 'null'::jsonb)::{col.type}"
+        return self._text_value(pick(False), self._based(col))
+
+    def _text_value(self, v: str, col: ApplyColumn) -> str:
+        """The column's value from its text ``v`` (a staged value of the type without its
+        modifier on the typed path): binary from base64, a constrained numeric or a value
+        the cast would round checked, a length-limited type left to the assignment."""
+        target = parse(col.type)
         if target.kind == "binary":
-            return f"decode({pick(False)}, 'base64')"
+            return f"decode({v}, 'base64')"
+        if target.kind == "timestamp" and not target.tz and offset_text(col):
+            # a timestamp's text with an offset (a SQLite source's) is the time at UTC, as
+            # at a MariaDB target: the cast to timestamp would drop the offset
+            v = f"(({v})::timestamptz AT TIME ZONE 'UTC')::text"
         if target.kind == "decimal" and target.precision is not None:
-            v = pick(False)
             return (
                 f"(CASE WHEN {v}::numeric = {v}::numeric({target.precision},{target.scale}) "
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        return f"{pick(False)}::{unsized(col.type)}"
+        fit = fitted(v, col)
+        return fit if fit is not None else f"{v}::{unsized(col.type)}"
+
+    # A domain's value is converted as its base type's is, and the INSERT's or UPDATE's
+    # assignment to the column checks the domain: an explicit cast to a domain over
+    # varchar(5) cuts a value to 5 characters as the cast to varchar(5) does, and one over
+    # bytea would read the record's base64 as the bytes' escaped text. The base types of
+    # a table's domains are read at the start of its apply (``_know``).
+    _DOMAIN_KINDS = frozenset(
+        ("int", "decimal", "float", "bool", "text", "binary", "date", "time", "timestamp")
+    )
+
+    def _know(self, conn: Any, columns: Sequence[ApplyColumn]) -> None:
+        """Read the base types of the domains among ``columns``' types (once each)."""
+        bases: dict[str, str | None] = self.__dict__.setdefault("_bases", {})
+        ask = {
+            c.type
+            for c in columns
+            if c.type not in bases and parse(c.type).kind == "other" and "[" not in c.type
+        }
+        while ask:
+            found = dict(self.run(conn, "domain_bases", (sorted(ask),)).fetchall())
+            for name in ask:
+                bases[name] = found.get(name)
+            # a domain over a domain: its base's base
+            ask = {b for b in found.values() if b not in bases and parse(b).kind == "other"}
+
+    def _based(self, col: ApplyColumn) -> ApplyColumn:
+        """``col`` as its domain's base type where the column's type is a domain whose
+        values convert as that type's do (json and other types keep the domain's cast)."""
+        bases: dict[str, str | None] = self.__dict__.get("_bases", {})
+        t, seen = col.type, 0
+        while bases.get(t) is not None and seen < 8:
+            t, seen = str(bases[t]), seen + 1
+        if t == col.type or parse(t).kind not in self._DOMAIN_KINDS:
+            return col
+        return replace(col, type=t)
 
     # -- typed staging (the direct path: vendors/postgres/round_direct.py) --------------
     # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
@@ -258,6 +409,8 @@ class PostgresIntegrate(Integrate):
     def typed_staged_type(self, col: ApplyColumn, base: str, builtin: bool) -> str:
         if self._typed_kind(col) == "binary":
             return "bytea"
+        if staged_as_text(col):
+            return "text"  # the COPY would round or cut it: the apply checks
         return base if builtin else "text"
 
     def typed_source_value(self, col: ApplyColumn) -> str:
@@ -277,6 +430,9 @@ class PostgresIntegrate(Integrate):
 
     def _typed_value(self, col: ApplyColumn) -> str:
         v = f"s.{self.q(col.name)}"
+        based = self._based(col)
+        if based is not col:
+            return self._text_value(v, based)  # a domain: staged as text
         target = parse(col.type)
         kind = self._typed_kind(col)
         if kind == "binary":
@@ -287,7 +443,8 @@ class PostgresIntegrate(Integrate):
                 f"THEN {v}::{col.type} "
                 f"ELSE ('value does not fit {col.type}: ' || {v})::numeric END)"
             )
-        return f"{v}::{unsized(col.type)}"
+        fit = fitted(v, col)
+        return fit if fit is not None else f"{v}::{unsized(col.type)}"
 
     def typed_counts(self, conn: Any) -> dict[int, int]:
         out = {}
@@ -378,7 +535,14 @@ class PostgresIntegrate(Integrate):
     def _typed_delete(self, conn: Any, t: ApplyTable, typed: Any, action: str) -> None:
         keys = t.key_columns
         one = t.target.column(keys[0].name) if len(keys) == 1 else None
-        if action == "D" and t.keyed and self._int_key(t) and one and not one.nullable:
+        if (
+            action == "D"
+            and t.keyed
+            and self._int_key(t)
+            and self.key_is_exact(t)
+            and one
+            and not one.nullable
+        ):
             self.run(
                 conn, "typed_delete_any", table=str(t.target.ref),
                 target=self.qualified(t.target.ref), key=self.q(keys[0].name),
@@ -481,6 +645,7 @@ class PostgresIntegrate(Integrate):
         )
 
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._know(conn, t.columns)
         typed = self._typed_of(w, t)
         if typed is not None:
             self._typed_upsert(conn, w, t, typed)
@@ -508,6 +673,7 @@ class PostgresIntegrate(Integrate):
         )
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        self._know(conn, t.columns)
         typed = self._typed_of(w, t)
         if typed is not None:
             self._typed_delete(conn, t, typed, "D")
@@ -540,6 +706,7 @@ class PostgresIntegrate(Integrate):
     def cascade_positions(
         self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, pos: str
     ) -> None:
+        self._know(conn, t.key_columns)
         p = self._params(round_id, w)
         values = ", ".join(f"{self._value(c, p)} AS {self.q(c.name)}" for c in t.key_columns)
         self.run(conn, "cascade_positions", p, table=str(t.target.ref), pos=pos, values=values)
@@ -549,6 +716,7 @@ class PostgresIntegrate(Integrate):
     def cascade_events(
         self, conn: Any, round_id: str, tbl: int, columns: list[ApplyColumn]
     ) -> list[tuple[Any, ...]]:
+        self._know(conn, columns)
         p = Params(round_id=round_id, tbl=tbl)
         values = ", ".join(self._value(c, p) for c in columns)
         return [tuple(r) for r in self.run(conn, "cascade_events", p, values=values).fetchall()]

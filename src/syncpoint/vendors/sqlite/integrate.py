@@ -8,7 +8,9 @@ round's ``BEGIN IMMEDIATE`` transaction. The conversion follows the target colum
 affinity, so that the stored value is what SQLite would store had the source written it:
 
 - numbers keep the digits of the JSON text: bound as that text to INTEGER, NUMERIC and
-  TEXT columns (SQLite converts only when lossless), as a float to REAL columns;
+  TEXT columns, as a float to REAL columns; a number (or a text SQLite reads as one) that
+  an INTEGER, NUMERIC or REAL column would hold as a float reading back as another number
+  fails (SQLite keeps an integer within 64 bits, any other number as the nearest float);
 - binary (base64 in the record) is decoded to a BLOB; booleans become 1/0;
 - ``"Infinity"``/``"-Infinity"`` into a REAL column become infinities; ``"NaN"`` fails
   (SQLite would store NULL), as does a number too large for a float;
@@ -21,8 +23,10 @@ import base64
 import binascii
 import json
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from syncpoint.config import TableName
@@ -55,6 +59,36 @@ def dumps(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False)
 
 
+# A number's text SQLite reads as a number in an INTEGER, NUMERIC or REAL column (and a
+# column without affinity takes the number bound): an integer within 64 bits as it is,
+# any other as the nearest float, which keeps only about 17 digits
+# ('12345678901234567890' is 1.2345678901234567e+19, '0.12345678901234567890' is
+# 0.12345678901234568). Such a value must read back as the same number, or the table stops.
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _whole64(text: str) -> bool:
+    t = text.strip()
+    digits = t[1:] if t[:1] in "+-" else t
+    return digits.isdigit() and _INT64[0] <= int(t) <= _INT64[1]
+
+
+def stored_exactly(text: str, aff: str, column: str) -> None:
+    """Fail where the column would hold the number ``text`` as a float that reads back as
+    another number (an integer within 64 bits into an INTEGER or NUMERIC column is kept)."""
+    if aff not in ("INTEGER", "NUMERIC", "REAL", "BLOB") or not _NUMBER.fullmatch(text):
+        return
+    if aff != "REAL" and _whole64(text):
+        return
+    f = float(text)
+    if math.isinf(f) or Decimal(repr(f)) != Decimal(text.strip()):
+        raise ValueError(
+            f"{column}: the value {text.strip()} does not fit the column exactly (of "
+            f"affinity {aff}, SQLite would hold {f!r}); widen it (TEXT keeps every digit)"
+        )
+
+
 def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
     """A decoded JSON value as the value to bind for a column of affinity ``aff``."""
     if v is None:
@@ -63,12 +97,13 @@ def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
         return int(v)
     if isinstance(v, dict | list):
         return dumps(v)
+    # a float source's values are floats already (their shortest digits): never checked
+    floats = source is not None and source.kind == "float"
     if isinstance(v, Num):
+        if not floats:
+            stored_exactly(v, aff, column)
         if aff == "REAL":
-            f = float(v)
-            if math.isinf(f):
-                raise ValueError(f"{column}: {v} does not fit a REAL (float) column")
-            return f
+            return float(v)
         if aff == "BLOB":
             return int(v) if v.lstrip("-").isdigit() else float(v)
         return str(v)
@@ -83,6 +118,8 @@ def convert(v: Any, aff: str, source: NType | None, column: str) -> Any:
             if v != "NaN":
                 return math.inf if v == "Infinity" else -math.inf
             raise ValueError(f"{column}: NaN cannot be stored in SQLite (it becomes NULL)")
+        if aff != "BLOB" and not floats:  # a column without affinity keeps a text as it is
+            stored_exactly(v, aff, column)
         return v
     return v
 
