@@ -95,7 +95,7 @@ class RoundPlan:
     # in the target's types (the vendor's integrate side reads it; none on other paths)
     typed: dict[int, Any] = field(default_factory=dict)
     # target -> why its window's rows were staged as JSON text where the direct path
-    # stages others typed (PostgreSQL into MariaDB: a type or shape it cannot carry typed)
+    # stages others typed (between two vendors: a type or shape it cannot carry typed)
     untyped: dict[str, str] = field(default_factory=dict)
     # whether the records went from database to database on the vendors' direct path
     direct: bool = False
