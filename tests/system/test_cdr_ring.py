@@ -152,11 +152,16 @@ def test_ring_purges_tombstones_after_exchange(ring: Any, spark: Any) -> None:
     for n in sites:
         assert held[n]["count"] == 1 and held[n]["age"] >= 0, (n, held)
         assert held[n]["metric"] == 1 and held[n]["metric_age"] == held[n]["age"], (n, held)
-    done = ch.purge()
+    took = {n: done["tombstones"] for n, done in ch.purge().items()}
+    if any(db.query(TOMBS) for db in sites.values()):
+        # a MariaDB site's stamp can wait for a fresh list of its open transactions under
+        # load (``purged``): exchange and purge again
+        for n, more in purged(ch, sites, spark).items():
+            took[n] += more
     held = tombstones_shown(ch)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
-        assert done[n]["tombstones"] == 1, n
+        assert took[n] == 1, n
         assert rows(db, "item", 1) is None and rows(db, "item", 2) is not None, n
         assert held[n] == {"count": 0, "age": None, "metric": 0, "metric_age": None}, n
 
@@ -218,9 +223,7 @@ def test_ring_keeps_tombstones_while_a_change_is_on_its_way(ring: Any, spark: An
     quiet(ch, spark)
     for n, db in sites.items():
         assert rows(db, "item", 1) is None, n
-    for _ in range(2):
-        ch.run(once=True, spark=spark)
-    ch.purge()
+    purged(ch, sites, spark)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
         assert rows(db, "item", 1) is None, n
@@ -242,9 +245,7 @@ def test_ring_delete_behind_a_newer_incarnation_leaves_its_tombstone(ring: Any, 
     for n, db in sites.items():
         assert db.query(TOMBS) == [(1,)], n
         assert db.query("SELECT repl_cdr_kv FROM item WHERE id = 1") == [(2,)], n
-    for _ in range(2):
-        ch.run(once=True, spark=spark)
-    ch.purge()
+    purged(ch, sites, spark)
     for n, db in sites.items():
         assert db.query(TOMBS) == [], n
         assert rows(db, "item", 1) == tuple(norm(v) for v in (1, "again", 1, "1", "EUR")), n
