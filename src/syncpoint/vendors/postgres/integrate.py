@@ -264,13 +264,15 @@ class PostgresIntegrate(Integrate):
         return {str(n): str(why) for n, why in rows if n in key}
 
     def describe(self, conn: Any, target: TableName) -> TableShape | None:
-        cur = self.run(conn, "columns", (self._regclass_text(target),), table=str(target))
+        # columns_many.sql of one table: one statement of the catalog for either
+        cur = self.run(conn, "columns_many", ([self._regclass_text(target)],), table=str(target))
         rows = cur.fetchall()
         self.end_read(conn)
         if not rows:
             return None
         cols = tuple(
-            Column(n, t, bool(nl), int(pk) if pk else None, bool(ex)) for n, t, nl, pk, ex in rows
+            Column(n, t, bool(nl), int(pk) if pk else None, bool(ex))
+            for _, n, t, nl, pk, ex in rows
         )
         table = self.with_uniques(conn, TableShape(target, cols), self._regclass_text(target))
         self.end_read(conn)

@@ -1,5 +1,7 @@
--- columns.sql for many target tables in one round trip: each row led by the name asked
--- for (%s, an array of qualified names); a table that does not exist gives no row.
+-- Columns of target tables in order, for many in one round trip (``describe`` asks for
+-- one): each row led by the name asked for (%s, an array of qualified names), then name,
+-- type as format_type writes it, nullable, key position (1-based: indkey is an int2vector,
+-- whose subscripts start at 0), exact. A table that does not exist gives no row.
 SELECT w.name, a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
        (SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(att, n)
          WHERE k.att = a.attnum),
