@@ -48,7 +48,8 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--follow", help="keep running until SIGTERM/SIGINT")
         ] = False,
         interval: Annotated[
-            float, typer.Option("--interval", help="seconds between polls (--follow)")
+            float,
+            typer.Option("--interval", help="seconds between the starts of two polls (--follow)"),
         ] = 1.0,
         group: Annotated[str | None, typer.Option("--group", help="only this sync group")] = None,
         metrics_port: Annotated[

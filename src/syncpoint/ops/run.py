@@ -210,6 +210,7 @@ def run(
         retry_at: dict[str, float] = {}
         stop_said: dict[str, str] = {}  # the stop last logged, per integrate location and group
         while not stopping.is_set():
+            started = time.monotonic()
             keep()  # still the one follower (a restarted server ended the lock's session)
             ticked: set[str] = set()
             for integ in cfg.integrate_locations():
@@ -260,8 +261,16 @@ def run(
                 drain_logs(cfg, _log_sources(cfg) - ticked)
             if after_pass is not None and not stopping.is_set():
                 after_pass(total)
-            stopping.wait(interval)
+            stopping.wait(_pause(interval, time.monotonic() - started))
     return total
+
+
+def _pause(interval: float, took: float) -> float:
+    """The wait before the next pass: passes start ``interval`` apart (a change waits half
+    an interval for its pass on average, not half an interval plus half a pass); one that
+    took longer is followed by a tenth of the interval, so that a slow server is not polled
+    without a break."""
+    return max(interval - took, interval / 10)
 
 
 def _sources(cfg: ChannelConfig, integ: str, tables: list[TableConfig]) -> set[str]:
