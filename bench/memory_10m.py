@@ -243,6 +243,7 @@ def _measure(
         "heap_committed_peak_mib": round(sampler.heap_max / 1024),
         "driver_memory": max_heap_mib(cfg),
         "jvm_rss_peak_mib": round(sampler.jvm_hwm / 1024),
+        "jvm_started": sampler.jvm is not None,
         "python_rss_peak_mib": round(sampler.py_hwm / 1024),
         "target_equals_source": equal,
         "log": str(cfg.parent / "run.log") if proc.returncode else None,

@@ -263,15 +263,25 @@ def peer_rows(dbs: Dbs, changes: int, warm_rate: float | None) -> None:
 def memory_row(base: str, changes: int, master: str) -> None:
     m = memory_10m.measure(base, changes, master)
     ok = m["exit"] == 0 and m["target_equals_source"]
+    # the direct path's rounds start no JVM: there is no heap to sample then
+    heap = (
+        f"driver JVM heap peak {m['heap_peak_mib']:,} MiB used of "
+        f"{m['heap_committed_peak_mib']:,} (at most {m['after_collection_peak_mib']:,} MiB "
+        "outlived a collection)"
+        if m["jvm_started"]
+        else "no JVM started (every round on the direct path)"
+    )
+    jvm = (
+        f"-Xmx {m['driver_memory']}; JVM peak RSS {m['jvm_rss_peak_mib']:,} MiB; "
+        if m["jvm_started"]
+        else ""
+    )
     row(
         f"memory, {changes:,} changes in one `syncpoint run --once`",
-        f"driver JVM heap peak {m['heap_peak_mib']:,} MiB used of {m['heap_committed_peak_mib']:,}"
-        f" (at most {m['after_collection_peak_mib']:,} MiB outlived a collection), Python "
-        f"peak RSS {m['python_rss_peak_mib']:,} MiB; "
+        f"{heap}, Python peak RSS {m['python_rss_peak_mib']:,} MiB; "
         f"{m['changes_applied'] or 0:,} changes in {m['run_s']:.0f} s",
         "heap < 1 GB, Python < 500 MB",
-        f"-Xmx {m['driver_memory']}; JVM peak RSS {m['jvm_rss_peak_mib']:,} MiB; "
-        + ("target equals source" if ok else f"exit {m['exit']}, see {m['log']}"),
+        jvm + ("target equals source" if ok else f"exit {m['exit']}, see {m['log']}"),
         PRIVATE,
     )
 
