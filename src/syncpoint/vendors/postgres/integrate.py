@@ -160,8 +160,8 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
         # the assignment refuses a text longer than varchar(n) but cuts the blanks past n
         # without a word ('ab   ' into varchar(2) is 'ab'): such a value fails here, any
         # other goes to the assignment (whose refusal names the type)
-        n = int(target.length or 0)
-        fits = f"char_length({v}) <= {n} OR char_length(rtrim({v}, ' ')) > {n}"
+        width = int(target.length or 0)
+        fits = f"char_length({v}) <= {width} OR char_length(rtrim({v}, ' ')) > {width}"
         return (
             f"(CASE WHEN {fits} THEN {v}::{unsized(t)} "
             f"ELSE ('value does not fit {t}: ' || {v})::integer::{unsized(t)} END)"
@@ -648,10 +648,10 @@ class PostgresIntegrate(Integrate):
         if staging is not None:
             # the source's text of the key: the JSON text the staging nets by (a string
             # without its quotes where the key is one column)
-            raw = ["(s.sp_key::jsonb #>> '{}')"] if len(keys) == 1 else ["s.sp_key"]
-            raw += ["NULL::text"] * (len(keys) - 1)
+            texts = ["(s.sp_key::jsonb #>> '{}')"] if len(keys) == 1 else ["s.sp_key"]
+            texts += ["NULL::text"] * (len(keys) - 1)
             values = ", ".join(
-                f"{self._typed_value(c)} AS k{i}, {raw[i]} AS r{i}" for i, c in enumerate(keys)
+                f"{self._typed_value(c)} AS k{i}, {texts[i]} AS r{i}" for i, c in enumerate(keys)
             )
             found = self.run(conn, "typed_coarse_keys", values=values, staging=staging, **tokens)
         else:
