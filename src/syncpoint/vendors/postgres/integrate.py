@@ -379,7 +379,11 @@ class PostgresIntegrate(Integrate):
             # a timestamp's text with an offset (a SQLite source's) is the time at UTC, as
             # at a MariaDB target: the cast to timestamp would drop the offset
             v = f"(({v})::timestamptz AT TIME ZONE 'UTC')::text"
-        elif target.kind == "time" and not target.tz and offset_text(col) and not drops_time(col):
+        elif (
+            target.kind == "time" and not target.tz and offset_text(col) and not drops_time(col)
+            and not (col.source is not None and col.source.source_vendor == "mariadb"
+                     and col.source.kind == "time")  # MariaDB's TIME has no offset
+        ):  # fmt: skip
             # a time's text with an offset ('10:00:00+02:00') likewise: the cast to time
             # would drop it; read as a time with time zone it is 08:00:00 at UTC
             v = (
