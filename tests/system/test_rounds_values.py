@@ -593,31 +593,31 @@ def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, s
     digits than a DATETIME(0) or TIME(0) keeps (cut without a warning), a text an ENUM
     of a case-insensitive collation takes as its label of other case ('A' as 'a'), a
     two-digit number a YEAR reads as a year of this century (24 as 2024), a double a
-    FLOAT would round to single precision (0.1):
+    FLOAT would round to single precision (0.1), labels a SET would write in its own
+    order ('b,a' as 'a,b'):
     the table stops naming the value, and widening the column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, n numeric, ts timestamp, tm time, "
-        "tz timestamptz, b numeric, f numeric, e text, y integer, g double precision)"
+        "tz timestamptz, b numeric, f numeric, e text, y integer, g double precision, st text)"
     )
     dst.execute(
         "CREATE TABLE vals (id int PRIMARY KEY, n int, ts datetime(0), tm time(0), "
         "tz datetime(0), b tinyint(1), f double, "
         "e enum('a','b','it''s, (x)') CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, "
-        "y year, g float) ENGINE=InnoDB"
+        "y year, g float, st set('a','b')) ENGINE=InnoDB"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (12.0 is the integer 12; +02:00 taken off the time)
     sql(src, "INSERT INTO vals VALUES (1, 12.0, '2024-01-01 10:00:00', '10:00:00', "
-        "'2024-01-01 10:00:00+02', 1, 0.25, 'it''s, (x)', 2024, 0.5)")  # fmt: skip
+        "'2024-01-01 10:00:00+02', 1, 0.25, 'it''s, (x)', 2024, 0.5, 'a,b')")  # fmt: skip
     ch.run(once=True, spark=spark)
     got = "SELECT CAST(n AS CHAR), CAST(ts AS CHAR), CAST(tm AS CHAR), CAST(tz AS CHAR), "
     got += "CAST(b AS CHAR), CAST(f AS CHAR), CAST(e AS CHAR), CAST(y AS CHAR), "
-    got += "CAST(g AS CHAR) FROM vals"
+    got += "CAST(g AS CHAR), CAST(st AS CHAR) FROM vals"
     want = [
         "12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00", "1", "0.25", "it's, (x)",
-        "2024",
-        "0.5",
+        "2024", "0.5", "a,b",
     ]  # fmt: skip
     assert [list(r) for r in dst.query(got)] == [want]
     for bad, widen, pos, full in [
@@ -630,6 +630,7 @@ def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, s
         ("e = 'A'", "e varchar(20)", 6, "A"),
         ("y = 24", "y int", 7, "24"),
         ("g = 0.1", "g double", 8, "0.1"),
+        ("st = 'b,a'", "st varchar(5)", 9, "b,a"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):

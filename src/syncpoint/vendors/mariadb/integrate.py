@@ -89,16 +89,23 @@ def fitted(v: str, col: ApplyColumn) -> str:
             f"(CASE WHEN {v} IS NULL OR ({four}) THEN {v} "
             f"WHEN {v} REGEXP '^0+$' THEN '0000' ELSE {fail} END)"
         )
-    if word == "enum" and not (src is not None and bare(src.declared) == bare(col.type)):
+    same_labels = src is not None and bare(src.declared) == bare(col.type)
+    labels = enum_labels(col.type) if word in ("enum", "set") and not same_labels else None
+    if labels is not None:
         # an ENUM takes a text equal to a label in its collation as the label ('A' is 'a'
         # in a case-insensitive one, 'a ' is 'a' in any that pads) and a number's text
-        # that is no label as the label of that position: only a label byte for byte goes in
-        labels = enum_labels(col.type)
-        if labels is not None:
-            fail = f"CAST(CONCAT('value does not fit the enum of its labels: ', {v}) AS SIGNED)"
-            hexes = ", ".join(f"X'{label.encode().hex()}'" for label in labels)
-            same = f"CAST(CONVERT({v} USING utf8mb4) AS BINARY) IN ({hexes})"
-            return f"(CASE WHEN {v} IS NULL OR {same} THEN {v} ELSE {fail} END)"
+        # that is no label as the label of that position: only a label byte for byte goes
+        # in. A SET likewise each of its labels, and writes them in its own order, once
+        # each ('b,a,a' is 'a,b'): only its own text of labels byte for byte goes in.
+        fail = f"CAST(CONCAT('value does not fit the {word} of its labels: ', {v}) AS SIGNED)"
+        b = f"CAST(CONVERT({v} USING utf8mb4) AS BINARY)"
+        hexes = [f"X'{label.encode().hex()}'" for label in labels]
+        if word == "enum":
+            same = f"{b} IN ({', '.join(hexes)})"
+        else:
+            found = ", ".join(f"IF(FIND_IN_SET({h}, {b}) > 0, {h}, NULL)" for h in hexes)
+            same = f"{b} = CAST(CONCAT_WS(',', {found}) AS BINARY)"
+        return f"(CASE WHEN {v} IS NULL OR {same} THEN {v} ELSE {fail} END)"
     fail = f"CAST(CONCAT('value does not fit {col.type}: ', {v}) AS SIGNED)"
     if target.kind in ("int", "bool") and not (src is not None and src.kind in ("int", "bool")):
         d = f"CAST({v} AS DECIMAL(65,30))"

@@ -30,13 +30,14 @@ _UNESCAPED = {"0": "\0", "n": "\n", "r": "\r", "\\": "\\"}
 
 
 def enum_labels(declared: str) -> list[str] | None:
-    """The labels of an ``enum(...)`` type as the catalog writes it (each quoted, a quote
-    doubled, a backslash, NUL, newline and carriage return escaped by a backslash); None
-    where the text is not read so."""
+    """The labels of an ``enum(...)`` or ``set(...)`` type as the catalog writes it (each
+    quoted, a quote doubled, a backslash, NUL, newline and carriage return escaped by a
+    backslash); None where the text is not read so."""
     t = bare(declared)
-    if not t.lower().startswith("enum(") or not t.endswith(")"):
+    start = t.find("(") + 1
+    if t[:start].lower() not in ("enum(", "set(") or not t.endswith(")"):
         return None
-    body, i = t[5:-1], 0
+    body, i = t[start:-1], 0
     out: list[str] = []
     while i < len(body):
         if body[i] != "'":
