@@ -180,6 +180,22 @@ def test_keys_equal_only_at_the_target_keep_the_upserted_row_staged_typed(
     assert typed_rounds(direct) and all(t == ["vals"] for t in typed_rounds(direct))
 
 
+def test_two_source_keys_of_one_target_key_stop_the_table_typed(
+    pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    tv.two_source_keys_of_one_target_key_stop_the_table(src, dst, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
+
+
+def test_two_source_keys_of_one_target_key_stop_the_table_staged_typed(
+    pg_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_maria
+    tv.two_source_keys_of_one_target_key_stop_the_table(src, dst, tmp_path, spark)
+    assert typed_rounds(direct) and all(t == ["vals"] for t in typed_rounds(direct))
+
+
 def test_a_domain_converts_as_its_base_type_staged_typed(
     pg_pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:

@@ -183,8 +183,9 @@ def a_text_too_long_for_the_target_stops_the_table(
     src: Any, dst: Any, tmp: Path, spark: Any
 ) -> Any:
     """PostgreSQL to PostgreSQL into a target the user made narrower than the source (text
-    into varchar(5), char(3), bit(3), varchar(3)[]): a value too long stops the table; the
-    apply never cuts it to the column's length. The channel, for the caller's checks."""
+    into varchar(5), char(3), bit(3), varchar(3)[]): a value too long stops the table (in a
+    varchar(n), blanks past n too); the apply never cuts it to the column's length. The
+    channel, for the caller's checks."""
     src.execute("CREATE TABLE vals (id integer PRIMARY KEY, v text, c text, b varbit, a text[])")
     dst.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, v varchar(5), c char(3), b bit(3), "
@@ -203,7 +204,9 @@ def a_text_too_long_for_the_target_stops_the_table(
     # widen the target column, and the same round applies the whole value
     want = [1, "abcde", "ab ", "101", "{abc}"]
     for bad, column, widen, pos, full in [
-        ("SET v = 'abcdefg'", "character varying(5)", "v TYPE varchar(10)", 1, "abcdefg"),
+        # blanks past the length, which the assignment would cut without a word
+        ("SET v = 'abcde  '", "character varying(5)", "v TYPE varchar(7)", 1, "abcde  "),
+        ("SET v = 'abcdefgh'", "character varying(7)", "v TYPE varchar(10)", 1, "abcdefgh"),
         ("SET c = 'abcd'", "character(3)", "c TYPE char(4)", 2, "abcd"),
         ("SET b = B'1010'", "bit(3)", "b TYPE varbit(4)", 3, "1010"),
         ("SET a = '{abcd}'", "character varying(3)", "a TYPE varchar(4)[]", 4, "{abcd}"),
@@ -587,25 +590,35 @@ def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, s
     """PostgreSQL to a MariaDB table the user made narrower than the source: a number with
     a fraction into an INT or a TINYINT(1) (MariaDB rounds it, '1.5' to 2, without a
     warning), a numeric with more digits than a DOUBLE holds, a time with more fractional
-    digits than a DATETIME(0) or TIME(0) keeps (cut without a warning):
+    digits than a DATETIME(0) or TIME(0) keeps (cut without a warning), a text an ENUM
+    of a case-insensitive collation takes as its label of other case ('A' as 'a'), a
+    two-digit number a YEAR reads as a year of this century (24 as 2024), a double a
+    FLOAT would round to single precision (0.1), labels a SET would write in its own
+    order ('b,a' as 'a,b'):
     the table stops naming the value, and widening the column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, n numeric, ts timestamp, tm time, "
-        "tz timestamptz, b numeric, f numeric)"
+        "tz timestamptz, b numeric, f numeric, e text, y integer, g double precision, st text)"
     )
     dst.execute(
         "CREATE TABLE vals (id int PRIMARY KEY, n int, ts datetime(0), tm time(0), "
-        "tz datetime(0), b tinyint(1), f double) ENGINE=InnoDB"
+        "tz datetime(0), b tinyint(1), f double, "
+        "e enum('a','b','it''s, (x)') CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, "
+        "y year, g float, st set('a','b')) ENGINE=InnoDB"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (12.0 is the integer 12; +02:00 taken off the time)
     sql(src, "INSERT INTO vals VALUES (1, 12.0, '2024-01-01 10:00:00', '10:00:00', "
-        "'2024-01-01 10:00:00+02', 1, 0.25)")  # fmt: skip
+        "'2024-01-01 10:00:00+02', 1, 0.25, 'it''s, (x)', 2024, 0.5, 'a,b')")  # fmt: skip
     ch.run(once=True, spark=spark)
     got = "SELECT CAST(n AS CHAR), CAST(ts AS CHAR), CAST(tm AS CHAR), CAST(tz AS CHAR), "
-    got += "CAST(b AS CHAR), CAST(f AS CHAR) FROM vals"
-    want = ["12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00", "1", "0.25"]
+    got += "CAST(b AS CHAR), CAST(f AS CHAR), CAST(e AS CHAR), CAST(y AS CHAR), "
+    got += "CAST(g AS CHAR), CAST(st AS CHAR) FROM vals"
+    want = [
+        "12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00", "1", "0.25", "it's, (x)",
+        "2024", "0.5", "a,b",
+    ]  # fmt: skip
     assert [list(r) for r in dst.query(got)] == [want]
     for bad, widen, pos, full in [
         ("n = -0.4", "n decimal(10,1)", 0, "-0.4"),
@@ -614,6 +627,10 @@ def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, s
         ("tz = '2024-01-01 10:00:00.25+02'", "tz datetime(6)", 3, "2024-01-01 08:00:00.250000"),
         ("b = 1.5", "b decimal(3,1)", 4, "1.5"),
         ("f = 0.12345678901234567890", "f decimal(30,20)", 5, "0.12345678901234567890"),
+        ("e = 'A'", "e varchar(20)", 6, "A"),
+        ("y = 24", "y int", 7, "24"),
+        ("g = 0.1", "g double", 8, "0.1"),
+        ("st = 'b,a'", "st varchar(5)", 9, "b,a"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):
@@ -676,32 +693,80 @@ def test_keys_equal_only_at_the_target_keep_the_upserted_row(
             next(g, None)
 
 
+def two_source_keys_of_one_target_key_stop_the_table(
+    src: Any, dst: Any, tmp: Path, spark: Any
+) -> Any:
+    """PostgreSQL text keys into an integer key the user made (PostgreSQL, MariaDB): '01'
+    and '1', two live rows at the source, would be one row at the target, the second
+    upsert taking the first's place. The table stops naming the keys; with a text key at
+    the target (the way back the message gives) the same round brings both rows."""
+    src.execute("CREATE TABLE vals (id text PRIMARY KEY, v text)")
+    engine = " ENGINE=InnoDB" if dst.vendor == "mariadb" else ""
+    dst.execute(f"CREATE TABLE vals (id integer PRIMARY KEY, v text){engine}")
+    ch = channel(src, dst, tmp)
+    ch.install()
+    sql(src, "INSERT INTO vals VALUES ('2', 'x')")
+    ch.run(once=True, spark=spark)
+    sql(src, "INSERT INTO vals VALUES ('01', 'a'), ('1', 'b')")
+    with pytest.raises(TableStopped, match=r"'01' and '1'|2 keys .* '1'"):
+        ch.run(once=True, spark=spark)
+    assert dst.query("SELECT id, v FROM vals ORDER BY id") == [(2, "x")]
+    kept = [("2", "x")]
+    if dst.vendor == "mariadb":
+        dst.execute("ALTER TABLE vals MODIFY id varchar(10) COLLATE utf8mb4_nopad_bin")
+    elif dst.vendor == "postgres":
+        dst.execute("ALTER TABLE vals ALTER id TYPE text")
+    else:  # SQLite changes no column's type: the table made again
+        dst.execute("DROP TABLE vals", "CREATE TABLE vals (id TEXT PRIMARY KEY, v TEXT)")
+        kept = []
+    ch.run(once=True, spark=spark)
+    assert dst.query("SELECT id, v FROM vals ORDER BY id") == [("01", "a"), ("1", "b"), *kept]
+    return ch
+
+
+@pytest.mark.parametrize("target", ["mariadb", "postgres", "sqlite"])
+def test_two_source_keys_of_one_target_key_stop_the_table(
+    target: str, tmp_path: Path, spark: Any
+) -> None:
+    mk = {"mariadb": make_mariadb, "postgres": make_pg}
+    gens = [make_pg(), mk[target]() if target in mk else make_sqlite(tmp_path)]
+    src, dst = (next(g) for g in gens)
+    try:
+        two_source_keys_of_one_target_key_stop_the_table(src, dst, tmp_path, spark)
+    finally:
+        for g in gens:
+            next(g, None)
+
+
 def a_domain_converts_as_its_base_type(src: Any, dst: Any, tmp: Path, spark: Any) -> Any:
     """PostgreSQL to PostgreSQL with domains at the target: a domain over bytea gets the
     bytes (not the record's base64 read as text), and a domain over varchar(3) or
-    numeric(5,2) of a target the user made narrower stops the table on a value its cast
-    would cut or round, instead of cutting or rounding it."""
+    numeric(5,2) of a target the user made narrower, or an array of such domains, stops
+    the table on a value its cast would cut or round, instead of cutting or rounding it."""
     src.execute(
         "CREATE DOMAIN dbin AS bytea",
-        "CREATE TABLE vals (id integer PRIMARY KEY, b dbin, v text, m numeric)",
+        "CREATE TABLE vals (id integer PRIMARY KEY, b dbin, v text, m numeric, va text[], "
+        "ma numeric[])",
     )
     dst.execute(
         "CREATE DOMAIN dbin AS bytea",
         "CREATE DOMAIN d3 AS varchar(3)",
         "CREATE DOMAIN dm AS numeric(5,2)",
         "CREATE DOMAIN dd3 AS d3",
-        "CREATE TABLE vals (id integer PRIMARY KEY, b dbin, v dd3, m dm)",
+        "CREATE TABLE vals (id integer PRIMARY KEY, b dbin, v dd3, m dm, va d3[], ma dm[])",
     )
     ch = channel(src, dst, tmp)
     ch.install()
-    sql(src, "INSERT INTO vals VALUES (1, '\\x0001ff', 'abc', 1.5)")
+    sql(src, "INSERT INTO vals VALUES (1, '\\x0001ff', 'abc', 1.5, '{abc,NULL}', '{1.5}')")
     ch.run(once=True, spark=spark)
-    got = "SELECT b, v::text, m::text FROM vals"
-    want: list[Any] = [b"\x00\x01\xff", "abc", "1.50"]
+    got = "SELECT b, v::text, m::text, va::text, ma::text FROM vals"
+    want: list[Any] = [b"\x00\x01\xff", "abc", "1.50", "{abc,NULL}", "{1.50}"]
     assert [list(r) for r in dst.query(got)] == [want]
     for bad, widen, pos, full in [
         ("v = 'abcd'", "v TYPE text", 1, "abcd"),
         ("m = 1.234", "m TYPE numeric", 2, "1.234"),
+        ("va = '{abcd}'", "va TYPE text[]", 3, "{abcd}"),
+        ("ma = '{1.234}'", "ma TYPE numeric[]", 4, "{1.234}"),
     ]:
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped):
@@ -758,20 +823,25 @@ def test_char_n_arrives_as_it_is(tmp_path: Path, spark: Any) -> None:
 def test_a_time_with_an_offset_arrives_at_utc(tmp_path: Path, spark: Any) -> None:
     """SQLite to PostgreSQL: a DATETIME column's text with an offset into the timestamp
     syncpoint creates arrives as the time at UTC (as at a MariaDB target), not with its
-    offset dropped; one without an offset as it is."""
+    offset dropped; one without an offset as it is. A TIME column's likewise into a
+    PostgreSQL time (a timetz keeps the offset)."""
     gens = [make_sqlite(tmp_path), make_pg()]
     src, dst = (next(g) for g in gens)
     try:
-        src.execute("CREATE TABLE vals (id INTEGER PRIMARY KEY, ts DATETIME)")
+        src.execute("CREATE TABLE vals (id INTEGER PRIMARY KEY, ts DATETIME, tm TIME, tt TIME)")
+        dst.execute("CREATE TABLE vals (id integer PRIMARY KEY, ts timestamp, tm time, tt timetz)")
         ch = channel(src, dst, tmp_path)
         ch.install()
-        sql(src, "INSERT INTO vals VALUES (1, '2024-03-10T02:30:00.5+05:30'), "
-            "(2, '2024-01-01 10:00:00-08:00'), (3, '2024-01-01 10:00:00'), "
-            "(4, '2024-01-01T10:00:00Z')")  # fmt: skip
+        sql(src, "INSERT INTO vals VALUES (1, '2024-03-10T02:30:00.5+05:30', '02:30:00.5+05:30', "
+            "'02:30:00.5+05:30'), (2, '2024-01-01 10:00:00-08:00', '10:00:00-08:00', "
+            "'10:00:00-08:00'), (3, '2024-01-01 10:00:00', '10:00:00', '10:00:00'), "
+            "(4, '2024-01-01T10:00:00Z', '10:00:00Z', '10:00:00Z')")  # fmt: skip
         ch.run(once=True, spark=spark)
-        assert dst.query("SELECT id, ts::text FROM vals ORDER BY id") == [
-            (1, "2024-03-09 21:00:00.5"), (2, "2024-01-01 18:00:00"), (3, "2024-01-01 10:00:00"),
-            (4, "2024-01-01 10:00:00"),
+        assert dst.query("SELECT id, ts::text, tm::text, tt::text FROM vals ORDER BY id") == [
+            (1, "2024-03-09 21:00:00.5", "21:00:00.5", "02:30:00.5+05:30"),
+            (2, "2024-01-01 18:00:00", "18:00:00", "10:00:00-08"),
+            (3, "2024-01-01 10:00:00", "10:00:00", "10:00:00+00"),
+            (4, "2024-01-01 10:00:00", "10:00:00", "10:00:00+00"),
         ]  # fmt: skip
     finally:
         for g in gens:

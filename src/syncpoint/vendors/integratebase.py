@@ -338,23 +338,33 @@ class Integrate:
             ]
         return _notes(table, key, self.dialect)
 
-    def coarse_key(self, w: TableWindow, t: ApplyTable, held: Any, staged: Any) -> WorkFailed:
+    def coarse_key(
+        self, w: TableWindow, t: ApplyTable, held: Any, staged: Any, count: int = 0
+    ) -> WorkFailed:
         """The stop of a table whose target key holds ``held`` and ``staged`` (texts the
-        source holds apart) as one key: applying would merge two source rows into one."""
+        source holds apart) as one key: applying would merge two source rows into one.
+        With a ``count``, ``held`` is the target's key of that many source keys (whose
+        texts are not at hand)."""
 
         def text(v: Any) -> str:
             return (
                 bytes(v).decode("utf-8", "replace") if isinstance(v, bytes | bytearray) else str(v)
             )
 
+        what = (
+            f"{count} keys the round upserts as the one key {text(held)!r}" if count
+            else f"{text(held)!r} and {text(staged)!r} as one key"
+        )  # fmt: skip
         return WorkFailed(
-            f"the key of the target {t.target.ref} holds {text(held)!r} and {text(staged)!r} "
-            f"as one key, which the source's {w.table} holds apart (the target's key "
-            "compares coarser: case, accents or trailing spaces): applying would merge two "
-            "source rows into one, so nothing of the table's round was applied. Make the "
-            "target key's collation or type as strict as the source's (MariaDB: a collation "
-            "such as utf8mb4_nopad_bin; PostgreSQL: text, not citext or a nondeterministic "
-            "collation; SQLite: no COLLATE NOCASE), then load it again with syncpoint "
+            f"the key of the target {t.target.ref} holds {what}, which the source's "
+            f"{w.table} holds apart (the target's key "
+            "compares coarser: case, accents or trailing spaces, or a type that reads two "
+            "texts as one value, such as '01' and '1' as the integer 1): applying would "
+            "merge two source rows into one, so nothing of the table's round was applied. "
+            "Make the target key's collation or type as strict as the source's (MariaDB: a "
+            "collation such as utf8mb4_nopad_bin; PostgreSQL: text, not citext or a "
+            "nondeterministic collation; SQLite: no COLLATE NOCASE; the source's type "
+            "where it is not the target's), then load it again with syncpoint "
             f"snapshot --tables {w.table} --restart",
             location=self.location,
             table=str(t.target.ref),

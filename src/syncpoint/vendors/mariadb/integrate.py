@@ -21,8 +21,10 @@ from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, 
 from syncpoint.vendors.mariadb import dialect as mariadb_dialect
 from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.types import (
+    bare,
     coarser_key,
     collation,
+    enum_labels,
     exact,
     exact_column,
     parse,
@@ -77,15 +79,41 @@ def fitted(v: str, col: ApplyColumn) -> str:
     assignment would round or cut it without a warning."""
     target = parse(col.type)
     src = col.source
+    word = bare(col.type).split("(")[0].strip().lower()
+    if word == "year":
+        # YEAR reads 1 to 99 as two-digit years (24 is 2024) and a text '0' as 2000: only
+        # a year of four digits in its range goes in as it is, 0 as 0000
+        fail = f"CAST(CONCAT('value does not fit year: ', {v}) AS SIGNED)"
+        four = f"{v} REGEXP '^[0-9]{{4}}$' AND CAST({v} AS UNSIGNED) BETWEEN 1901 AND 2155"
+        return (
+            f"(CASE WHEN {v} IS NULL OR ({four}) THEN {v} "
+            f"WHEN {v} REGEXP '^0+$' THEN '0000' ELSE {fail} END)"
+        )
+    same_labels = src is not None and bare(src.declared) == bare(col.type)
+    labels = enum_labels(col.type) if word in ("enum", "set") and not same_labels else None
+    if labels is not None:
+        # an ENUM takes a text equal to a label in its collation as the label ('A' is 'a'
+        # in a case-insensitive one, 'a ' is 'a' in any that pads) and a number's text
+        # that is no label as the label of that position: only a label byte for byte goes
+        # in. A SET likewise each of its labels, and writes them in its own order, once
+        # each ('b,a,a' is 'a,b'): only its own text of labels byte for byte goes in.
+        fail = f"CAST(CONCAT('value does not fit the {word} of its labels: ', {v}) AS SIGNED)"
+        b = f"CAST(CONVERT({v} USING utf8mb4) AS BINARY)"
+        hexes = [f"X'{label.encode().hex()}'" for label in labels]
+        if word == "enum":
+            same = f"{b} IN ({', '.join(hexes)})"
+        else:
+            found = ", ".join(f"IF(FIND_IN_SET({h}, {b}) > 0, {h}, NULL)" for h in hexes)
+            same = f"{b} = CAST(CONCAT_WS(',', {found}) AS BINARY)"
+        return f"(CASE WHEN {v} IS NULL OR {same} THEN {v} ELSE {fail} END)"
     fail = f"CAST(CONCAT('value does not fit {col.type}: ', {v}) AS SIGNED)"
     if target.kind in ("int", "bool") and not (src is not None and src.kind in ("int", "bool")):
         d = f"CAST({v} AS DECIMAL(65,30))"
         whole = f"{v} REGEXP {_WHOLE} OR {d} = FLOOR({d})"
         return f"(CASE WHEN {v} IS NULL OR {whole} THEN {v} ELSE {fail} END)"
-    if (
-        target.kind == "float"
-        and target.bits == 64
-        and not (src is not None and src.kind == "float")
+    bits = target.bits or 64
+    if target.kind == "float" and not (
+        src is not None and src.kind == "float" and (src.bits or 64) <= bits
     ):
         # a DOUBLE holds the value when it reads back as the same number (its shortest
         # digits, as CAST gives them); compared as decimals, whole digits only past 1e34
@@ -95,6 +123,10 @@ def fitted(v: str, col: ApplyColumn) -> str:
             return f"CAST({back} AS DECIMAL(65,{scale})) = CAST({v} AS DECIMAL(65,{scale}))"
 
         exact = f"CASE WHEN ABS(CAST({v} AS DOUBLE)) < 1e34 THEN {equal(30)} ELSE {equal(0)} END"
+        if bits == 32:
+            # a FLOAT holds single precision: the double must be one (0.5, not 0.1, whose
+            # float is 0.10000000149011612); a float source's own values are
+            exact = f"({exact}) AND CAST(CAST({v} AS FLOAT) AS DOUBLE) = CAST({v} AS DOUBLE)"
         return f"(CASE WHEN {v} IS NULL OR {exact} THEN {v} ELSE {fail} END)"
     p = target.precision
     if target.kind in ("timestamp", "time") and p is not None and p < 6:
@@ -405,6 +437,7 @@ class MariadbIntegrate(Integrate):
     def upsert(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         typed = self._typed_of(w, t)
         if typed is not None:
+            self._typed_mixed_keys(conn, w, t, typed)
             self._typed_upsert(conn, t, typed)
             return
         self._coarse_keys(conn, round_id, w, t)  # the delete-then-insert merges them too
@@ -441,9 +474,55 @@ class MariadbIntegrate(Integrate):
             return
         self._delete(conn, round_id, w, t, "delete_fill")
 
+    @staticmethod
+    def _mixed(t: ApplyTable) -> bool:
+        """Whether a key column is fed by a source column of another kind (a text or a
+        number into an INT), whose two texts may be one key here ('01' and '1')."""
+        return any(c.source is None or c.source.kind != parse(c.type).kind for c in t.key_columns)
+
+    def _mixed_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        """Stop the table where two source keys the window upserts are one key here
+        (``mixed_keys.sql``). A row an earlier round wrote is not told apart from the
+        source row of another text that now takes its key: docs/types.md."""
+        if self.key_is_exact(t) or not self._mixed(t):
+            return
+        p = self._spare_params(round_id, w)  # every origin's part of the window
+        keys = t.key_columns
+
+        def raw(c: ApplyColumn) -> str:  # the first present name, as ``_value`` reads
+            names = ", ".join(f"JSON_VALUE(s.content, {p.bind(json_path(k))})" for k in c.keys)
+            return names if len(c.keys) == 1 else f"COALESCE({names})"
+
+        texts = [raw(c) for c in keys]
+        found = self.run(
+            conn, "mixed_keys", p, table=str(t.target.ref), target=self.qualified(t.target.ref),
+            columns=", ".join(self.q(c.name) for c in keys),
+            values=", ".join(self._value(c, p) for c in keys),
+            raw=texts[0] if len(texts) == 1 else f"JSON_ARRAY({', '.join(texts)})",
+        ).fetchone()  # fmt: skip
+        self._warnings(conn, t.target.ref)
+        if found is not None:
+            raise self.coarse_key(w, t, found[0], found[1])
+
+    def _typed_mixed_keys(self, conn: Any, w: TableWindow, t: ApplyTable, typed: Any) -> None:
+        """``_mixed_keys`` over a typed staging (one row a source key: two upserts of one
+        key here are two source keys, whose texts the staging does not keep)."""
+        if self.key_is_exact(t) or not self._mixed(t):
+            return
+        cols = [f"s.{self.q(c.name)}" for c in t.key_columns]
+        shown = cols[0] if len(cols) == 1 else f"CONCAT_WS(', ', {', '.join(cols)})"
+        found = self.run(
+            conn, "typed_mixed_keys", table=str(t.target.ref), staging=self.q(typed.name),
+            columns=", ".join(cols), shown=f"CAST({shown} AS CHAR)",
+        ).fetchone()  # fmt: skip
+        if found is not None:
+            raise self.coarse_key(w, t, found[0], None, int(found[1]))
+
     def _coarse_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         """Stop the table where the target's key would merge keys the source holds apart
-        (``coarse_keys.sql``); keys without text columns compare as their JSON text does."""
+        (``coarse_keys.sql``, and ``_mixed_keys``); keys without text columns compare as
+        their JSON text does."""
+        self._mixed_keys(conn, round_id, w, t)
         keys = t.key_columns
         text = {c.name for c in keys if parse(c.type).kind == "text"}
         if self.key_is_exact(t) or all(

@@ -26,6 +26,48 @@ def bare(declared: str) -> str:
     return _CHARSET.sub("", declared.strip())
 
 
+_UNESCAPED = {"0": "\0", "n": "\n", "r": "\r", "\\": "\\"}
+
+
+def enum_labels(declared: str) -> list[str] | None:
+    """The labels of an ``enum(...)`` or ``set(...)`` type as the catalog writes it (each
+    quoted, a quote doubled, a backslash, NUL, newline and carriage return escaped by a
+    backslash); None where the text is not read so."""
+    t = bare(declared)
+    start = t.find("(") + 1
+    if t[:start].lower() not in ("enum(", "set(") or not t.endswith(")"):
+        return None
+    body, i = t[start:-1], 0
+    out: list[str] = []
+    while i < len(body):
+        if body[i] != "'":
+            return None
+        i += 1
+        label: list[str] = []
+        while True:
+            if i >= len(body):
+                return None
+            ch = body[i]
+            if ch == "'" and body[i + 1 : i + 2] == "'":
+                label.append("'")
+                i += 2
+            elif ch == "'":
+                i += 1
+                break
+            elif ch == "\\" and i + 1 < len(body):
+                label.append(_UNESCAPED.get(body[i + 1], body[i + 1]))
+                i += 2
+            else:
+                label.append(ch)
+                i += 1
+        out.append("".join(label))
+        if i < len(body):
+            if body[i] != ",":
+                return None
+            i += 1
+    return out
+
+
 def blank_padded(declared: str) -> bool:
     """A CHAR(n) column: its values come back without trailing blanks, so ``verify``
     compares values stored here without them (``parse`` reads CHAR as variable text, so

@@ -104,7 +104,9 @@ def offset_text(col: ApplyColumn) -> bool:
     """Whether the column's source may write a timestamp's text with an offset that is not
     UTC's (any but a PostgreSQL source, whose times are written at UTC)."""
     s = col.source
-    return s is not None and s.source_vendor != "postgres" and s.kind in ("timestamp", "text")
+    return (
+        s is not None and s.source_vendor != "postgres" and s.kind in ("timestamp", "time", "text")
+    )
 
 
 def drops_time(col: ApplyColumn) -> bool:
@@ -113,6 +115,14 @@ def drops_time(col: ApplyColumn) -> bool:
     2024-01-01), to a time its date, without a word."""
     s = col.source
     return s is not None and s.kind == "timestamp" and parse(col.type).kind in ("date", "time")
+
+
+def cuts_blanks(col: ApplyColumn) -> bool:
+    """Whether the column is a varchar(n) a text from the source may be longer than."""
+    target, s = parse(col.type), col.source
+    if target.kind != "text" or target.fixed or target.length is None or "[" in col.type:
+        return False
+    return s is None or s.kind != "text" or s.length is None or s.length > target.length
 
 
 def staged_as_text(col: ApplyColumn) -> bool:
@@ -146,6 +156,16 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
         # money rounds to the locale's cents ('12.345'::money is 12.35)
         same = f"{v}::numeric = {v}::money::numeric"
         return f"(CASE WHEN {same} THEN {v}::money ELSE {does_not_fit(v, t)} END)"
+    if cuts_blanks(col):
+        # the assignment refuses a text longer than varchar(n) but cuts the blanks past n
+        # without a word ('ab   ' into varchar(2) is 'ab'): such a value fails here, any
+        # other goes to the assignment (whose refusal names the type)
+        width = int(target.length or 0)
+        fits = f"char_length({v}) <= {width} OR char_length(rtrim({v}, ' ')) > {width}"
+        return (
+            f"(CASE WHEN {fits} THEN {v}::{unsized(t)} "
+            f"ELSE ('value does not fit {t}: ' || {v})::integer::{unsized(t)} END)"
+        )
     base = unmodified(t)
     if base == t or unsized(t) != t or (target.kind == "decimal" and not t.endswith("]")):
         return None
@@ -155,6 +175,13 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
         f"{v}::{base}::text = {v}::{t}::text" if _INTERVAL.match(t) else f"{v}::{base} = {v}::{t}"
     )
     return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
+
+
+def _element(type_: str) -> str:
+    """An array type's element type (format_type writes one ``[]`` whatever the
+    dimensions); any other type as it is."""
+    t = type_.strip()
+    return t[: -len("[]")].strip() if t.endswith("[]") else t
 
 
 class PostgresIntegrate(Integrate):
@@ -352,6 +379,17 @@ class PostgresIntegrate(Integrate):
             # a timestamp's text with an offset (a SQLite source's) is the time at UTC, as
             # at a MariaDB target: the cast to timestamp would drop the offset
             v = f"(({v})::timestamptz AT TIME ZONE 'UTC')::text"
+        elif (
+            target.kind == "time" and not target.tz and offset_text(col) and not drops_time(col)
+            and not (col.source is not None and col.source.source_vendor == "mariadb"
+                     and col.source.kind == "time")  # MariaDB's TIME has no offset
+        ):  # fmt: skip
+            # a time's text with an offset ('10:00:00+02:00') likewise: the cast to time
+            # would drop it; read as a time with time zone it is 08:00:00 at UTC
+            v = (
+                f"(CASE WHEN ({v}) ~ '(Z|[+-][0-9]{{2}}(:[0-9]{{2}})?)$' "
+                f"THEN (({v})::timetz AT TIME ZONE 'UTC')::text ELSE {v} END)"
+            )
         if target.kind == "decimal" and target.precision is not None:
             return (
                 f"(CASE WHEN {v}::numeric = {v}::numeric({target.precision},{target.scale}) "
@@ -373,11 +411,9 @@ class PostgresIntegrate(Integrate):
     def _know(self, conn: Any, columns: Sequence[ApplyColumn]) -> None:
         """Read the base types of the domains among ``columns``' types (once each)."""
         bases: dict[str, str | None] = self.__dict__.setdefault("_bases", {})
-        ask = {
-            c.type
-            for c in columns
-            if c.type not in bases and parse(c.type).kind == "other" and "[" not in c.type
-        }
+        # an array of domains converts as its base type's array: its element type is read
+        names = {_element(c.type) for c in columns}
+        ask = {n for n in names if n not in bases and parse(n).kind == "other" and "[" not in n}
         while ask:
             found = dict(self.run(conn, "domain_bases", (sorted(ask),)).fetchall())
             for name in ask:
@@ -389,11 +425,18 @@ class PostgresIntegrate(Integrate):
         """``col`` as its domain's base type where the column's type is a domain whose
         values convert as that type's do (json and other types keep the domain's cast)."""
         bases: dict[str, str | None] = self.__dict__.get("_bases", {})
-        t, seen = col.type, 0
+        element = _element(col.type)
+        t, seen = element, 0
         while bases.get(t) is not None and seen < 8:
             t, seen = str(bases[t]), seen + 1
-        if t == col.type or parse(t).kind not in self._DOMAIN_KINDS:
+        if t == element or parse(t).kind not in self._DOMAIN_KINDS:
             return col
+        if element != col.type:
+            if "[" in t or parse(t).kind == "binary":
+                return col  # a domain over an array; bytea elements are not base64
+            # an array of domains: the base type's array (whose cast of a varchar(5) or
+            # numeric(4,1) array cuts or rounds no more than the base's: ``fitted``)
+            return replace(col, type=t + col.type[len(element) :])
         return replace(col, type=t)
 
     # -- typed staging (the direct path: vendors/postgres/round_direct.py) --------------
@@ -570,12 +613,17 @@ class PostgresIntegrate(Integrate):
         self, conn: Any, w: TableWindow, t: ApplyTable, round_id: str | None, staging: str | None
     ) -> None:
         """Stop the table where the target's key would merge keys the source holds apart
-        (``coarse_keys.sql``, ``typed_coarse_keys.sql`` for a typed ``staging``); keys
-        without text columns compare as their JSON text does."""
+        (``coarse_keys.sql``, ``typed_coarse_keys.sql`` for a typed ``staging``): a text
+        key equal to another text here (citext); and keys of another kind than the
+        target's (a text '01' and '1', a number 1.0 and 1 into an integer) that the window
+        upserts as two source keys and the target holds as one. A row an earlier round
+        wrote is not told apart from the source row of another text that now takes its
+        key (the target keeps no source text of an integer): docs/types.md."""
         keys = t.key_columns
         text = [i for i, c in enumerate(keys) if parse(c.type).kind == "text"]
-        if not text or self.key_is_exact(t):
-            return  # the common case: the target tells apart every text the source does
+        mixed = any(c.source is None or c.source.kind != parse(c.type).kind for c in keys)
+        if (not text and not mixed) or self.key_is_exact(t):
+            return  # the common case: the target tells apart every key the source does
 
         def as_text(expr: str) -> str:
             return f'({expr})::text COLLATE "C"'
@@ -596,35 +644,34 @@ class PostgresIntegrate(Integrate):
         )  # fmt: skip
         tokens = dict(
             table=str(t.target.ref), target=self.qualified(t.target.ref),
-            spare=self._match(t, "u"), differs=differs, deleted=deleted,
-            old_text=shown("t", ""), new_text=shown("u", "k"),
+            spare=self._match(t, "u"), differs=differs or "false", deleted=deleted,
+            old_text=shown("t", ""), new_text=shown("u", "r"),
             group=", ".join(f"u.k{i}" for i in range(len(keys))),
-            texts=", ".join(as_text(f"u.k{i}") for i in range(len(keys))),
+            texts=", ".join(as_text(f"u.r{i}") for i in range(len(keys))),
         )  # fmt: skip
         if staging is not None:
-            values = ", ".join(f"{self._typed_value(c)} AS k{i}" for i, c in enumerate(keys))
+            # the source's text of the key: the JSON text the staging nets by (a string
+            # without its quotes where the key is one column)
+            texts = ["(s.sp_key::jsonb #>> '{}')"] if len(keys) == 1 else ["s.sp_key"]
+            texts += ["NULL::text"] * (len(keys) - 1)
+            values = ", ".join(
+                f"{self._typed_value(c)} AS k{i}, {texts[i]} AS r{i}" for i, c in enumerate(keys)
+            )
             found = self.run(conn, "typed_coarse_keys", values=values, staging=staging, **tokens)
         else:
             p = self._spare_params(str(round_id), w)  # every origin's part of the window
-            values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
+
+            def raw(c: ApplyColumn) -> str:  # the first present name, as ``_value`` reads
+                names = ", ".join(f"s.c ->> {p.bind(k)}::text" for k in c.keys)
+                return f"COALESCE({names})"
+
+            values = ", ".join(
+                f"{self._value(c, p)} AS k{i}, {raw(c)} AS r{i}" for i, c in enumerate(keys)
+            )
             found = self.run(conn, "coarse_keys", p, values=values, **tokens)
         row = found.fetchone()
         if row is not None:
             raise self.coarse_key(w, t, row[0], row[1])
-
-    def key_is_exact(self, t: ApplyTable) -> bool:
-        """As every vendor's, and a varchar(n) key column is fed by text no longer than n:
-        the apply's explicit cast to varchar(n) cuts a longer text without a word, so
-        'abcdefg' and 'abcdefX' would be one key 'abcde' (PostgreSQL's rule for explicit
-        casts; MariaDB refuses such a value in strict mode)."""
-        if not super().key_is_exact(t):
-            return False
-        for c in t.key_columns:
-            n, s = parse(c.type), c.source
-            if n.kind == "text" and n.length is not None:
-                if s is None or s.kind != "text" or s.length is None or s.length > n.length:
-                    return False
-        return True
 
     def _match(self, t: ApplyTable, alias: str = "d") -> str:
         match = []

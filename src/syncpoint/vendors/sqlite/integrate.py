@@ -237,13 +237,44 @@ class SqliteIntegrate(Integrate):
         rows = (self._bind(r, t.columns, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
         self._many(conn, sql, rows, str(t.target.ref))
 
+    def _mixed_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        """Stop the table where two source keys the window upserts, of another kind than
+        the target key's (a text '01' and '1' into an INTEGER), are one key here
+        (``mixed_keys.sql``). A row an earlier round wrote is not told apart from the
+        source row of another text that now takes its key: docs/types.md."""
+        keys = t.key_columns
+        parse = self.types.parse
+        if not any(c.source is None or c.source.kind != parse(c.type).kind for c in keys):
+            return
+        cols = ", ".join(self.q(c.name) for c in keys)
+        self.run(conn, "mixed_keys", columns=cols, target=self.qualified(t.target.ref))
+        fill = self.one("spare_insert", values=", ".join("?" for _ in range(len(keys) + 1)))
+        lo, hi = self._whole(w)  # every origin's part of the window
+
+        def raw(r: Any) -> str:  # the source's text of the key
+            texts = [r.get(next((k for k in c.keys if k in r), c.keys[-1])) for c in keys]
+            one = texts[0] if len(texts) == 1 else None
+            return str(one) if isinstance(one, str) else dumps(texts)
+
+        ups = (
+            [*self._bind(r, keys, t.target.ref), raw(r)]
+            for n in range(lo, hi + 1)
+            for r in self._rows(conn, round_id, replace(w, tbl=n), "U")
+        )
+        self._many(conn, fill, ups, str(t.target.ref))
+        row = self.run(conn, "mixed_found", columns=cols).fetchone()
+        self.run(conn, "coarse_drop")
+        if row is not None:
+            raise self.coarse_key(w, t, row[0], row[1])
+
     def _coarse_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         """Stop the table where the target's key would merge keys the source holds apart
-        (``coarse_keys.sql``); a key whose index compares every column byte for byte
-        (BINARY, the default) or holds no text skips it."""
+        (``coarse_keys.sql``, and ``_mixed_keys``); a key whose index compares every
+        column byte for byte (BINARY, the default) or holds no text skips it."""
         keys = t.key_columns
         if self.key_is_exact(t):
             return
+        self._mixed_keys(conn, round_id, w, t)
         found: dict[str, dict[str, str]] = {}
         for index, col, coll in self.run(conn, "key_collations", (t.target.ref.name,)):
             found.setdefault(str(index), {})[str(col)] = str(coll)
