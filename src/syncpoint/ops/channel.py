@@ -147,10 +147,7 @@ class Channel:
     ) -> list[str]:
         """Where the existing target's key compares coarser than the source's."""
         from syncpoint import vendors
-        from syncpoint.vendors.integratebase import Integrate
 
-        if type(it).key_notes is Integrate.key_notes:
-            return []  # the vendor has nothing to say (no source shape read for it)
         shape = self._source_shape(loc, t)
         if shape is None:
             return []

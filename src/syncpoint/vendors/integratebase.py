@@ -407,8 +407,26 @@ class Integrate:
     ) -> list[str]:
         """Warnings of ``validate`` about an existing target whose key compares coarser
         than the source's (``source``: the source's column types by name): keys the
-        source holds apart would become one row here."""
-        return []
+        source holds apart would become one row here. Here: a key column fed by a text
+        column at the source that is not text here (an integer, a date, a uuid), whose
+        value many texts read as ('1' and '01'). A round that brings two such keys stops
+        the table; a key that a later round brings is taken as an update of the row the
+        other made, which no round can tell from one."""
+        out = []
+        for k in key:
+            have, src = table.column(k), source.get(k)
+            if have is None or src is None or src.kind != "text":
+                continue
+            if self.types.parse(have.type).kind == "text":
+                continue
+            out.append(
+                f"warning: target {ref}: key column {k} is {have.type} here and text at the "
+                "source: texts the source holds apart that read as one value here (such as "
+                "'1' and '01') would become one row, and when they arrive in different "
+                "rounds nothing can tell. Give the column a text type, or keep the "
+                "source's keys in one form"
+            )
+        return out
 
     def ensure_types(self, conn: Any, types: list[Any], add_labels: bool) -> list[str]:
         """Types of one's own of a source of this vendor (``Capture.own_types``) created

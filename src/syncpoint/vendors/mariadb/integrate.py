@@ -210,7 +210,7 @@ class MariadbIntegrate(Integrate):
     def key_notes(
         self, ref: TableName, table: TableShape, key: Sequence[str], source: dict[str, NType]
     ) -> list[str]:
-        out = []
+        out = super().key_notes(ref, table, key, source)
         for k in key:
             have, src = table.column(k), source.get(k)
             why = coarser_key(have.type, src) if have is not None and src is not None else None
