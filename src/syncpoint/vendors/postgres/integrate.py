@@ -25,7 +25,7 @@ from syncpoint.config import TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import DuplicateKey, LocationError
-from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params, typed_owner
 from syncpoint.vendors.postgres.types import parse
 
 # An explicit cast cuts a text or bit string to the type's length without a word
@@ -459,8 +459,6 @@ class PostgresIntegrate(Integrate):
     def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
         """Drop the typed stagings of earlier attempts of this application's sync group
         (crashed rounds), inside the apply transaction, and this round's own (applied)."""
-        from syncpoint.vendors.postgres.round_direct import typed_owner
-
         start = typed_owner(self.prefix, application, group)
         mine = {t.name for t in self._typed.values()}
         have = [str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()]

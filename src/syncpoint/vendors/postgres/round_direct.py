@@ -14,14 +14,20 @@ consumer cleaning up, makes the counts differ and the round apply nothing.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.errors import PositionConflict, WorkFailed
-from syncpoint.vendors.integratebase import ApplyTable, Integrate, signature
+from syncpoint.vendors.integratebase import (
+    TYPED_BOOKKEEPING,
+    ApplyTable,
+    Integrate,
+    Typed,
+    signature,
+    typed_owner,
+)
 from syncpoint.vendors.postgres import dialect
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
@@ -247,27 +253,8 @@ def net(
 # (no DDL, no rename, no emptying in the window, one source and one origin, no conflict
 # resolution) gets a table of its own for the round, with the target's columns in their
 # types, and its tasks copy typed operations into it (``window/ops_out_typed.sql``). The
-# apply then reads typed rows: no JSON is parsed by the round's one backend.
-TYPED_PREFIX = "rstage_"
-TYPED_BOOKKEEPING = ("sp_repl_key", "sp_sub", "sp_action", "sp_key")
-
-
-@dataclass(frozen=True)
-class Typed:
-    """A window's typed staging in one round: its name, the apply table's columns it was
-    made for (name, type, key), and each column's staged type."""
-
-    name: str
-    columns: tuple[tuple[str, str, bool], ...]
-    staged: tuple[str, ...]
-
-
-def typed_owner(prefix: str, application: str, group: str) -> str:
-    """The start of the names of the typed stagings of an application's sync group."""
-    digest = hashlib.sha256(f"{application}\n{group}".encode()).hexdigest()[:10]
-    return f"{prefix}{TYPED_PREFIX}{digest}_"
-
-
+# apply then reads typed rows: no JSON is parsed by the round's one backend. (``Typed``,
+# ``typed_owner``: vendors/integratebase.py, shared with MariaDB's direct path.)
 def typed_stage(
     target: Any, conn: Any, application: str, group: str, round_id: str, tbl: int,
     table: ApplyTable,
