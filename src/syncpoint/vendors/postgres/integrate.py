@@ -115,10 +115,19 @@ def drops_time(col: ApplyColumn) -> bool:
     return s is not None and s.kind == "timestamp" and parse(col.type).kind in ("date", "time")
 
 
+def shifts_offset(col: ApplyColumn) -> bool:
+    """Whether the column is a timestamp without time zone fed by text that may carry an
+    offset (``offset_text``): the apply takes such a time at UTC, which the input of a
+    timestamp would drop."""
+    target = parse(col.type)
+    return target.kind == "timestamp" and not target.tz and offset_text(col)
+
+
 def staged_as_text(col: ApplyColumn) -> bool:
     """Whether the typed path stages the column's values as text (its COPY would round or
-    cut them into the column's type: the apply checks them as ``fitted`` does)."""
-    return rounds_float(col) or drops_time(col) or rounds_money(col)
+    cut them into the column's type: the apply checks them as ``fitted`` does; or drop a
+    time's offset: the apply takes it at UTC, as ``_text_value`` does)."""
+    return rounds_float(col) or drops_time(col) or rounds_money(col) or shifts_offset(col)
 
 
 def fitted(v: str, col: ApplyColumn) -> str | None:
@@ -348,7 +357,7 @@ class PostgresIntegrate(Integrate):
         target = parse(col.type)
         if target.kind == "binary":
             return f"decode({v}, 'base64')"
-        if target.kind == "timestamp" and not target.tz and offset_text(col):
+        if shifts_offset(col):
             # a timestamp's text with an offset (a SQLite source's) is the time at UTC, as
             # at a MariaDB target: the cast to timestamp would drop the offset
             v = f"(({v})::timestamptz AT TIME ZONE 'UTC')::text"
@@ -435,6 +444,8 @@ class PostgresIntegrate(Integrate):
         based = self._based(col)
         if based is not col:
             return self._text_value(v, based)  # a domain: staged as text
+        if shifts_offset(col):
+            return self._text_value(v, col)  # staged as text, its offset taken at UTC
         target = parse(col.type)
         kind = self._typed_kind(col)
         if kind == "binary":

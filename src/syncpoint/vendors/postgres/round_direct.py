@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint import failpoints
 from syncpoint.errors import PositionConflict, WorkFailed
 from syncpoint.vendors.integratebase import (
     TYPED_BOOKKEEPING,
@@ -29,10 +30,14 @@ from syncpoint.vendors.integratebase import (
     typed_owner,
 )
 from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.snapshot import SESSION_INIT
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 SOURCES = ("postgres", "mariadb")  # the capture vendors this direct path reads
+# those whose windows it stages typed (``typed_copies``): MariaDB's records are parsed by
+# the tasks at the target, as a PostgreSQL source's are by its tasks at the source
+TYPED_SOURCES = SOURCES
 ROWS_PER_TASK = 120_000  # records of one window a task copies, at most MAX_TASKS of them
 MAX_TASKS = 4
 ROWS_BATCH = 5_000  # records a task takes at once from another vendor's unbuffered read
@@ -54,6 +59,11 @@ class RowsCopy:
     # the source writes the operations' COPY text itself (``window/range_text.sql``, one
     # column of bytes a record): the task passes them on
     text: bool = False
+    # a typed window's: the records (``window/records_text.sql``) go into a temporary table
+    # made by ``records`` (``in_sql``: its COPY), and ``typed_sql`` parses them into the
+    # window's typed staging, in the task's transaction
+    records: str = ""
+    typed_sql: str = ""
 
 
 @dataclass(frozen=True)
@@ -175,6 +185,11 @@ def copy_rows(job: RowsCopy) -> int:
             with src_vendor.dialect.translated(), dialect.translated():
                 try:
                     cur = dst.cursor()
+                    if job.records:
+                        # the settings the apply reads text values under (begin.sql's
+                        # TimeZone among them), as a PostgreSQL source's typed tasks have
+                        cur.execute(SESSION_INIT)
+                        cur.execute(job.records)
                     with cur.copy(job.in_sql) as w:
                         read = stream(src, job.select_sql)
                         while batch := read.fetchmany(ROWS_BATCH):
@@ -184,6 +199,9 @@ def copy_rows(job: RowsCopy) -> int:
                             for op in operations(batch, job.head):
                                 w.write_row(op)
                     n = int(cur.rowcount)
+                    if job.typed_sql:
+                        n = int(cur.execute(job.typed_sql).rowcount)  # operations staged
+                        failpoints.hit("direct_typed_task")
                     dst.commit()
                 except BaseException:
                     dst.rollback()
@@ -301,18 +319,54 @@ def typed_copies(
     count: int,
     slots: int,
 ) -> list[OpsCopy]:
-    """The tasks of one window into its typed staging."""
+    """The tasks of one window into its typed staging: a PostgreSQL source's operations
+    made at the source and streamed by COPY; another vendor's records streamed as they are
+    into a temporary table at the target and made into the operations there (each record's
+    JSON parsed by the task, by the same SQL)."""
     out = SqlFiles("postgres", "window", comments=False)
-    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
     in_cols = "".join(f", {target.q(c.name)}" for c in table.columns)
-    in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
     names = [c.keys[0] for c in table.key_columns]
     keys = {"new_key": typed_key("j.new", names), "old_key": typed_key("j.old", names)}
     jobs = []
+    if capture.vendor != "postgres":
+        from syncpoint import vendors
+
+        # the INSERT casts each value's text to its staged type (the type's input, as
+        # COPY's); a value staged as text or bytea has its type already
+        values = "".join(
+            f", {v}" if s in ("text", "bytea") else f", ({v})::{s}"
+            for v, s in (
+                (target.typed_source_value(c), s)
+                for c, s in zip(table.columns, typed.staged, strict=True)
+            )
+        )
+        window = SqlFiles(capture.vendor, "window", comments=False)
+        lines = vendors.get(capture.vendor).dialect.copy_text_tokens("")
+        records = target.one("typed_records_create")
+        records_in = target.one("typed_records_in")
+        head = ("", "", "", int(tbl))
+        for a, b in ranges(lo, hi, count, slots):
+            raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
+            sel = window.one("records_text", raw={**raw, **lines})
+            mine = {"query": "SELECT * FROM pg_temp.sp_records", "values": values, **keys}
+            select = out.one("ops_typed", raw={**raw, **mine})
+            insert = target.one(
+                "typed_records_insert", staging=target.q(typed.name), columns=in_cols,
+                select=select,
+            )  # fmt: skip
+            rows = RowsCopy(
+                capture.vendor, capture.url, target.url, sel, records_in, head, True,
+                records, insert,
+            )  # fmt: skip
+            jobs.append(OpsCopy(tbl, rows))
+        return jobs
+    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
+    in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
     for a, b in ranges(lo, hi, count, slots):
         raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b)), "values": values}
-        out_sql = out.one("ops_out_typed", raw={**raw, **keys})
-        jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out_sql, in_sql)))
+        select = out.one("ops_typed", raw={**raw, **keys})
+        jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out.one(
+            "ops_out_typed", raw={"select": select}), in_sql)))
     return jobs
 
 
