@@ -599,7 +599,7 @@ def test_key_moves_deletes_and_reinserts_net_exactly_into_mariadb_on_the_direct_
         "SELECT id, n::text, t FROM vals ORDER BY id")]  # fmt: skip
     assert [tuple(r) for r in dst.query(rows)] == want
     assert len(want) == 60 - 8 + 1 and direct_rounds(direct) == [True, True]
-    assert typed_rounds(direct) == [["public.vals"], ["public.vals"]]
+    assert typed_rounds(direct) == [["vals"], ["vals"]]
     # a staging column too narrow for what is loaded (the origin, a location's name, in the
     # JSON text's staging: a target without a unique key is staged so): LOAD DATA LOCAL
     # cuts the value with a warning and goes on; the round stops loudly instead
