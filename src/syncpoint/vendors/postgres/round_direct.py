@@ -9,7 +9,9 @@ no row through Python or the JVM. Then ``net``, at the target in one transaction
 that the operations staged are exactly those the tasks wrote and deletes every operation
 that a later one of its key supersedes: what is left are the round's net rows, where the
 apply transaction reads them on every path. A repeated or partial task, or a second
-consumer cleaning up, makes the counts differ and the round apply nothing.
+consumer cleaning up, makes the counts differ and the round apply nothing. A window staged
+typed (below) from MariaDB has its records parsed by the tasks at the target (``RowsCopy``
+with ``typed_sql``), from PostgreSQL by the tasks at the source.
 """
 
 from __future__ import annotations
