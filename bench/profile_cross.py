@@ -5,7 +5,7 @@ Sets up as ``apply_cross.py`` does (a MariaDB ``orders`` table with trigger capt
 PostgreSQL target; or the other way round), applies a first W1 round (the warm-up), makes
 ``--changes`` more and times one ``Channel.run(once=True)`` with the round's steps (plan,
 read, stage, apply), the capture's calls (the tick and its stamping, the survey; into
-MariaDB the apply's upsert and delete) and the direct path's copy tasks and net wrapped
+either target the apply's upsert and delete) and the direct path's copy tasks and net wrapped
 from outside, and the servers' CPU seconds (``/proc``: the servers are shared, so
 other sessions' work shows there too). ``--threads``: the copy tasks in the driver's
 threads (as a cold ``run --once`` runs them) instead of a Spark session's workers.
@@ -78,6 +78,7 @@ def main() -> None:
     from syncpoint.vendors.mariadb import integrate as my_integrate
     from syncpoint.vendors.mariadb import round_direct as my_direct
     from syncpoint.vendors.postgres import capture as pg_capture
+    from syncpoint.vendors.postgres import integrate as pg_integrate
     from syncpoint.vendors.postgres import round_direct
 
     vendors = ("mariadb", "postgres") if my_pg else ("postgres", "mariadb")
@@ -108,6 +109,9 @@ def main() -> None:
             timed(capture.MariadbCapture, "tick", steps, "  plan: tick")
             timed(capture.MariadbCapture, "survey", steps, "  plan: survey")
             timed(round_direct, "net", steps, "  stage: net")
+            # the apply's statements, where the JSON path parses every row's JSON
+            for m in ("upsert", "delete"):
+                timed(pg_integrate.PostgresIntegrate, m, steps, f"  apply: {m}")
         else:
             timed(pg_capture.PostgresCapture, "tick", steps, "  plan: tick")
             timed(my_direct, "net", steps, "  stage: net")
@@ -132,6 +136,8 @@ def main() -> None:
             f"CPU s during the round: mariadbd {cpu1[0] - cpu0[0]:.1f}, postgres (all) "
             f"{cpu1[1] - cpu0[1]:.1f}, this process {cpu1[2] - cpu0[2]:.1f}"
         )
+        typed = [r["typed"] for r in report.rounds if r["changes"]]
+        print(f"staged typed: {typed}")
         for k, v in steps.items():
             print(f"  {k:28s} {sum(v):8.2f} s ({len(v)} call(s))")
     finally:

@@ -18,6 +18,8 @@ STEPS: dict[str, str] = {
     "after_tick": "sync points sampled and stored, nothing read yet",
     "after_read": "change records read, nothing staged",
     "after_stage": "staging tables written at the target, apply transaction not begun",
+    "direct_typed_task": "a direct round's copy task (another vendor's records into a "
+    "PostgreSQL target's typed staging): its records loaded and parsed, COMMIT not sent",
     "before_commit": "apply transaction done, COMMIT not sent",
     "after_commit": "apply transaction committed, nothing else done",
     "after_stamps": "receive stamps written",

@@ -25,8 +25,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 STEPS = [
     s
     for s in failpoints.STEPS
-    if not s.startswith(("gate", "snapshot", "log_")) and s != "after_stamps"
-]  # snapshot steps: test_snapshot_crash.py
+    if not s.startswith(("gate", "snapshot", "log_", "direct_")) and s != "after_stamps"
+]  # snapshot steps: test_snapshot_crash.py; direct_: the direct path's own (below)
 VENDORS = ["postgres", "mariadb", "sqlite"]
 
 
@@ -37,8 +37,12 @@ DIRECT = {"spark": {"master": "local[2]", "driver_round_max": 0}}
 
 @pytest.fixture
 def pair(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "direct-mariadb":  # PostgreSQL's COPY into MariaDB's LOAD DATA
+    if request.param.startswith("direct-"):
+        # direct-mariadb: PostgreSQL's COPY into MariaDB's LOAD DATA; direct-maria-pg:
+        # MariaDB's records into PostgreSQL's typed staging
         gens = [make_pg(), make_mariadb()]
+        if request.param == "direct-maria-pg":
+            gens.reverse()
         src, dst = (next(g) for g in gens)
         yield src, dst
         for g in gens:
@@ -113,6 +117,16 @@ def test_killed_on_the_direct_path_into_mariadb_the_next_run_converges(
     killed_and_rerun(pair, DIRECT_STEPS, tmp_path, spark, DIRECT)
 
 
+@pytest.mark.parametrize("pair", ["direct-maria-pg"], indirect=True)
+def test_killed_in_a_typed_copy_task_from_mariadb_the_next_run_converges(
+    pair: Any, tmp_path: Path, spark: Any
+) -> None:
+    """Killed in a copy task of MariaDB's records, parsed into the typed staging at the
+    target, before its commit: the other tasks' committed operations are not applied,
+    the next run stages the round again (typed) and converges."""
+    killed_and_rerun(pair, ["direct_typed_task"], tmp_path, spark, DIRECT)
+
+
 def killed_and_rerun(
     pair: Any, steps: list[str], tmp_path: Path, spark: Any, extra: dict[str, Any] | None = None
 ) -> None:
@@ -152,6 +166,8 @@ def killed_and_rerun(
         if dst.vendor == "postgres":  # the killed rounds' typed stagings went with the apply
             left = "SELECT count(*) FROM pg_class WHERE relname LIKE 'repl\\_rstage\\_%'"
             assert dst.query(left) == [(0,)]
+            if src.vendor == "mariadb":  # the kills met typed rounds
+                assert all(r["typed"] for r in rounds if r["changes"])
         else:  # MariaDB's typed stagings: dropped after each commit, the killed ones' too
             left = (
                 "SELECT count(*) FROM information_schema.tables WHERE table_schema = "

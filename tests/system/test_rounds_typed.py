@@ -3,8 +3,8 @@ takes the direct path (``driver_round_max: 0``), where the copy tasks stage each
 changes in the target's own column types. The value suites of test_rounds_values.py run
 here as they are, and each round says it staged its table typed; a value the typed copy
 cannot read falls back to the JSON text, whose apply stops the table with the reason.
-MariaDB to PostgreSQL takes the direct path too (the records read row by row), and so does
-PostgreSQL to MariaDB (the operations loaded as JSON text and netted there)."""
+MariaDB to PostgreSQL takes the direct path too, staged typed as well (the records streamed
+into the target and parsed there by the copy tasks), and so does PostgreSQL to MariaDB."""
 
 from __future__ import annotations
 
@@ -110,6 +110,8 @@ def test_mariadb_values_arrive_exactly_on_the_direct_path(
 ) -> None:
     tv.test_values_arrive_exactly(maria_pg, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # staged typed: the values are those of the JSON path (test_rounds_values.py)
+    assert typed_rounds(direct) and all(t == ["public.vals"] for t in typed_rounds(direct))
 
 
 def test_mariadb_special_values_arrive_exactly_on_the_direct_path(
@@ -117,6 +119,122 @@ def test_mariadb_special_values_arrive_exactly_on_the_direct_path(
 ) -> None:
     tv.test_special_values_arrive_exactly(maria_pg, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # staged typed: the values are those of the JSON path (test_rounds_values.py)
+    assert typed_rounds(direct) and all(t == ["public.sv"] for t in typed_rounds(direct))
+
+
+# Every MariaDB type (docs/types.md) into tables syncpoint creates, and into columns a user
+# made of types whose conversion the apply checks (a time's offset taken at UTC, a date
+# fed by a DATETIME, money, a real fed by a FLOAT).
+MARIA_ALL = [
+    "CREATE TABLE ty (id INT PRIMARY KEY, ti TINYINT, ubi BIGINT UNSIGNED, bo BOOLEAN, "
+    "d DECIMAL(12,2), d65 DECIMAL(65,30), f FLOAT, db DOUBLE, bt BIT(10), c CHAR(5), "
+    "vc VARCHAR(100), tx TEXT, bn BINARY(4), vb VARBINARY(300), bl BLOB, dt DATE, "
+    "dtm6 DATETIME(6), ts TIMESTAMP(6) NULL, tm TIME(6), y YEAR, e ENUM('a', 'b c'), "
+    "st SET('x', 'y'), j JSON, u UUID, i6 INET6) ENGINE=InnoDB",
+    "CREATE TABLE ut (id INT PRIMARY KEY, ot VARCHAR(40), od DATETIME, mo DECIMAL(12,2), "
+    "r FLOAT, tt VARCHAR(40)) ENGINE=InnoDB",
+]
+PG_UT = (
+    "CREATE TABLE ut (id integer PRIMARY KEY, ot timestamp, od date, mo money, r real, tt time)"
+)
+TY_ROWS: list[tuple[Any, ...]] = [
+    (1, -128, 18446744073709551615, 1, "-9999999999.99",
+     "-99999999999999999999999999999999999.999999999999999999999999999999",
+     3.4028234663852886e38, 1.7976931348623157e308, 1023, "ab",
+     "héllo 😀 \u202eRTL \\N", "'q' \"d\" \\b\n\ttab\r", b"\x00\x01\t\n",
+     bytes(range(256)), bytes(range(256)) * 40, "1000-01-01", "9999-12-31 23:59:59.999999",
+     "2038-01-01 00:00:00.999999", "12:34:56.5", 2155, "b c", "x,y",
+     '{"a": 12.500, "n": null, "arr": [1, "😀"], "big": 123456789012345678901234567890}',
+     "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "::1"),
+    (2, 0, 0, 0, "0.00", "-0.000000000000000000000000000001", -1.5e-45, -1e-300, 0, "",
+     "", "", b"", b"", b"", "2024-02-29", "2024-01-01 00:00:00", "2000-01-01 00:00:00",
+     "00:00:00", 1901, "a", "", "null", "00000000-0000-0000-0000-000000000000",
+     "::ffff:10.0.0.1"),
+    (3, *([None] * 24)),
+]  # fmt: skip
+UT_ROWS = [
+    (1, "2024-01-01 10:00:00+02:00", "2024-01-01 00:00:00", "-1234.56", 0.5, "10:00:00+02:00"),
+    (2, "2024-03-10T02:30:00.5-05:30", "1969-07-20 00:00:00", "0.01", -2.5, "23:30:00.5-05:30"),
+    (3, "2024-06-01 12:00:00", None, None, None, "12:00:00"),
+]
+
+
+def test_mariadb_rounds_are_staged_typed_as_the_json_path_applies_them(
+    maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """One MariaDB source into two PostgreSQL targets, each round of one staged as JSON
+    text and of the other staged typed (the records parsed by the copy tasks): every
+    value of every type, updates, deletes and keys moved (also across the two copy tasks
+    of a window) leave the two targets equal, row by row as PostgreSQL writes them."""
+    from syncpoint.ops.round import GroupRound
+
+    src, dst = maria_pg
+    other_gen = make_pg()
+    other = next(other_gen)
+    try:
+        src.execute(*MARIA_ALL)
+        for db in (dst, other):
+            db.execute(PG_UT)
+        typed_only = GroupRound._typed_stagings
+
+        def json_at_cen1(self: Any, plan: Any, data: Any) -> Any:
+            return typed_only(self, plan, data) if self.integrate == "cen" else {}
+
+        monkeypatch.setattr(GroupRound, "_typed_stagings", json_at_cen1)
+        data = {
+            "channel": "ty",
+            "application": "wh",
+            "locations": {
+                "src": {"url": src.url, "capture": True},
+                "cen": {"url": dst.url, "integrate": True},
+                "cen1": {"url": other.url, "integrate": True},
+            },
+            "tables": [{"name": t, "snapshot": "none"} for t in ("ty", "ut")],
+        }
+        (tmp_path / "ty.yaml").write_text(json.dumps(data))
+        ch = Channel.from_file(tmp_path / "ty.yaml")
+        ch.install()
+        marks = ", ".join(["%s"] * 25)
+        for row in TY_ROWS:
+            src.execute(f"INSERT INTO ty VALUES ({marks})", params=row)
+        for row in UT_ROWS:
+            src.execute("INSERT INTO ut VALUES (%s, %s, %s, %s, %s, %s)", params=row)
+        ch.run(once=True, spark=spark)
+        src.execute(
+            "UPDATE ty SET id = 10, vc = 'moved' WHERE id = 1",
+            "UPDATE ty SET db = -0e0, f = -0e0, j = NULL, tx = 'x\ty' WHERE id = 2",
+            "DELETE FROM ty WHERE id = 3",
+            "UPDATE ut SET ot = '2024-01-01 23:30:00-01:00', mo = 99.99 WHERE id = 1",
+            "DELETE FROM ut WHERE id = 3",
+            # a window of two copy tasks: the key moves again after 2,500 inserts
+            "INSERT INTO ty (id, vc) SELECT seq, 'filler' FROM seq_100_to_2599",
+            "UPDATE ty SET id = 3, j = '[]' WHERE id = 10",
+            "UPDATE ty SET id = 2 - id WHERE id = 2",  # 0: an upsert and a delete of 2
+            "INSERT INTO ty (id, vc) VALUES (2, 'inserted again')",
+            "DELETE FROM ty WHERE id BETWEEN 100 AND 2000",
+        )
+        ch.run(once=True, spark=spark)
+        for table in ("ty", "ut"):
+            rows = f"SELECT t::text FROM {table} t ORDER BY id"
+            assert dst.query(rows) == other.query(rows)
+        assert dst.query("SELECT count(*) FROM ty") == src.query("SELECT count(*) FROM ty")
+        assert other.query("SELECT ot::text FROM ut ORDER BY id") == [
+            ("2024-01-02 00:30:00",), ("2024-03-10 08:00:00.5",),
+        ]  # fmt: skip
+        # a time's text with an offset, typed as on the JSON path: the time at UTC
+        assert dst.query("SELECT tt::text FROM ut ORDER BY id") == [
+            ("08:00:00",), ("05:00:00.5",),
+        ]  # fmt: skip
+        rounds = [r for r in direct if r["changes"]]
+        assert {r["integrate"] for r in rounds} == {"cen", "cen1"}
+        assert all(r["direct"] for r in rounds)
+        # the rounds at cen were staged typed, those at cen1 as JSON text
+        assert all(r["typed"] for r in rounds if r["integrate"] == "cen")
+        assert not any(r["typed"] for r in rounds if r["integrate"] == "cen1")
+    finally:
+        next(other_gen, None)
 
 
 def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(
@@ -322,6 +440,7 @@ def test_mariadb_keys_with_copy_escapes_move_on_the_direct_path(
     assert sorted(dst.query(rows)) == sorted(src.query(rows))
     assert len(src.query(rows)) == len(keys) - 1
     assert direct_rounds(direct) == [True, True]
+    assert typed_rounds(direct) == [["public.vals"], ["public.vals"]]
 
 
 def test_netting_across_the_copy_tasks_typed(

@@ -10,6 +10,7 @@ statements and how a transaction begins.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -71,6 +72,29 @@ class ApplyTable:
 def signature(table: ApplyTable) -> tuple[tuple[str, str, bool], ...]:
     """The target columns a typed staging was made for (name, type, key)."""
     return tuple((c.name, c.type, c.pk) for c in table.columns)
+
+
+# The direct path's typed staging (vendors/<v>/round_direct.py): a window's table of its
+# own for one round, holding its operations in the target's column types, named after the
+# application's sync group (``typed_owner``) so that the apply drops a crashed round's.
+TYPED_PREFIX = "rstage_"
+TYPED_BOOKKEEPING = ("sp_repl_key", "sp_sub", "sp_action", "sp_key")
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A window's typed staging in one round: its name, the apply table's columns it was
+    made for (name, type, key), and each column's staged type."""
+
+    name: str
+    columns: tuple[tuple[str, str, bool], ...]
+    staged: tuple[str, ...]
+
+
+def typed_owner(prefix: str, application: str, group: str) -> str:
+    """The start of the names of the typed stagings of an application's sync group."""
+    digest = hashlib.sha256(f"{application}\n{group}".encode()).hexdigest()[:10]
+    return f"{prefix}{TYPED_PREFIX}{digest}_"
 
 
 class Integrate:

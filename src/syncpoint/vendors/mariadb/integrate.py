@@ -17,7 +17,7 @@ from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
 from syncpoint.core.types import NType
 from syncpoint.errors import LocationError
-from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params, typed_owner
 from syncpoint.vendors.mariadb import dialect as mariadb_dialect
 from syncpoint.vendors.mariadb.dialect import json_path
 from syncpoint.vendors.mariadb.types import (
@@ -397,8 +397,6 @@ class MariadbIntegrate(Integrate):
         round's typed stagings and those of earlier attempts of the sync group (a round
         killed before its commit, or after it before this, left its own; no round can
         still apply them: their positions moved, or the round id is gone)."""
-        from syncpoint.vendors.postgres.round_direct import typed_owner
-
         start = typed_owner(self.prefix, application, group)
         have = [str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()]
         for name in have:

@@ -26,10 +26,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from syncpoint.errors import LocationError, PositionConflict, WorkFailed
-from syncpoint.vendors.integratebase import ApplyTable, Integrate
+from syncpoint.vendors.integratebase import (
+    TYPED_BOOKKEEPING,
+    ApplyTable,
+    Integrate,
+    Typed,
+    signature,
+    typed_owner,
+)
 from syncpoint.vendors.mariadb import dialect
 from syncpoint.vendors.postgres import dialect as pg_dialect
-from syncpoint.vendors.postgres.round_direct import TYPED_BOOKKEEPING, Typed, signature, typed_owner
 from syncpoint.vendors.postgres.round_direct import net as _net
 from syncpoint.vendors.postgres.snapshot import SESSION_INIT
 from syncpoint.vendors.sqlfiles import SqlFiles

@@ -25,7 +25,7 @@ from syncpoint.config import TableName
 from syncpoint.core.model import Column, TableShape
 from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import DuplicateKey, LocationError
-from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params
+from syncpoint.vendors.integratebase import ApplyColumn, ApplyTable, Integrate, Params, typed_owner
 from syncpoint.vendors.postgres.types import parse
 
 # An explicit cast cuts a text or bit string to the type's length without a word
@@ -125,10 +125,32 @@ def cuts_blanks(col: ApplyColumn) -> bool:
     return s is None or s.kind != "text" or s.length is None or s.length > target.length
 
 
+def shifts_offset(col: ApplyColumn) -> bool:
+    """Whether the column is a timestamp without time zone fed by text that may carry an
+    offset (``offset_text``): the apply takes such a time at UTC, which the input of a
+    timestamp would drop."""
+    target = parse(col.type)
+    return target.kind == "timestamp" and not target.tz and offset_text(col)
+
+
+def shifts_time_offset(col: ApplyColumn) -> bool:
+    """Whether the column is a time without time zone fed by text that may carry an offset
+    ('10:00:00+02:00', which the input of a time would drop): the apply takes it at UTC.
+    MariaDB's TIME has no offset."""
+    target, s = parse(col.type), col.source
+    if target.kind != "time" or target.tz or not offset_text(col) or drops_time(col):
+        return False
+    return not (s is not None and s.source_vendor == "mariadb" and s.kind == "time")
+
+
 def staged_as_text(col: ApplyColumn) -> bool:
     """Whether the typed path stages the column's values as text (its COPY would round or
-    cut them into the column's type: the apply checks them as ``fitted`` does)."""
-    return rounds_float(col) or drops_time(col) or rounds_money(col)
+    cut them into the column's type: the apply checks them as ``fitted`` does; or drop a
+    time's offset: the apply takes it at UTC, as ``_text_value`` does)."""
+    return (
+        rounds_float(col) or drops_time(col) or rounds_money(col) or shifts_offset(col)
+        or shifts_time_offset(col)
+    )  # fmt: skip
 
 
 def fitted(v: str, col: ApplyColumn) -> str | None:
@@ -375,15 +397,11 @@ class PostgresIntegrate(Integrate):
         target = parse(col.type)
         if target.kind == "binary":
             return f"decode({v}, 'base64')"
-        if target.kind == "timestamp" and not target.tz and offset_text(col):
+        if shifts_offset(col):
             # a timestamp's text with an offset (a SQLite source's) is the time at UTC, as
             # at a MariaDB target: the cast to timestamp would drop the offset
             v = f"(({v})::timestamptz AT TIME ZONE 'UTC')::text"
-        elif (
-            target.kind == "time" and not target.tz and offset_text(col) and not drops_time(col)
-            and not (col.source is not None and col.source.source_vendor == "mariadb"
-                     and col.source.kind == "time")  # MariaDB's TIME has no offset
-        ):  # fmt: skip
+        elif shifts_time_offset(col):
             # a time's text with an offset ('10:00:00+02:00') likewise: the cast to time
             # would drop it; read as a time with time zone it is 08:00:00 at UTC
             v = (
@@ -478,6 +496,8 @@ class PostgresIntegrate(Integrate):
         based = self._based(col)
         if based is not col:
             return self._text_value(v, based)  # a domain: staged as text
+        if shifts_offset(col) or shifts_time_offset(col):
+            return self._text_value(v, col)  # staged as text, its offset taken at UTC
         target = parse(col.type)
         kind = self._typed_kind(col)
         if kind == "binary":
@@ -502,8 +522,6 @@ class PostgresIntegrate(Integrate):
     def typed_cleanup(self, conn: Any, application: str, group: str) -> None:
         """Drop the typed stagings of earlier attempts of this application's sync group
         (crashed rounds), inside the apply transaction, and this round's own (applied)."""
-        from syncpoint.vendors.postgres.round_direct import typed_owner
-
         start = typed_owner(self.prefix, application, group)
         mine = {t.name for t in self._typed.values()}
         have = [str(r[0]) for r in self.run(conn, "prefix_tables").fetchall()]

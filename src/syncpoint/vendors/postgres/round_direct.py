@@ -9,24 +9,37 @@ no row through Python or the JVM. Then ``net``, at the target in one transaction
 that the operations staged are exactly those the tasks wrote and deletes every operation
 that a later one of its key supersedes: what is left are the round's net rows, where the
 apply transaction reads them on every path. A repeated or partial task, or a second
-consumer cleaning up, makes the counts differ and the round apply nothing.
+consumer cleaning up, makes the counts differ and the round apply nothing. A window staged
+typed (below) from MariaDB has its records parsed by the tasks at the target (``RowsCopy``
+with ``typed_sql``), from PostgreSQL by the tasks at the source.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint import failpoints
 from syncpoint.errors import PositionConflict, WorkFailed
-from syncpoint.vendors.integratebase import ApplyTable, Integrate, signature
+from syncpoint.vendors.integratebase import (
+    TYPED_BOOKKEEPING,
+    ApplyTable,
+    Integrate,
+    Typed,
+    signature,
+    typed_owner,
+)
 from syncpoint.vendors.postgres import dialect
+from syncpoint.vendors.postgres.snapshot import SESSION_INIT
 from syncpoint.vendors.postgres.snapshot_direct import RangeCopy, copy_range
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 SOURCES = ("postgres", "mariadb")  # the capture vendors this direct path reads
+# those whose windows it stages typed (``typed_copies``): MariaDB's records are parsed by
+# the tasks at the target, as a PostgreSQL source's are by its tasks at the source
+TYPED_SOURCES = SOURCES
 ROWS_PER_TASK = 120_000  # records of one window a task copies, at most MAX_TASKS of them
 MAX_TASKS = 4
 ROWS_BATCH = 5_000  # records a task takes at once from another vendor's unbuffered read
@@ -48,6 +61,11 @@ class RowsCopy:
     # the source writes the operations' COPY text itself (``window/range_text.sql``, one
     # column of bytes a record): the task passes them on
     text: bool = False
+    # a typed window's: the records (``window/records_text.sql``) go into a temporary table
+    # made by ``records`` (``in_sql``: its COPY), and ``typed_sql`` parses them into the
+    # window's typed staging, in the task's transaction
+    records: str = ""
+    typed_sql: str = ""
 
 
 @dataclass(frozen=True)
@@ -169,6 +187,11 @@ def copy_rows(job: RowsCopy) -> int:
             with src_vendor.dialect.translated(), dialect.translated():
                 try:
                     cur = dst.cursor()
+                    if job.records:
+                        # the settings the apply reads text values under (begin.sql's
+                        # TimeZone among them), as a PostgreSQL source's typed tasks have
+                        cur.execute(SESSION_INIT)
+                        cur.execute(job.records)
                     with cur.copy(job.in_sql) as w:
                         read = stream(src, job.select_sql)
                         while batch := read.fetchmany(ROWS_BATCH):
@@ -178,6 +201,9 @@ def copy_rows(job: RowsCopy) -> int:
                             for op in operations(batch, job.head):
                                 w.write_row(op)
                     n = int(cur.rowcount)
+                    if job.typed_sql:
+                        n = int(cur.execute(job.typed_sql).rowcount)  # operations staged
+                        failpoints.hit("direct_typed_task")
                     dst.commit()
                 except BaseException:
                     dst.rollback()
@@ -247,27 +273,8 @@ def net(
 # (no DDL, no rename, no emptying in the window, one source and one origin, no conflict
 # resolution) gets a table of its own for the round, with the target's columns in their
 # types, and its tasks copy typed operations into it (``window/ops_out_typed.sql``). The
-# apply then reads typed rows: no JSON is parsed by the round's one backend.
-TYPED_PREFIX = "rstage_"
-TYPED_BOOKKEEPING = ("sp_repl_key", "sp_sub", "sp_action", "sp_key")
-
-
-@dataclass(frozen=True)
-class Typed:
-    """A window's typed staging in one round: its name, the apply table's columns it was
-    made for (name, type, key), and each column's staged type."""
-
-    name: str
-    columns: tuple[tuple[str, str, bool], ...]
-    staged: tuple[str, ...]
-
-
-def typed_owner(prefix: str, application: str, group: str) -> str:
-    """The start of the names of the typed stagings of an application's sync group."""
-    digest = hashlib.sha256(f"{application}\n{group}".encode()).hexdigest()[:10]
-    return f"{prefix}{TYPED_PREFIX}{digest}_"
-
-
+# apply then reads typed rows: no JSON is parsed by the round's one backend. (``Typed``,
+# ``typed_owner``: vendors/integratebase.py, shared with MariaDB's direct path.)
 def typed_stage(
     target: Any, conn: Any, application: str, group: str, round_id: str, tbl: int,
     table: ApplyTable,
@@ -314,18 +321,54 @@ def typed_copies(
     count: int,
     slots: int,
 ) -> list[OpsCopy]:
-    """The tasks of one window into its typed staging."""
+    """The tasks of one window into its typed staging: a PostgreSQL source's operations
+    made at the source and streamed by COPY; another vendor's records streamed as they are
+    into a temporary table at the target and made into the operations there (each record's
+    JSON parsed by the task, by the same SQL)."""
     out = SqlFiles("postgres", "window", comments=False)
-    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
     in_cols = "".join(f", {target.q(c.name)}" for c in table.columns)
-    in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
     names = [c.keys[0] for c in table.key_columns]
     keys = {"new_key": typed_key("j.new", names), "old_key": typed_key("j.old", names)}
     jobs = []
+    if capture.vendor != "postgres":
+        from syncpoint import vendors
+
+        # the INSERT casts each value's text to its staged type (the type's input, as
+        # COPY's); a value staged as text or bytea has its type already
+        values = "".join(
+            f", {v}" if s in ("text", "bytea") else f", ({v})::{s}"
+            for v, s in (
+                (target.typed_source_value(c), s)
+                for c, s in zip(table.columns, typed.staged, strict=True)
+            )
+        )
+        window = SqlFiles(capture.vendor, "window", comments=False)
+        lines = vendors.get(capture.vendor).dialect.copy_text_tokens("")
+        records = target.one("typed_records_create")
+        records_in = target.one("typed_records_in")
+        head = ("", "", "", int(tbl))
+        for a, b in ranges(lo, hi, count, slots):
+            raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
+            sel = window.one("records_text", raw={**raw, **lines})
+            mine = {"query": "SELECT * FROM pg_temp.sp_records", "values": values, **keys}
+            select = out.one("ops_typed", raw={**raw, **mine})
+            insert = target.one(
+                "typed_records_insert", staging=target.q(typed.name), columns=in_cols,
+                select=select,
+            )  # fmt: skip
+            rows = RowsCopy(
+                capture.vendor, capture.url, target.url, sel, records_in, head, True,
+                records, insert,
+            )  # fmt: skip
+            jobs.append(OpsCopy(tbl, rows))
+        return jobs
+    values = "".join(f", {target.typed_source_value(c)}" for c in table.columns)
+    in_sql = target.one("typed_in", staging=target.q(typed.name), columns=in_cols)
     for a, b in ranges(lo, hi, count, slots):
         raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b)), "values": values}
-        out_sql = out.one("ops_out_typed", raw={**raw, **keys})
-        jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out_sql, in_sql)))
+        select = out.one("ops_typed", raw={**raw, **keys})
+        jobs.append(OpsCopy(tbl, RangeCopy(capture.url, target.url, out.one(
+            "ops_out_typed", raw={"select": select}), in_sql)))
     return jobs
 
 
