@@ -152,6 +152,9 @@ def main() -> None:
                 "my": {"url": f"mysql://root@127.0.0.1:3306/{dst}", "integrate": True},
             },
             "tables": [{"name": t, "snapshot": "required"} for t in TABLES],
+            # one sync group: the foreign keys' cascades are made at the target with
+            # their parent's changes, in the parent's group
+            "sync_groups": {"shop": TABLES},
             "spark": {"master": "local[2]", "conf": {"spark.sql.shuffle.partitions": "2"}},
         }
         with tempfile.TemporaryDirectory() as tmp:
