@@ -3,8 +3,9 @@ takes the direct path (``driver_round_max: 0``), where the copy tasks stage each
 changes in the target's own column types. The value suites of test_rounds_values.py run
 here as they are, and each round says it staged its table typed; a value the typed copy
 cannot read falls back to the JSON text, whose apply stops the table with the reason.
-MariaDB to PostgreSQL takes the direct path too (the records read row by row), and so does
-PostgreSQL to MariaDB (the operations loaded as JSON text and netted there)."""
+MariaDB to PostgreSQL takes the direct path too (the records read row by row), and so do
+PostgreSQL to MariaDB (netted by the source, loaded typed) and MariaDB to MariaDB (netted
+by the source, loaded as JSON text)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,14 @@ def pg_maria() -> Any:
         next(g, None)
 
 
+@pytest.fixture
+def maria_maria() -> Any:
+    gens = [make_mariadb(), make_mariadb()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
 def typed_rounds(reports: list[dict[str, Any]]) -> list[list[str]]:
     return [r["typed"] for r in reports if r["changes"]]
 
@@ -116,6 +125,21 @@ def test_mariadb_special_values_arrive_exactly_on_the_direct_path(
     maria_pg: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:
     tv.test_special_values_arrive_exactly(maria_pg, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_mariadb_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_values_arrive_exactly(maria_maria, tmp_path, spark)
+    # netted by the source, loaded as JSON text
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_mariadb_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_special_values_arrive_exactly(maria_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
 
 
