@@ -236,13 +236,12 @@ def _load_line(row: tuple[Any, ...]) -> bytes:
     ).encode()
 
 
-def direction(
-    src_v: str, dst_v: str, changes: int, master: str, path: str = ""
-) -> dict[str, Any]:
+def direction(src_v: str, dst_v: str, changes: int, master: str, path: str = "") -> dict[str, Any]:
     """Cold and warm apply of W1 from ``src_v`` to ``dst_v``, and the pipe; figures.
     ``path``: ``spark`` takes Spark's JDBC read (``SYNCPOINT_ROUND_PATH``), else the pair's
-    direct path where it has one."""
-    os.environ["SYNCPOINT_ROUND_PATH"] = "spark" if path == "spark" else ""
+    direct path where it has one ("": as the environment says)."""
+    if path:
+        os.environ["SYNCPOINT_ROUND_PATH"] = "spark" if path == "spark" else ""
     from syncpoint.config import SparkConfig
     from syncpoint.ops.channel import Channel
     from syncpoint.ops.session import get_session

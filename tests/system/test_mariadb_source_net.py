@@ -18,13 +18,34 @@ TBL = 7
 RECORDS: list[tuple[Any, ...]] = [
     (1, "INSERT", '{"k": "a", "v": "x\ty"}', None, "src", '["a"]', None),
     (2, "INSERT", '{"k": "A", "v": "back\\\\slash \\\\N"}', None, "src", '["A"]', None),
-    (3, "UPDATE", '{"k": "a", "v": "new\nline"}', '{"k": "a", "v": "x\ty"}', "src", '["a"]',
-     '["a"]'),  # fmt: skip
+    (
+        3,
+        "UPDATE",
+        '{"k": "a", "v": "new\nline"}',
+        '{"k": "a", "v": "x\ty"}',
+        "src",
+        '["a"]',
+        '["a"]',
+    ),  # fmt: skip
     # a key move and back: the move deletes the old key (sub -1) and upserts the new one
-    (4, "UPDATE", '{"k": "b", "v": "moved"}', '{"k": "a", "v": "new\nline"}', "src", '["b"]',
-     '["a"]'),  # fmt: skip
-    (5, "UPDATE", '{"k": "a", "v": "back"}', '{"k": "b", "v": "moved"}', "src", '["a"]',
-     '["b"]'),  # fmt: skip
+    (
+        4,
+        "UPDATE",
+        '{"k": "b", "v": "moved"}',
+        '{"k": "a", "v": "new\nline"}',
+        "src",
+        '["b"]',
+        '["a"]',
+    ),  # fmt: skip
+    (
+        5,
+        "UPDATE",
+        '{"k": "a", "v": "back"}',
+        '{"k": "b", "v": "moved"}',
+        "src",
+        '["a"]',
+        '["b"]',
+    ),  # fmt: skip
     (6, "DELETE", None, '{"k": "A", "v": "back\\\\slash \\\\N"}', "src", None, '["A"]'),
     (7, "INSERT", '{"k": "A", "v": "again\r"}', None, "o\tther", '["A"]', None),  # reinserted
     (8, "INSERT", '{"k": "x ", "v": null}', None, "src", '["x "]', None),
