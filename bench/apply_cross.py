@@ -1,5 +1,6 @@
-"""Apply W1 between vendors: MariaDB to PostgreSQL and PostgreSQL to MariaDB, each against a
-raw pipe of the final rows between the same two servers, measured in one run.
+"""Apply W1 between vendors: MariaDB to PostgreSQL, PostgreSQL to MariaDB and MariaDB to
+MariaDB, each against a raw pipe of the final rows between the same two servers, measured
+in one run.
 
 For each direction: a source ``orders`` table with trigger capture, a target database
 syncpoint creates the table in, ``--changes`` changes in W1's proportions (5/8 inserted,
@@ -11,14 +12,22 @@ syncpoint creates the table in, ``--changes`` changes in W1's proportions (5/8 i
 - the pipe, by the client, of the final rows into an empty table of the same shape:
   MariaDB to PostgreSQL, an unbuffered ``SELECT`` streamed into ``COPY FROM STDIN``;
   PostgreSQL to MariaDB, ``COPY TO STDOUT`` written to a file and ``LOAD DATA LOCAL
-  INFILE`` of it (the file's time counted). The pipe moves the whole table (the rows of
+  INFILE`` of it (the file's time counted); MariaDB to MariaDB, an unbuffered ``SELECT``
+  written to a file and ``LOAD DATA LOCAL INFILE`` of it into another database of the
+  same server (the file's time counted). The pipe moves the whole table (the rows of
   three W1s); the warm round, one W1's window, is compared with the pipe's time for that
   window's final rows at the rate measured.
 
 The target is compared with the source row by row (values written one way) after the
 rounds. Nothing is hard-coded; databases are dropped at the end.
 
-    .venv/bin/python bench/apply_cross.py [--changes N] [--only my-pg,pg-my]
+    .venv/bin/python bench/apply_cross.py [--changes N] [--only my-pg,pg-my,my-my]
+        [--paths direct,spark --pairs 3]
+
+``--paths`` takes the round paths in turns (``spark``: ``SYNCPOINT_ROUND_PATH=spark``,
+Spark's JDBC read; ``direct``: the pair's direct path where it has one), ``--pairs`` times
+each, the order swapped every pair, fresh databases for every run; the load average is
+printed beside every run.
 
 ``cross_rows(pg, my, changes, master)`` gives ``table.py`` its rows.
 """
@@ -181,7 +190,21 @@ def pipe(src: Side, raw: Side) -> float:
     """The final rows copied by the client into ``raw``'s empty ``orders``; seconds."""
     raw.execute(ORDERS[raw.vendor])
     t = time.perf_counter()
-    if src.vendor == "mariadb":
+    if src.vendor == "mariadb" and raw.vendor == "mariadb":
+        cur = src.conn.cursor(pymysql.cursors.SSCursor)
+        cur.execute("SELECT id, customer_id, amount, status, note FROM orders")
+        with tempfile.NamedTemporaryFile("wb", suffix=".tsv", delete=False) as f:
+            while batch := cur.fetchmany(5000):
+                f.write(b"".join(_load_line(r) for r in batch))
+        cur.close()
+        try:
+            raw.execute(
+                f"LOAD DATA LOCAL INFILE '{f.name}' INTO TABLE orders CHARACTER SET utf8mb4 "
+                "FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n'"
+            )
+        finally:
+            os.unlink(f.name)
+    elif src.vendor == "mariadb":
         cur = src.conn.cursor(pymysql.cursors.SSCursor)
         cur.execute("SELECT id, customer_id, amount, status, note FROM orders")
         with raw.conn.cursor().copy("COPY orders FROM STDIN") as cp:
@@ -203,8 +226,22 @@ def pipe(src: Side, raw: Side) -> float:
     return time.perf_counter() - t
 
 
-def direction(src_v: str, dst_v: str, changes: int, master: str) -> dict[str, Any]:
-    """Cold and warm apply of W1 from ``src_v`` to ``dst_v``, and the pipe; figures."""
+_ESCAPES = {ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"}
+
+
+def _load_line(row: tuple[Any, ...]) -> bytes:
+    """A row as a line ``LOAD DATA`` reads with its default escapes (NULL as \\N)."""
+    return (
+        "\t".join("\\N" if v is None else str(v).translate(_ESCAPES) for v in row) + "\n"
+    ).encode()
+
+
+def direction(src_v: str, dst_v: str, changes: int, master: str, path: str = "") -> dict[str, Any]:
+    """Cold and warm apply of W1 from ``src_v`` to ``dst_v``, and the pipe; figures.
+    ``path``: ``spark`` takes Spark's JDBC read (``SYNCPOINT_ROUND_PATH``), else the pair's
+    direct path where it has one ("": as the environment says)."""
+    if path:
+        os.environ["SYNCPOINT_ROUND_PATH"] = "spark" if path == "spark" else ""
     from syncpoint.config import SparkConfig
     from syncpoint.ops.channel import Channel
     from syncpoint.ops.session import get_session
@@ -233,6 +270,8 @@ def direction(src_v: str, dst_v: str, changes: int, master: str) -> dict[str, An
         report = ch.run(once=True, spark=spark)
         warm = time.perf_counter() - t
         stop_session()
+        cold_direct = json.loads(done.stdout).get("rounds") or [{}]
+        direct = {bool(r.get("direct")) for r in [*report.rounds, *cold_direct] if r.get("changes")}
         equal = digest(src.rows()) == digest(dst.rows())
         final = src.count()
         took = pipe(src, raw)
@@ -251,16 +290,22 @@ def direction(src_v: str, dst_v: str, changes: int, master: str) -> dict[str, An
             "window_rows": w1_rows(changes),
             "final": final,
             "equal": equal,
+            "direct": direct,
         }
     finally:
         for s in (src, dst, raw):
             s.drop()
 
 
-NAMES = {"my-pg": ("mariadb", "postgres"), "pg-my": ("postgres", "mariadb")}
+NAMES = {
+    "my-pg": ("mariadb", "postgres"),
+    "pg-my": ("postgres", "mariadb"),
+    "my-my": ("mariadb", "mariadb"),
+}
 PIPES = {
     "my-pg": "unbuffered SELECT streamed into COPY FROM STDIN",
     "pg-my": "COPY TO STDOUT into a file, LOAD DATA LOCAL INFILE",
+    "my-my": "unbuffered SELECT into a file, LOAD DATA LOCAL INFILE",
 }
 LABEL = {"mariadb": "MariaDB", "postgres": "PostgreSQL"}
 
@@ -302,12 +347,58 @@ def cross_rows(changes: int, master: str, only: list[str]) -> list[tuple[str, st
     return out
 
 
+def paths_in_turns(
+    changes: int, master: str, only: list[str], paths: list[str], pairs: int
+) -> None:
+    """Each direction on each path in turns (the order swapped every pair), a line a run
+    with the load average, then the medians and the ratios to the first path's."""
+    import statistics
+
+    print(f"{os.cpu_count()} CPUs")
+    for key in only:
+        a, b = NAMES[key]
+        got: dict[str, list[dict[str, Any]]] = {p: [] for p in paths}
+        for i in range(pairs):
+            for p in paths if i % 2 == 0 else paths[::-1]:
+                load = os.getloadavg()[0]
+                m = direction(a, b, changes, master, p)
+                got[p].append(m)
+                print(
+                    f"{key} pair {i + 1} {p}: load {load:.1f} -> {os.getloadavg()[0]:.1f}; "
+                    f"warm {m['warm_rate']:,.0f} changes/s ({m['warm_s']:.2f} s, "
+                    f"{m['warm_s'] / m['pipe_window_s']:.1f}x the pipe's "
+                    f"{m['pipe_window_s']:.2f} s); cold {m['cold_rate']:,.0f} changes/s "
+                    f"({m['cold_s']:.2f} s); pipe {m['pipe_rate']:,.0f} rows/s; "
+                    f"direct {sorted(m['direct'])}; equal {m['equal']}",
+                    flush=True,
+                )
+        first = paths[0]
+        for what in ("warm_s", "cold_s"):
+            med = {p: statistics.median(m[what] for m in got[p]) for p in paths}
+            ratios = [
+                got[p][i][what] / got[first][i][what] for p in paths[1:] for i in range(pairs)
+            ]
+            print(
+                f"{key} {what} medians: "
+                + ", ".join(f"{p} {med[p]:.2f} s" for p in paths)
+                + f"; per pair time / {first}'s: "
+                + ", ".join(f"{r:.2f}" for r in ratios)
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--changes", type=int, default=480_000)
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--only", default="my-pg,pg-my")
+    ap.add_argument("--only", default="my-pg,pg-my,my-my")
+    ap.add_argument("--paths", default="", help="e.g. direct,spark: the paths in turns")
+    ap.add_argument("--pairs", type=int, default=3)
     args = ap.parse_args()
+    if args.paths:
+        paths_in_turns(
+            args.changes, args.master, args.only.split(","), args.paths.split(","), args.pairs
+        )
+        return
     load = os.getloadavg()[0]
     rows = cross_rows(args.changes, args.master, args.only.split(","))
     print(f"\n{os.cpu_count()} CPUs; load average {load:.1f} -> {os.getloadavg()[0]:.1f}\n")

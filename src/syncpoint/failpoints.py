@@ -17,6 +17,9 @@ ENV = "SYNCPOINT_FAILPOINT"
 STEPS: dict[str, str] = {
     "after_tick": "sync points sampled and stored, nothing read yet",
     "after_read": "change records read, nothing staged",
+    "round_after_task": "the direct path into MariaDB: a copy task's operations loaded into "
+    "the staging and committed, the round's other tasks and its netting not done (in the "
+    "process that runs the task: the driver, for a local master)",
     "after_stage": "staging tables written at the target, apply transaction not begun",
     "direct_typed_task": "a direct round's copy task (another vendor's records into a "
     "PostgreSQL target's typed staging): its records loaded and parsed, COMMIT not sent",

@@ -187,8 +187,9 @@ def test_cascades_replicated_exactly_into_postgres(
 def test_cascades_into_a_created_mariadb_target(
     log_maria_db: Any, maria_db: Any, tmp_path: Path, spark: Any
 ) -> None:
-    """A MariaDB target syncpoint creates without foreign keys, trigger capture, the rounds
-    netted by Spark (the events are staged apart by the driver all the same)."""
+    """A MariaDB target syncpoint creates without foreign keys, trigger capture, the
+    cascading round on the direct path (netted by the source; the events are staged apart
+    by the driver all the same)."""
     src, dst = log_maria_db, maria_db
     src.execute(*SCHEMA)
     cfg = channel(tmp_path, src, dst, "trigger")
@@ -203,7 +204,7 @@ def test_cascades_into_a_created_mariadb_target(
     data["spark"]["driver_round_max"] = 0
     cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
     report = Channel.from_file(cfg).run(once=True, spark=spark)
-    assert [r["engine"] for r in report.rounds] == ["spark"]
+    assert [(r["engine"], r["direct"]) for r in report.rounds] == [("spark", True)]
     assert_same(src, dst)
 
 

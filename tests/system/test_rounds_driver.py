@@ -32,8 +32,9 @@ ENGINES = {
 
 
 def engines(src: str, dst: str) -> list[str]:
-    if dst == "mariadb" and src == "postgres":
-        return ["driver", "direct", "spark"]  # PostgreSQL's COPY into LOAD DATA
+    if dst == "mariadb" and src in ("postgres", "mariadb"):
+        # PostgreSQL's COPY, or MariaDB's unbuffered read, netted into LOAD DATA
+        return ["driver", "direct", "spark"]
     if dst != "postgres":
         return ["driver", "spark"]
     # the direct path reads a MariaDB source row by row into PostgreSQL's COPY

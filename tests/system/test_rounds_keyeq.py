@@ -25,7 +25,9 @@ pytestmark = pytest.mark.spark
 ENGINES = {
     "driver": (1_000_000, "spark"),
     "direct": (0, ""),  # PostgreSQL to PostgreSQL: typed staging
-    "text": (0, ""),  # the direct path's JSON text staging (typed staging refused)
+    # the direct path's JSON text staging (typed staging refused; from a MariaDB source
+    # into MariaDB, its only staging)
+    "text": (0, ""),
     "spark": (0, "spark"),
 }
 
@@ -203,7 +205,7 @@ def test_keys_apart_at_the_source_stay_apart_in_a_created_mariadb_table(
 
 @pytest.mark.parametrize(
     "dbs",
-    [("mariadb", "mariadb", ["driver"]), ("mariadb", "postgres", ["driver", "direct"])],
+    [("mariadb", "mariadb", ["driver", "text"]), ("mariadb", "postgres", ["driver", "direct"])],
     indirect=True,
     ids=["mariadb-mariadb", "mariadb-postgres"],
 )
@@ -212,8 +214,9 @@ def test_keys_equal_in_a_mariadb_collation_keep_their_rows(
 ) -> None:
     """A MariaDB key column in a case-insensitive PAD SPACE collation (the server's
     default kind): 'abc' updated to 'ABC' is an update of the same key there, and 'x' to
-    'X ' too. Into MariaDB (the created table keeps the collation) and into a PostgreSQL
-    table made with a citext key (the direct path's JSON text, netted by PostgreSQL)."""
+    'X ' too. Into MariaDB (the created table keeps the collation; by the driver and on the
+    direct path, netted by the source) and into a PostgreSQL table made with a citext key
+    (the direct path's JSON text, netted by PostgreSQL)."""
     src, targets = dbs
     for dst in targets.values():
         if dst.vendor == "postgres":
@@ -386,7 +389,7 @@ def test_a_delete_spares_the_row_another_origin_upserts_in_the_window_cdr_refuse
 
 
 @pytest.mark.parametrize(
-    "dbs", [("mariadb", "mariadb", ["driver"])], indirect=True, ids=["mariadb-mariadb"]
+    "dbs", [("mariadb", "mariadb", ["driver", "text"])], indirect=True, ids=["mariadb-mariadb"]
 )
 def test_a_text_key_column_spares_in_mariadb(
     dbs: Any, tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
@@ -402,4 +405,5 @@ def test_a_text_key_column_spares_in_mariadb(
     first = ["INSERT INTO tk VALUES ('abc', 'x', 1), ('def', 'y', 2)"]
     second = ["UPDATE tk SET k = 'ABC' WHERE k = 'abc'", "DELETE FROM tk WHERE k = 'def'"]
     rounds(src, targets, tmp_path, ["tk"], [first, second], spark, monkeypatch)
-    assert targets["driver"].query("SELECT k, j, v FROM tk") == [("ABC", "x", 1)]
+    for dst in targets.values():
+        assert dst.query("SELECT k, j, v FROM tk") == [("ABC", "x", 1)]

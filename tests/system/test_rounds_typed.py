@@ -4,7 +4,9 @@ changes in the target's own column types. The value suites of test_rounds_values
 here as they are, and each round says it staged its table typed; a value the typed copy
 cannot read falls back to the JSON text, whose apply stops the table with the reason.
 MariaDB to PostgreSQL takes the direct path too, staged typed as well (the records streamed
-into the target and parsed there by the copy tasks), and so does PostgreSQL to MariaDB."""
+into the target and parsed there by the copy tasks), and so do PostgreSQL to MariaDB
+(netted by the source, loaded typed) and MariaDB to MariaDB (netted by the source, loaded
+as JSON text)."""
 
 from __future__ import annotations
 
@@ -71,6 +73,14 @@ def maria_pg() -> Any:
 @pytest.fixture
 def pg_maria() -> Any:
     gens = [make_pg(), make_mariadb()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
+@pytest.fixture
+def maria_maria() -> Any:
+    gens = [make_mariadb(), make_mariadb()]
     yield [next(g) for g in gens]
     for g in gens:
         next(g, None)
@@ -235,6 +245,21 @@ def test_mariadb_rounds_are_staged_typed_as_the_json_path_applies_them(
         assert not any(r["typed"] for r in rounds if r["integrate"] == "cen1")
     finally:
         next(other_gen, None)
+
+
+def test_mariadb_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_values_arrive_exactly(maria_maria, tmp_path, spark)
+    # netted by the source, loaded as JSON text
+    assert direct_rounds(direct) and all(direct_rounds(direct))
+
+
+def test_mariadb_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    tv.test_special_values_arrive_exactly(maria_maria, tmp_path, spark)
+    assert direct_rounds(direct) and all(direct_rounds(direct))
 
 
 def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(

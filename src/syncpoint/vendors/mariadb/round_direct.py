@@ -13,6 +13,10 @@ than the copy); the apply transaction reads the rows left, as on every path. Use
 where the server accepts local files (``@@local_infile``); elsewhere rounds take Spark's
 path. A window whose target is known before the copy is staged typed instead (below:
 ``typed_stage``, ``typed_copies``; the apply in ``integrate.py``).
+
+From a MariaDB capture location the task reads its window by an unbuffered cursor, and the
+source writes the same net operations itself as the lines ``LOAD DATA`` reads
+(``mariadb/sql/window/ops_out_net.sql``), which the task deals into its files unparsed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from syncpoint import failpoints
 from syncpoint.errors import LocationError, PositionConflict, WorkFailed
 from syncpoint.vendors.integratebase import (
     TYPED_BOOKKEEPING,
@@ -53,11 +58,12 @@ __all__ = [
     "typed_stage",
 ]
 
-SOURCES = ("postgres",)  # the capture vendors this direct path reads
+SOURCES = ("postgres", "mariadb")  # the capture vendors this direct path reads
 LOADS = 2  # files a window's net operations are split into and loaded at once
 CHUNK_ROWS = 50_000  # rows of a typed window's file, each loaded as soon as it is written
 # the source's sort of a window's operations (ops_out_net.sql) in memory where it fits
 SORT_MEMORY = "SET work_mem TO '128MB'"
+ROWS_BATCH = 5_000  # lines a task takes at once from a MariaDB source's unbuffered read
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,7 @@ class OpsLoad:
     netted: bool = False
     # a typed window's LOAD DATA (typed_load.sql, the file's name as FILE_TOKEN), else ""
     load_sql: str = ""
+    source: str = "postgres"  # the capture location's vendor
 
 
 def available(target: Integrate, conn: Any) -> bool:
@@ -98,12 +105,26 @@ def copies(
     slots: int,
 ) -> list[OpsLoad]:
     """The tasks of one window (``read_sql``: the capture's ``read_query`` of it)."""
-    out = SqlFiles("postgres", "window", comments=False)
-    literals = {"application": application, "group": group, "round": round_id}
     # the whole window in one task: its operations are netted by one statement
     raw = {"query": read_sql, "tbl": str(int(tbl)), "lo": str(int(lo)), "hi": str(int(hi) + 1)}
+    staging = target.idents["staging"]
+    if capture.vendor == "mariadb":
+        head = "".join(_load_text(str(v)) + "\t" for v in (application, group, round_id, tbl))
+        out_sql = SqlFiles("mariadb", "window", comments=False).one(
+            "ops_out_net", raw={**raw, **dialect.copy_text_tokens(head)}
+        )
+        return [OpsLoad(tbl, capture.url, target.url, out_sql, staging, True, source="mariadb")]
+    out = SqlFiles("postgres", "window", comments=False)
+    literals = {"application": application, "group": group, "round": round_id}
     out_sql = out.one("ops_out_net", raw=raw, literals=literals)
-    return [OpsLoad(tbl, capture.url, target.url, out_sql, target.idents["staging"], True)]
+    return [OpsLoad(tbl, capture.url, target.url, out_sql, staging, True)]
+
+
+def _load_text(v: str) -> str:
+    """``v`` as a field of ``LOAD DATA`` (ops_in.sql's escapes)."""
+    for a, b in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
+        v = v.replace(a, b)
+    return v
 
 
 def copy_ops(job: OpsLoad) -> tuple[int, ...]:
@@ -118,12 +139,13 @@ def copy_ops(job: OpsLoad) -> tuple[int, ...]:
             fd, path = tempfile.mkstemp(prefix="syncpoint-ops-", suffix=".tsv")
             os.close(fd)
             paths.append(path)
-        records = _copy_out(job, paths)
+        records = _rows_out(job, paths) if job.source == "mariadb" else _copy_out(job, paths)
         if len(paths) == 1:
             n = _load(job, paths[0])
         else:
             with ThreadPoolExecutor(len(paths), thread_name_prefix="syncpoint-load") as pool:
                 n = sum(pool.map(lambda p: _load(job, p), paths))
+        failpoints.hit("round_after_task")
         return (job.tbl, n, records) if job.netted else (job.tbl, n)
     finally:
         for path in paths:
@@ -150,6 +172,37 @@ def _copy_out(job: OpsLoad, paths: list[str]) -> int:
                             line = bytes(row).split(b"\n", 1)[0]
                             records = int(line[line.rindex(b"\t") + 1 :])
                         files[i % k].write(row)
+                src.commit()
+        finally:
+            src.close()
+    finally:
+        for f in files:
+            f.close()
+    return records
+
+
+def _rows_out(job: OpsLoad, paths: list[str]) -> int:
+    """A MariaDB source's lines of the task's net operations (one column of bytes a line,
+    read by an unbuffered cursor), dealt to the files a batch at a time; the window's
+    change records, from the last value of the first line (0: none)."""
+    from syncpoint.vendors.mariadb.transport import stream
+
+    records = 0
+    files = [open(p, "wb") for p in paths]  # noqa: SIM115 - closed below, all of them
+    try:
+        src = dialect.connect(job.source_url)
+        try:
+            with dialect.translated():
+                read = stream(src, job.out_sql)
+                k = len(files)
+                i = 0
+                while batch := read.fetchmany(ROWS_BATCH):
+                    if i == 0:
+                        line = bytes(batch[0][0])
+                        records = int(line[line.rindex(b"\t") + 1 :])
+                    files[i % k].write(b"".join(r[0] for r in batch))
+                    i += 1
+                read.close()
                 src.commit()
         finally:
             src.close()
