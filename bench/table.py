@@ -15,8 +15,8 @@ apply W1 on the same server; the table says where each row ran.
 - log capture beside trigger capture (``log_pg.py``, on a private instance of its own):
   ``pgbench``, W1 capture overhead and the drain, apply W1 from the log and from the
   trigger queue, lag p50/p99;
-- apply W1 MariaDB to PostgreSQL and PostgreSQL to MariaDB, warm and cold, each beside a
-  raw pipe by the client between the same two servers (``apply_cross.py``);
+- apply W1 MariaDB to PostgreSQL, PostgreSQL to MariaDB and MariaDB to MariaDB, warm and
+  cold, each beside a raw pipe by the client between the same servers (``apply_cross.py``);
 - capture overhead on W1 and W2: no capture, syncpoint's triggers, PgQ's C trigger
   (``capture_insert_pg.py``'s interleaved runs);
 - ``pgbench`` TPC-B-like, scale 5, 4 clients: one database copied (``CREATE DATABASE ...
@@ -606,9 +606,9 @@ def measure(args: argparse.Namespace, only: list[str], runs: int, dbs: Dbs, pdbs
             warm_rate = apply_rows(
                 dbs if on_shared else pdbs, w1, args.master, SHARED if on_shared else PRIVATE
             )
-        if "cross" in only:  # MariaDB to PostgreSQL and back, each beside a raw pipe
+        if "cross" in only:  # MariaDB to PostgreSQL, back, and to MariaDB, beside raw pipes
             for what, measured, goal, note in apply_cross.cross_rows(
-                w1, args.master, ["my-pg", "pg-my"]
+                w1, args.master, ["my-pg", "pg-my", "my-my"]
             ):
                 row(what, measured, goal, note, where="cross")
         if "lag" in only:
