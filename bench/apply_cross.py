@@ -197,13 +197,7 @@ def pipe(src: Side, raw: Side) -> float:
             while batch := cur.fetchmany(5000):
                 f.write(b"".join(_load_line(r) for r in batch))
         cur.close()
-        try:
-            raw.execute(
-                f"LOAD DATA LOCAL INFILE '{f.name}' INTO TABLE orders CHARACTER SET utf8mb4 "
-                "FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n'"
-            )
-        finally:
-            os.unlink(f.name)
+        _load_file(raw, f.name)
     elif src.vendor == "mariadb":
         cur = src.conn.cursor(pymysql.cursors.SSCursor)
         cur.execute("SELECT id, customer_id, amount, status, note FROM orders")
@@ -216,14 +210,20 @@ def pipe(src: Side, raw: Side) -> float:
             with src.conn.cursor().copy("COPY orders TO STDOUT") as cp:
                 for chunk in cp:
                     f.write(chunk)
-        try:
-            raw.execute(
-                f"LOAD DATA LOCAL INFILE '{f.name}' INTO TABLE orders CHARACTER SET utf8mb4 "
-                "FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n'"
-            )
-        finally:
-            os.unlink(f.name)
+        _load_file(raw, f.name)
     return time.perf_counter() - t
+
+
+def _load_file(raw: Any, path: str) -> None:
+    """``LOAD DATA LOCAL INFILE`` of a tab-separated file into ``raw``'s ``orders``; the file
+    removed whatever happens."""
+    try:
+        raw.execute(
+            f"LOAD DATA LOCAL INFILE '{path}' INTO TABLE orders CHARACTER SET utf8mb4 "
+            "FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n'"
+        )
+    finally:
+        os.unlink(path)
 
 
 _ESCAPES = {ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r"}

@@ -24,12 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-import psycopg
-
 sys.path.insert(0, str(Path(__file__).parent))
-from apply_pg import ORDERS, channel_file, checksum, make_changes  # noqa: E402
+from apply_pg import channel_file, checksum, make_changes  # noqa: E402
 from private_pg import private_cluster  # noqa: E402
-from round_cpu import server_cpu  # noqa: E402
+from round_cpu import private_pair, server_cpu  # noqa: E402
 
 
 def children_cpu() -> float:
@@ -51,14 +49,7 @@ def main() -> None:
     exe = str(Path(sys.executable).parent / "python")
 
     with private_cluster() as base:
-        admin = psycopg.connect(f"{base}/postgres", autocommit=True)
-        data = admin.execute("SHOW data_directory").fetchone()[0]
-        postmaster = int(Path(data, "postmaster.pid").read_text().split()[0])
-        for n in ("src", "dst"):
-            admin.execute(f'CREATE DATABASE "{n}"')
-        src = psycopg.connect(f"{base}/src", autocommit=True)
-        dst = psycopg.connect(f"{base}/dst", autocommit=True)
-        src.execute(ORDERS)
+        admin, postmaster, src, dst = private_pair(base)
         cfg = channel_file(f"{base}/src", f"{base}/dst", "local[2]", driver_round_max=0)
 
         def command(tree: str, *words: str) -> subprocess.CompletedProcess[bytes]:

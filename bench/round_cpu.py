@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -50,6 +51,21 @@ def driver_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def private_pair(base: str, key: str = "bigint") -> tuple[Any, int, Any, Any]:
+    """On the private instance ``base``: the admin connection, the postmaster's pid (whose
+    processes ``server_cpu`` counts), and the ``src`` and ``dst`` databases made, W1's
+    ``orders`` at the source with its key of type ``key``."""
+    admin = psycopg.connect(f"{base}/postgres", autocommit=True)
+    data = admin.execute("SHOW data_directory").fetchone()[0]
+    postmaster = int(Path(data, "postmaster.pid").read_text().split()[0])
+    for n in ("src", "dst"):
+        admin.execute(f'CREATE DATABASE "{n}"')
+    src = psycopg.connect(f"{base}/src", autocommit=True)
+    dst = psycopg.connect(f"{base}/dst", autocommit=True)
+    src.execute(ORDERS.replace("id bigint", f"id {key}"))
+    return admin, postmaster, src, dst
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--changes", type=int, default=480_000)
@@ -70,14 +86,7 @@ def main() -> None:
     from syncpoint.ops.channel import Channel
 
     with private_cluster() as base:
-        admin = psycopg.connect(f"{base}/postgres", autocommit=True)
-        data = admin.execute("SHOW data_directory").fetchone()[0]
-        postmaster = int(Path(data, "postmaster.pid").read_text().split()[0])
-        for n in ("src", "dst"):
-            admin.execute(f'CREATE DATABASE "{n}"')
-        src = psycopg.connect(f"{base}/src", autocommit=True)
-        dst = psycopg.connect(f"{base}/dst", autocommit=True)
-        src.execute(ORDERS.replace("id bigint", f"id {args.key}"))
+        admin, postmaster, src, dst = private_pair(base, args.key)
         ch = Channel.from_file(
             channel_file(f"{base}/src", f"{base}/dst", "local[2]", driver_round_max=0)
         )

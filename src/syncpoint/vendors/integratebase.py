@@ -24,7 +24,13 @@ from syncpoint.core.model import TableShape
 from syncpoint.core.positions import Position, SyncPoint
 from syncpoint.core.rounds import RoundPlan, Stop, TableWindow
 from syncpoint.core.types import NType
-from syncpoint.errors import DuplicateKey, PositionConflict, SyncpointError, WorkFailed
+from syncpoint.errors import (
+    DuplicateKey,
+    PositionConflict,
+    SyncpointError,
+    TransientError,
+    WorkFailed,
+)
 from syncpoint.vendors.sqlfiles import SqlFiles
 
 log = logging.getLogger("syncpoint.integrate")
@@ -403,15 +409,21 @@ class Integrate:
         the one canonical text of each value (a text key '01' into an integer column is
         not: '1' and '01' would be one row; nor a numeric's '1.0' and '1'). Not known: not
         exact."""
-        parse = vendors.get(self.vendor).types.parse
         for c in t.key_columns:
             have = t.target.column(c.name)
             if have is None or not have.exact:
                 return False
-            kind = parse(c.type).kind
+            kind = self.types.parse(c.type).kind
             if kind != "text" and (c.source is None or c.source.kind != kind):
                 return False
         return True
+
+    def mixed_key(self, t: ApplyTable) -> bool:
+        """Whether a key column of ``t`` is fed by a source column of another kind (a text
+        or a number into an integer), whose two texts may be one key here ('01' and '1'):
+        the vendors' checks of two source keys that one round upserts as one."""
+        parse = self.types.parse
+        return any(c.source is None or c.source.kind != parse(c.type).kind for c in t.key_columns)
 
     def set_columns(self, t: ApplyTable) -> list[ApplyColumn]:
         """The columns an upsert sets on the row it finds: every column, the key's too (a
@@ -1356,8 +1368,6 @@ class Integrate:
         typed = self._typed.get(w.tbl)
         if typed is None:
             return None
-        from syncpoint.errors import TransientError
-
         if signature(t) != typed.columns:
             raise TransientError(
                 f"the target table {t.target.ref} changed while the round staged its rows "

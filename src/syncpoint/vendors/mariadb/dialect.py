@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -54,10 +54,11 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def copy_text_tokens(head: str) -> dict[str, str]:
-    """The tokens of ``window/range_text.sql``: ``head`` (the round's columns, as COPY's text
-    format writes them, each followed by a tab) as a literal, and each text column of the
-    read escaped for COPY's text format by SQL (NULL as \\N)."""
+def copy_text_tokens(head: Sequence[object] = ()) -> dict[str, str]:
+    """The tokens of the window's line-writing reads (``window/range_text.sql``,
+    ``ops_out_net.sql``, ``records_text.sql``): ``head`` (the round's columns) as a literal
+    of the text COPY's and LOAD DATA's text formats read, each value followed by a tab,
+    and each text column of the read escaped for those formats by SQL (NULL as \\N)."""
     bs = literal("\\")
     pairs = [(bs, literal("\\\\"))] + [
         (f"CHAR({code} USING utf8mb4)", literal("\\" + letter))
@@ -72,7 +73,16 @@ def copy_text_tokens(head: str) -> dict[str, str]:
 
     cols = {"content": "content", "old": "oldcontent", "dbid": "dbid", "key": "sp_key"}
     cols["old_key"] = "sp_old_key"
-    return {"head": literal(head)} | {f"esc_{k}": esc(f"sp_r.{c}") for k, c in cols.items()}
+    line = "".join(_escaped(str(v)) + "\t" for v in head)
+    return {"head": literal(line)} | {f"esc_{k}": esc(f"sp_r.{c}") for k, c in cols.items()}
+
+
+def _escaped(v: str) -> str:
+    """``v`` as a field of COPY's and LOAD DATA's text formats (the escapes ``esc`` makes
+    in SQL)."""
+    for a, b in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
+        v = v.replace(a, b)
+    return v
 
 
 def literal(value: str, collate: bool = False) -> str:

@@ -472,17 +472,11 @@ class MariadbIntegrate(Integrate):
             return
         self._delete(conn, round_id, w, t, "delete_fill")
 
-    @staticmethod
-    def _mixed(t: ApplyTable) -> bool:
-        """Whether a key column is fed by a source column of another kind (a text or a
-        number into an INT), whose two texts may be one key here ('01' and '1')."""
-        return any(c.source is None or c.source.kind != parse(c.type).kind for c in t.key_columns)
-
     def _mixed_keys(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
         """Stop the table where two source keys the window upserts are one key here
         (``mixed_keys.sql``). A row an earlier round wrote is not told apart from the
         source row of another text that now takes its key: docs/types.md."""
-        if self.key_is_exact(t) or not self._mixed(t):
+        if self.key_is_exact(t) or not self.mixed_key(t):
             return
         p = self._spare_params(round_id, w)  # every origin's part of the window
         keys = t.key_columns
@@ -505,7 +499,7 @@ class MariadbIntegrate(Integrate):
     def _typed_mixed_keys(self, conn: Any, w: TableWindow, t: ApplyTable, typed: Any) -> None:
         """``_mixed_keys`` over a typed staging (one row a source key: two upserts of one
         key here are two source keys, whose texts the staging does not keep)."""
-        if self.key_is_exact(t) or not self._mixed(t):
+        if self.key_is_exact(t) or not self.mixed_key(t):
             return
         cols = [f"s.{self.q(c.name)}" for c in t.key_columns]
         shown = cols[0] if len(cols) == 1 else f"CONCAT_WS(', ', {', '.join(cols)})"

@@ -109,7 +109,7 @@ def copies(
     raw = {"query": read_sql, "tbl": str(int(tbl)), "lo": str(int(lo)), "hi": str(int(hi) + 1)}
     staging = target.idents["staging"]
     if capture.vendor == "mariadb":
-        head = "".join(_load_text(str(v)) + "\t" for v in (application, group, round_id, tbl))
+        head = (application, group, round_id, tbl)
         out_sql = SqlFiles("mariadb", "window", comments=False).one(
             "ops_out_net", raw={**raw, **dialect.copy_text_tokens(head)}
         )
@@ -118,13 +118,6 @@ def copies(
     literals = {"application": application, "group": group, "round": round_id}
     out_sql = out.one("ops_out_net", raw=raw, literals=literals)
     return [OpsLoad(tbl, capture.url, target.url, out_sql, staging, True)]
-
-
-def _load_text(v: str) -> str:
-    """``v`` as a field of ``LOAD DATA`` (ops_in.sql's escapes)."""
-    for a, b in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
-        v = v.replace(a, b)
-    return v
 
 
 def copy_ops(job: OpsLoad) -> tuple[int, ...]:

@@ -79,19 +79,25 @@ def does_not_fit(v: str, type_: str) -> str:
     return f"('value does not fit {type_}: ' || {v}::text)::{type_}"
 
 
+def _element(type_: str) -> str:
+    """An array type's element type (format_type writes one ``[]`` whatever the
+    dimensions); any other type as it is."""
+    t = type_.strip()
+    return t[: -len("[]")].strip() if t.endswith("[]") else t
+
+
 def rounds_float(col: ApplyColumn) -> bool:
     """Whether the column is a float (or an array of floats) that a value from the source
     may not fit exactly (anything but a float as narrow or narrower)."""
-    t = col.type.strip()
-    array = t.endswith("[]")
-    target = parse(t[:-2] if array else t)
+    element = _element(col.type)
+    target = parse(element)
     if target.kind != "float":
         return False
     s = col.source
-    if array:  # the source's elements: a PostgreSQL array's declared type
-        d = s.declared.strip() if s is not None else ""
-        ok = s is not None and s.source_vendor == "postgres" and d.endswith("[]")
-        s = parse(d[:-2]) if ok else None
+    if element != col.type.strip():  # the source's elements: a PostgreSQL array's type
+        d = s.declared if s is not None else ""
+        ok = s is not None and s.source_vendor == "postgres" and _element(d) != d.strip()
+        s = parse(_element(d)) if ok else None
     return not (s is not None and s.kind == "float" and (s.bits or 64) <= (target.bits or 64))
 
 
@@ -197,13 +203,6 @@ def fitted(v: str, col: ApplyColumn) -> str | None:
         f"{v}::{base}::text = {v}::{t}::text" if _INTERVAL.match(t) else f"{v}::{base} = {v}::{t}"
     )
     return f"(CASE WHEN {same} THEN {v}::{t} ELSE {does_not_fit(v, t)} END)"
-
-
-def _element(type_: str) -> str:
-    """An array type's element type (format_type writes one ``[]`` whatever the
-    dimensions); any other type as it is."""
-    t = type_.strip()
-    return t[: -len("[]")].strip() if t.endswith("[]") else t
 
 
 class PostgresIntegrate(Integrate):
@@ -639,8 +638,7 @@ class PostgresIntegrate(Integrate):
         key (the target keeps no source text of an integer): docs/types.md."""
         keys = t.key_columns
         text = [i for i, c in enumerate(keys) if parse(c.type).kind == "text"]
-        mixed = any(c.source is None or c.source.kind != parse(c.type).kind for c in keys)
-        if (not text and not mixed) or self.key_is_exact(t):
+        if (not text and not self.mixed_key(t)) or self.key_is_exact(t):
             return  # the common case: the target tells apart every key the source does
 
         def as_text(expr: str) -> str:

@@ -115,8 +115,7 @@ def copies(
         for a, b in ranges(lo, hi, count, slots):
             raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
             if lines is not None:
-                prefix = "".join(_copy_text(str(v)) + "\t" for v in head)
-                sel = window.one("range_text", raw={**raw, **lines(prefix)})
+                sel = window.one("range_text", raw={**raw, **lines(head)})
             else:
                 sel = window.one("range", raw=raw)
             rows = RowsCopy(
@@ -156,13 +155,6 @@ def operations(
         yield (*head, "U", content, int(rk), _str(dbid), key, 1)
         if action == "UPDATE" and key is not None and old_key is not None and old_key != key:
             yield (*head, "D", old, int(rk), _str(dbid), old_key, -1)
-
-
-def _copy_text(v: str) -> str:
-    """``v`` as a value of COPY's text format."""
-    for a, b in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
-        v = v.replace(a, b)
-    return v
 
 
 def _str(v: Any) -> Any:
@@ -343,14 +335,15 @@ def typed_copies(
             )
         )
         window = SqlFiles(capture.vendor, "window", comments=False)
-        lines = vendors.get(capture.vendor).dialect.copy_text_tokens("")
+        lines = vendors.get(capture.vendor).dialect.copy_text_tokens()
         records = target.one("typed_records_create")
         records_in = target.one("typed_records_in")
+        held = target.one("typed_records_read")
         head = ("", "", "", int(tbl))
         for a, b in ranges(lo, hi, count, slots):
             raw = {"query": read_sql, "lo": str(int(a)), "hi": str(int(b))}
             sel = window.one("records_text", raw={**raw, **lines})
-            mine = {"query": "SELECT * FROM pg_temp.sp_records", "values": values, **keys}
+            mine = {"query": held, "values": values, **keys}
             select = out.one("ops_typed", raw={**raw, **mine})
             insert = target.one(
                 "typed_records_insert", staging=target.q(typed.name), columns=in_cols,

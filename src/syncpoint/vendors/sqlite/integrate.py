@@ -242,10 +242,9 @@ class SqliteIntegrate(Integrate):
         the target key's (a text '01' and '1' into an INTEGER), are one key here
         (``mixed_keys.sql``). A row an earlier round wrote is not told apart from the
         source row of another text that now takes its key: docs/types.md."""
-        keys = t.key_columns
-        parse = self.types.parse
-        if not any(c.source is None or c.source.kind != parse(c.type).kind for c in keys):
+        if not self.mixed_key(t):
             return
+        keys = t.key_columns
         cols = ", ".join(self.q(c.name) for c in keys)
         self.run(conn, "mixed_keys", columns=cols, target=self.qualified(t.target.ref))
         fill = self.one("spare_insert", values=", ".join("?" for _ in range(len(keys) + 1)))

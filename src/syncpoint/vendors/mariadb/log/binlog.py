@@ -29,10 +29,6 @@ from syncpoint.vendors.mariadb.log.dump import lenenc
 TABLE_MAPS_KEPT = 4096
 
 
-# the reader's connections (two a drain, so two a tick) share PyMySQL's default TLS context
-_Connection = Connection
-
-
 # MariaDB's compressed events (log_bin_compress=ON): QUERY and the six ROWS kinds
 COMPRESSED = frozenset(range(0xA5, 0xAC))
 GTID_STANDALONE = 0x01
@@ -222,7 +218,7 @@ class Reader:
         fresh = False
         if self.dump is None:
             self.dump = dump.Dump(
-                _Connection, self.settings, self.server_id, self.start, HEARTBEAT_S
+                Connection, self.settings, self.server_id, self.start, HEARTBEAT_S
             )
         stream = self.dump
         header = dump.HEADER.unpack_from

@@ -81,7 +81,7 @@ def oldest_unread(
         only_events=EVENTS,
         freeze_schema=False,
         enable_logging=False,
-        pymysql_wrapper=binlog._Connection,
+        pymysql_wrapper=dialect.Connection,  # the shared default TLS context
     )
     found: dict[str, datetime] = {}
     try:
