@@ -201,3 +201,46 @@ def test_the_lock_of_a_sqlite_or_mariadb_target_is_freed_by_a_kill(
     finally:
         for g in gens:
             next(g, None)
+
+
+def test_a_mariadb_holder_that_names_no_process_is_read_again_before_refusing(
+    tmp_path: Path,
+) -> None:
+    """MariaDB's holder names its process only while its connection runs the naming
+    statement: between two of them, or after a SIGKILLed follower's last one until the
+    server closes its connection, it is a bare connection. A follower started then waits
+    for the holder to name itself or go, rather than being refused by a dead process; a
+    holder that stays nameless is refused, the connection named."""
+    import threading
+
+    from syncpoint import vendors
+    from syncpoint.ops.follower import _locks
+    from tests.conftest import make_mariadb, make_sqlite
+
+    gens = [make_sqlite(tmp_path), make_mariadb()]
+    src, dst = (next(g) for g in gens)
+    try:
+        cfg = load_config(rk.write_config(tmp_path / "sp.yaml", {"src": src}, dst))
+        (name,) = [lock.name for lock in _locks(cfg)]  # type: ignore[attr-defined]
+
+        def bare_holder() -> Any:
+            conn = vendors.connect(dst.url, autocommit=True)
+            with conn.cursor() as cur:
+                cur.execute("SELECT GET_LOCK(%s, 0)", (name,))
+                assert cur.fetchone()[0] == 1
+            return conn
+
+        held = bare_holder()
+        threading.Timer(1.0, held.close).start()  # the server sees it gone a second later
+        with holding(cfg):
+            assert follower_status(cfg)["cen"]["running"] is True
+        held = bare_holder()
+        try:
+            with pytest.raises(FollowerBusy, match=r"connection \d+ of "):
+                with holding(cfg):
+                    pass
+        finally:
+            held.close()
+    finally:
+        for g in gens:
+            next(g, None)

@@ -13,7 +13,7 @@ from typing import Any
 from syncpoint.config import ChannelConfig
 from syncpoint.errors import FollowerBusy, WorkFailed
 from syncpoint.ops.location import Location
-from syncpoint.vendors.followerlock import FollowerLock, follower_lock, holder_gone
+from syncpoint.vendors.followerlock import FollowerLock, follower_lock, holder_gone, holder_named
 
 
 def _locks(cfg: ChannelConfig) -> list[FollowerLock]:
@@ -61,19 +61,25 @@ def holding(cfg: ChannelConfig) -> Iterator[Callable[[], None]]:
 # the session end (MariaDB only notices after the statement it was running): waited for,
 # so a follower started right after a SIGKILLed one is not refused by a dead process.
 DEAD_HOLDER_WAIT_S = 20.0
+# A holder that names no process (MariaDB's lock connection between two of its naming
+# statements, or a SIGKILLed follower's connection the server has not yet closed) is read
+# again for this long before the follower is refused: a live one names itself within a
+# second.
+UNNAMED_HOLDER_WAIT_S = 3.0
 
 
 def _acquire(lock: FollowerLock) -> bool:
     if lock.acquire():
         return True
-    deadline = time.monotonic() + DEAD_HOLDER_WAIT_S
-    while time.monotonic() < deadline:
+    start = time.monotonic()
+    while time.monotonic() < start + DEAD_HOLDER_WAIT_S:
         try:
             who = lock.holder()
         except WorkFailed:
             return False
         if who is not None and not holder_gone(who):
-            return False
+            if holder_named(who) or time.monotonic() >= start + UNNAMED_HOLDER_WAIT_S:
+                return False
         if lock.acquire():
             return True
         time.sleep(0.25)

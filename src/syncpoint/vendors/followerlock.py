@@ -30,6 +30,13 @@ def holder_text() -> str:
     return f"{socket.gethostname()} pid {os.getpid()}"
 
 
+def holder_named(holder: str) -> bool:
+    """Whether ``holder`` names its host and process (MariaDB's can only be told while its
+    connection runs the statement that names it: between two of them, and after a killed
+    holder's last one, it is a bare connection)."""
+    return re.match(r"\S+ pid \d+", holder) is not None
+
+
 def holder_gone(holder: str) -> bool:
     """Whether ``holder`` (a ``holder_text``, maybe followed by where it is connected from)
     names a process of this host that has ended."""
