@@ -594,30 +594,33 @@ def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, s
     of a case-insensitive collation takes as its label of other case ('A' as 'a'), a
     two-digit number a YEAR reads as a year of this century (24 as 2024), a double a
     FLOAT would round to single precision (0.1), labels a SET would write in its own
-    order ('b,a' as 'a,b'):
+    order ('b,a' as 'a,b'), a number a FLOAT(m,d) or DOUBLE(m,d) would round to d decimals
+    (a float's too):
     the table stops naming the value, and widening the column lets the same round through."""
     src.execute(
         "CREATE TABLE vals (id integer PRIMARY KEY, n numeric, ts timestamp, tm time, "
-        "tz timestamptz, b numeric, f numeric, e text, y integer, g double precision, st text)"
+        "tz timestamptz, b numeric, f numeric, e text, y integer, g double precision, st text, "
+        "fd double precision, ff real)"
     )
     dst.execute(
         "CREATE TABLE vals (id int PRIMARY KEY, n int, ts datetime(0), tm time(0), "
         "tz datetime(0), b tinyint(1), f double, "
         "e enum('a','b','it''s, (x)') CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, "
-        "y year, g float, st set('a','b')) ENGINE=InnoDB"
+        "y year, g float, st set('a','b'), fd double(10,3), ff float(7,2)) ENGINE=InnoDB"
     )
     ch = channel(src, dst, tmp)
     ch.install()
     # what fits arrives (12.0 is the integer 12; +02:00 taken off the time)
     sql(src, "INSERT INTO vals VALUES (1, 12.0, '2024-01-01 10:00:00', '10:00:00', "
-        "'2024-01-01 10:00:00+02', 1, 0.25, 'it''s, (x)', 2024, 0.5, 'a,b')")  # fmt: skip
+        "'2024-01-01 10:00:00+02', 1, 0.25, 'it''s, (x)', 2024, 0.5, 'a,b', "
+        "0.25, 0.5)")  # fmt: skip
     ch.run(once=True, spark=spark)
     got = "SELECT CAST(n AS CHAR), CAST(ts AS CHAR), CAST(tm AS CHAR), CAST(tz AS CHAR), "
     got += "CAST(b AS CHAR), CAST(f AS CHAR), CAST(e AS CHAR), CAST(y AS CHAR), "
-    got += "CAST(g AS CHAR), CAST(st AS CHAR) FROM vals"
+    got += "CAST(g AS CHAR), CAST(st AS CHAR), CAST(fd AS CHAR), CAST(ff AS CHAR) FROM vals"
     want = [
         "12", "2024-01-01 10:00:00", "10:00:00", "2024-01-01 08:00:00", "1", "0.25", "it's, (x)",
-        "2024", "0.5", "a,b",
+        "2024", "0.5", "a,b", "0.250", "0.50",
     ]  # fmt: skip
     assert [list(r) for r in dst.query(got)] == [want]
     for bad, widen, pos, full in [
@@ -631,6 +634,9 @@ def a_value_mariadb_would_round_stops_the_table(src: Any, dst: Any, tmp: Path, s
         ("y = 24", "y int", 7, "24"),
         ("g = 0.1", "g double", 8, "0.1"),
         ("st = 'b,a'", "st varchar(5)", 9, "b,a"),
+        ("fd = 1.2345", "fd double(10,4)", 10, "1.2345"),
+        ("fd = 1e-40", "fd double", 10, "1e-40"),
+        ("ff = 1.125", "ff float", 11, "1.125"),
     ]:  # fmt: skip
         sql(src, f"UPDATE vals SET {bad} WHERE id = 1")
         with pytest.raises(TableStopped, match="does not fit"):

@@ -8,6 +8,7 @@ own key columns. docs/internals.md, "Values at the target".
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -72,6 +73,9 @@ _LOBS = ("tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "medi
 # lets through as none). A source column whose values always fit is not checked (integers
 # into an integer column, times of no more fractional digits).
 _WHOLE = "'^-?[0-9]+$'"
+_FLOAT_PLACES = re.compile(
+    r"\s*(?:float|double(?:\s+precision)?|real)\s*\(\s*\d+\s*,\s*(\d+)\s*\)", re.I
+)
 
 
 def fitted(v: str, col: ApplyColumn) -> str:
@@ -112,6 +116,22 @@ def fitted(v: str, col: ApplyColumn) -> str:
         whole = f"{v} REGEXP {_WHOLE} OR {d} = FLOOR({d})"
         return f"(CASE WHEN {v} IS NULL OR {whole} THEN {v} ELSE {fail} END)"
     bits = target.bits or 64
+    places = _FLOAT_PLACES.match(bare(col.type))
+    if (
+        target.kind == "float"
+        and places is not None
+        and not (src is not None and bare(src.declared) == bare(col.type))
+    ):
+        # a FLOAT(m,d) or DOUBLE(m,d) rounds every value to d decimals, a float's too,
+        # without a word: only a value of at most d decimals goes in (compared as a
+        # decimal that is the same number as the value)
+        d = f"CAST({v} AS DECIMAL(65,30))"
+        fits = (
+            f"CAST({d} AS DOUBLE) = CAST({v} AS DOUBLE) AND {d} = ROUND({d}, {int(places[1])})"
+        )
+        plain = re.sub(r"\(\s*\d+\s*,\s*\d+\s*\)", "", col.type, count=1)
+        rest = fitted(v, dataclasses.replace(col, type=plain))
+        return f"(CASE WHEN {v} IS NULL OR {fits} THEN {rest} ELSE {fail} END)"
     if target.kind == "float" and not (
         src is not None and src.kind == "float" and (src.bits or 64) <= bits
     ):
