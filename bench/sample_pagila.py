@@ -8,15 +8,20 @@ with time zone, a generated column, foreign keys between every table, a trigger,
 read; its data files are not needed). The schema is written for PostgreSQL 18: on an
 older server ``uuidv7()`` becomes ``gen_random_uuid()`` and a VIRTUAL generated column
 STORED; statements the server refuses (pgvector's table when the extension is missing)
-are skipped and counted. The partitioned ``payment`` table is left out of the channel.
+are skipped and counted.
 
 The script makes a source database on the shared PostgreSQL and three targets (a
 PostgreSQL and a MariaDB database, a SQLite file) that syncpoint creates the tables in,
 fills the source with generated rows (a few thousand rentals), installs capture for the
-14 tables in one sync group, runs ``snapshot`` while writers rent, return, edit customers
-and films (ratings, arrays, bytea pictures) and add addresses and customers, then rounds
-under the writers, then a last round after them and ``verify`` at every target. It prints
-what each step took, and exits 1 when a target differs from the source.
+15 tables in one sync group (the partitioned ``payment`` listed, never its partitions),
+runs ``snapshot`` while writers rent, pay, return, edit customers and films (ratings,
+arrays, bytea pictures) and add addresses and customers, then rounds under the writers
+while the schema moves between them (``MOVES``: an enum value added, this month's and the
+next month's ``payment`` partitions created, which the writers' payments wait for, a
+column added to ``customer``, a cascading foreign key from ``payment`` to ``rental``
+added, which the writers' deletes of rentals then follow), then a last round after them
+and ``verify`` at every target. It prints what each step took, and exits 1 when a target
+differs from the source.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import yaml
 PG = os.environ.get("SYNCPOINT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 TABLES = [
     "language", "category", "actor", "film", "film_actor", "film_category", "country",
-    "city", "address", "store", "staff", "customer", "inventory", "rental",
+    "city", "address", "store", "staff", "customer", "inventory", "rental", "payment",
 ]  # fmt: skip
 
 FILL = [
@@ -83,7 +88,34 @@ FILL = [
     "SELECT timestamptz '2022-05-24 22:53:30+00' + g * interval '17 minutes', 1 + g % 4500, "
     "1 + g % 600, CASE WHEN g % 7 = 0 THEN NULL ELSE timestamptz '2022-05-26 00:00:00+00' "
     "+ g * interval '17 minutes' END, 1 + g % 2 FROM generate_series(1, 8000) g",
+    "INSERT INTO payment (customer_id, staff_id, rental_id, amount, payment_date) "
+    "SELECT customer_id, staff_id, rental_id, (0.99 + rental_id % 5)::numeric(5,2), "
+    "rental_date + interval '2 hours' FROM rental WHERE rental_id % 3 <> 0",
 ]
+
+# The schema's moves while the channel runs, one between two rounds under the writers; the
+# third item: what a user runs after the next round (the way back a stop names), or None
+MOVES = [
+    ("an enum value added, films given it",
+     ["ALTER TYPE mpaa_rating ADD VALUE IF NOT EXISTS 'NR'",
+      "UPDATE film SET rating = 'NR' WHERE film_id % 10 = 0"], None),
+    ("this month's and the next month's payment partitions created",
+     ["DO $$DECLARE m timestamptz; BEGIN FOR m IN SELECT generate_series("
+      "date_trunc('month', now()), date_trunc('month', now()) + interval '1 month', "
+      "interval '1 month') LOOP EXECUTE format('CREATE TABLE payment_p%s PARTITION OF "
+      "payment FOR VALUES FROM (%L) TO (%L)', to_char(m, 'YYYY_MM'), m, "
+      "m + interval '1 month'); END LOOP; END$$"], None),
+    # every customer gets 0 without a change record: the table stops, and the way back
+    # copies it again with the column
+    ("a column added to customer, its rows given the default",
+     ["ALTER TABLE customer ADD COLUMN loyalty integer NOT NULL DEFAULT 0"],
+     ("snapshot", "--tables", "public.customer", "--restart")),
+    ("a cascading foreign key from payment to rental",
+     ["DELETE FROM payment p WHERE NOT EXISTS "  # the partitions without a key's orphans
+      "(SELECT 1 FROM rental r WHERE r.rental_id = p.rental_id)",
+      "ALTER TABLE payment ADD CONSTRAINT payment_rental_cascade FOREIGN KEY (rental_id) "
+      "REFERENCES rental (rental_id) ON DELETE CASCADE"], None),
+]  # fmt: skip
 
 
 def say(text: str) -> None:
@@ -111,11 +143,19 @@ def writer(url: str, no: int, stop: threading.Event, counts: dict[str, int]) -> 
             try:
                 roll = rng.random()
                 if roll < 0.35:
-                    conn.execute(
+                    (rid,) = conn.execute(
                         "INSERT INTO rental (rental_date, inventory_id, customer_id, staff_id) "
                         "VALUES (now(), %s, (SELECT customer_id FROM customer ORDER BY random() "
-                        "LIMIT 1), %s)",
+                        "LIMIT 1), %s) RETURNING rental_id",
                         (rng.randint(1, 4500), rng.randint(1, 2)),
+                    ).fetchone()
+                    conn.commit()
+                    # refused (rolled back) until this month's partition is made
+                    conn.execute(
+                        "INSERT INTO payment (customer_id, staff_id, rental_id, amount, "
+                        "payment_date) SELECT customer_id, staff_id, rental_id, %s, now() "
+                        "FROM rental WHERE rental_id = %s",
+                        (rng.randint(99, 999) / 100, rid),
                     )
                 elif roll < 0.55:
                     conn.execute(
@@ -128,6 +168,12 @@ def writer(url: str, no: int, stop: threading.Event, counts: dict[str, int]) -> 
                         "WHERE customer_id = %s",
                         (f"x{rng.getrandbits(30)}@example.org", rng.randint(1, 600)),
                     )
+                    if rng.random() < 0.5:  # refused until the column is added
+                        conn.commit()
+                        conn.execute(
+                            "UPDATE customer SET loyalty = loyalty + 1 WHERE customer_id = %s",
+                            (rng.randint(1, 600),),
+                        )
                 elif roll < 0.8:
                     conn.execute(
                         "UPDATE film SET rating = (enum_range(NULL::mpaa_rating))[%s], "
@@ -235,13 +281,22 @@ def main() -> int:
         try:
             rc, out, secs = syncpoint(cfg, "snapshot")
             say(f"snapshot under {a.writers} writers: exit {rc} in {secs:.1f} s\n{out}")
-            with psycopg.connect(src_url, autocommit=True) as conn:
-                conn.execute("ALTER TYPE mpaa_rating ADD VALUE IF NOT EXISTS 'NR'")
-                conn.execute("UPDATE film SET rating = 'NR' WHERE film_id % 10 = 0")
             end = time.monotonic() + a.seconds
-            while time.monotonic() < end:
+            moves = list(MOVES)
+            back: tuple[str, ...] | None = None
+            while time.monotonic() < end or moves or back:
                 rc, out, secs = syncpoint(cfg, "run", "--once")
                 say(f"run --once under writers: exit {rc} in {secs:.1f} s {out[-300:]}")
+                if back:
+                    rc, out, secs = syncpoint(cfg, *back)
+                    say(f"{' '.join(back)} (the way back): exit {rc} in {secs:.1f} s\n{out[-1500:]}")
+                    back = None
+                elif moves:
+                    what, stmts, back = moves.pop(0)
+                    with psycopg.connect(src_url, autocommit=True) as conn:
+                        for stmt in stmts:
+                            conn.execute(stmt)
+                    say(f"schema moved: {what}")
         finally:
             stop.set()
             for t in threads:

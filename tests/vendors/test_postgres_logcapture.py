@@ -383,6 +383,7 @@ def test_without_superuser_ddl_comes_from_the_relation_messages(log_db: Any) -> 
         "type": "integer",
         "nullable": False,
         "pk": None,
+        "filled": True,  # the rows already there hold its default
     }
     assert recs[2].old["columns"] == [c for c in recs[2].row["columns"] if c["name"] != "qty"]
     log.uninstall()

@@ -36,7 +36,22 @@ class DdlChange:
     new_columns: tuple[Column, ...] = ()
     empties: bool = False  # TRUNCATE / DROP TABLE
     key_changed: bool = False
+    # added columns whose existing rows the source gave a value no row record carries (a
+    # default, NOT NULL, an identity, a generated column): a target cannot follow them
+    filled: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+
+
+def _filled(text: str | None) -> set[str]:
+    """The columns a DDL record's new shape marks ``"filled"`` (the vendor's capture marks
+    the columns it finds added with values in the rows it held)."""
+    try:
+        data: Any = json.loads(text or "")
+    except ValueError:
+        return set()
+    if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
+        return set()
+    return {str(c["name"]) for c in data["columns"] if isinstance(c, dict) and c.get("filled")}
 
 
 def _cols(text: str | None) -> list[Column] | None:
@@ -80,7 +95,7 @@ def classify(
         return DdlChange(action, ADDITIVE, "CREATE TABLE", repl_key, new_columns=tuple(new or ()))
     if action != "ALTER" or new is None or old is None:
         return DdlChange(action, AMBIGUOUS, f"{action} without a readable shape", repl_key)
-    return _alter(parse, old, new, repl_key)
+    return _alter(parse, old, new, repl_key, _filled(content))
 
 
 _QUALIFIER = re.compile(r'^(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\.', re.IGNORECASE)
@@ -97,7 +112,9 @@ def same_type(a: str, b: str) -> bool:
     return (bare_a == b and bare_a != a) or (bare_b == a and bare_b != b)
 
 
-def _alter(parse: Parse, old: list[Column], new: list[Column], repl_key: int) -> DdlChange:
+def _alter(
+    parse: Parse, old: list[Column], new: list[Column], repl_key: int, marked: set[str]
+) -> DdlChange:
     old_by = {c.name: c for c in old}
     new_by = {c.name: c for c in new}
     dropped = [c for c in old if c.name not in new_by]
@@ -114,9 +131,14 @@ def _alter(parse: Parse, old: list[Column], new: list[Column], repl_key: int) ->
     ]
     key_changed = [c.name for c in old if c.pk] != [c.name for c in new if c.pk] and not renamed
     kind, parts = ADDITIVE, []
+    filled = [c.name for c in added if not c.nullable or c.name in marked]
     for c in added:
-        parts.append(f"ADD COLUMN {c.name} {c.type}" + ("" if c.nullable else " NOT NULL"))
-        if not c.nullable or c.pk:
+        parts.append(
+            f"ADD COLUMN {c.name} {c.type}"
+            + ("" if c.nullable else " NOT NULL")
+            + (" with values in the rows already there" if c.name in filled else "")
+        )
+        if not c.nullable or c.pk or c.name in filled:
             kind = _worse(kind, AMBIGUOUS)
     for c in dropped:
         parts.append(f"DROP COLUMN {c.name}")
@@ -143,6 +165,7 @@ def _alter(parse: Parse, old: list[Column], new: list[Column], repl_key: int) ->
         retyped=tuple(retyped),
         new_columns=tuple(new),
         key_changed=bool(key_changed),
+        filled=tuple(filled),
     )
 
 
@@ -161,6 +184,8 @@ def decide(change: DdlChange, policy: str) -> str:
         return APPLY
     if change.key_changed and policy == APPLY:
         return STOP  # a key change cannot be replayed on the target's rows
+    if change.filled and policy == APPLY:
+        return STOP  # the rows' values of the new column are in no record
     if policy not in (APPLY, STOP, IGNORE):
         raise ValueError(f"unknown ddl_policy {policy!r}")
     return policy
@@ -173,6 +198,16 @@ def stop_reason(change: DdlChange, table: str, location: str, policy: str) -> st
             "table stop before that point. To go on: run syncpoint install (it puts "
             f"capture back in place), then syncpoint snapshot --tables {table} --restart "
             "(it copies the table again, with what was not captured)."
+        )
+    if change.filled and not change.key_changed:
+        cols = ", ".join(change.filled)
+        return (
+            f"DDL at {location} on {table}: {change.summary} ({change.kind}). The rows the "
+            f"table already held were given values in {cols} (a default, NOT NULL, an identity "
+            "or a generated column) that no change record carries, so the target cannot "
+            f"follow it. To go on: syncpoint snapshot --tables {table} --restart (it copies "
+            "the table again, with the new column's values), or set ddl_policy: ignore for "
+            "this table to leave the column out of the target."
         )
     what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
     return (

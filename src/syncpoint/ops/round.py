@@ -908,6 +908,22 @@ class GroupRound:
                 table=w.table,
             )
 
+    def _add_missing(self, src: Source, w: TableWindow, shape: Any) -> Any:
+        """A snapshot of a table under ``ddl_policy: apply`` adds the source's columns the
+        target lacks, as a round applies a column added at the source (the way back from a
+        column the source added with values in its rows, which rounds cannot follow)."""
+        source = self._shape(src, w.source)
+        missing = [c for c in source.columns if shape.column(c.name) is None] if source else []
+        if not missing:
+            return shape
+        change = ddl.DdlChange("ALTER", ddl.ADDITIVE, "", added=tuple(missing))
+        self.target.apply_ddl(self.conn, shape, change, src.capture.vendor)
+        log.info(
+            "added %s to target %s at %s", ", ".join(c.name for c in missing), w.target,
+            self.integrate,
+        )  # fmt: skip
+        return self.target.describe(self.conn, w.target)
+
     def _ensure_target(self, src: Source, w: TableWindow) -> Any:
         shape = self.target.describe(self.conn, w.target)
         if shape is not None:
@@ -920,6 +936,8 @@ class GroupRound:
                 extras = shapebase.extras(src.capture.vendor, src.conn, w.source)
                 _idle(src.conn)
                 self.after_load += self._later(src, w, extras)
+            if self.after_load is not None and w.policy == ddl.APPLY:
+                shape = self._add_missing(src, w, shape)
             return shape
         if self.target.vendor == src.capture.vendor:
             # the types of one's own its columns are declared with, first

@@ -98,9 +98,12 @@ def _fits(
     for c in src.columns:
         tc = dst.column(c.name)
         if tc is None:
-            problems.append(
-                f"{integ}: target of {t.name} has no column {c.name!r} (source {loc} has it)"
-            )
+            if t.ddl_policy != "apply":  # under apply the snapshot adds it, as rounds would
+                problems.append(
+                    f"{integ}: target of {t.name} has no column {c.name!r} (source {loc} has "
+                    "it): add it at the target, or set ddl_policy: apply for the table to "
+                    "let the snapshot add it"
+                )
             continue
         # between vendors the declared types differ in form (SQLite's affinities, time zone
         # handling): values are checked as each row is applied ("value does not fit")

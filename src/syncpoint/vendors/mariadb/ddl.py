@@ -21,6 +21,7 @@ from syncpoint.vendors.mariadb.state import Site, Watched, named_lock, run, watc
 from syncpoint.vendors.mariadb.types import bare
 from syncpoint.vendors.mariadb.watch import (
     Shape,
+    filled_columns,
     save_identity,
     save_snapshot,
     settle,
@@ -193,7 +194,8 @@ def _event(
         },
     )
     if record:
-        write_event(cur, site, w, action, new, old, _detail(action, new, old))
+        filled = filled_columns(cur, site, w, new, old) if action == "ALTER" else frozenset()
+        write_event(cur, site, w, action, new, old, _detail(action, new, old), filled)
 
 
 def _detail(action: str, new: Shape, old: Shape) -> str:

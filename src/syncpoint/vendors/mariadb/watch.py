@@ -27,17 +27,34 @@ def shape_of(cols: Sequence[ColumnInfo]) -> Shape:
     return [(c.name, c.type, c.nullable, c.pk) for c in cols]
 
 
-def shape_json(shape: Shape) -> str | None:
-    """A DDL record's content: ``{"columns": [{name, type, nullable, pk}, ...]}``."""
+def shape_json(shape: Shape, filled: frozenset[str] = frozenset()) -> str | None:
+    """A DDL record's content: ``{"columns": [{name, type, nullable, pk}, ...]}``, with
+    ``"filled": true`` on the columns of ``filled`` (an ALTER's added columns whose rows
+    already hold a value)."""
     if not shape:
         return None
-    cols = [{"name": n, "type": t, "nullable": nl, "pk": pk} for n, t, nl, pk in shape]
+    cols = [
+        {"name": n, "type": t, "nullable": nl, "pk": pk} | ({"filled": True} if n in filled else {})
+        for n, t, nl, pk in shape
+    ]
     return json.dumps({"columns": cols})
 
 
+def filled_columns(cur: Any, site: Site, w: Watched, new: Shape, old: Shape) -> frozenset[str]:
+    """The columns ``new`` has and ``old`` lacks whose rows MariaDB gave a value no row
+    record carries (a default, an AUTO_INCREMENT, a generated column)."""
+    before = {c[0] for c in old}
+    added = {c[0] for c in new if c[0] not in before}
+    if not added:
+        return frozenset()
+    run(cur, "queries/filled.sql", site.names, {"schema": w.schema, "table": w.table})
+    return frozenset(str(n) for (n,) in cur.fetchall() if str(n) in added)
+
+
 def write_event(
-    cur: Any, site: Site, w: Watched, action: str, new: Shape, old: Shape, detail: str
-) -> None:
+    cur: Any, site: Site, w: Watched, action: str, new: Shape, old: Shape, detail: str,
+    filled: frozenset[str] = frozenset(),
+) -> None:  # fmt: skip
     """One DDL record (and its line in ``{prefix}ddl_log``) at the table's current version."""
     run(
         cur,
@@ -48,7 +65,7 @@ def write_event(
             "table": w.table,
             "dbid": site.location,
             "action": action,
-            "content": shape_json(new),
+            "content": shape_json(new, filled),
             "oldcontent": shape_json(old),
             "version": w.version,
             "detail": detail,

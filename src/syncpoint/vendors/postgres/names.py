@@ -43,6 +43,7 @@ _SUFFIX = {
     "parts": "partitions_seen",
     "parts_pkey": "partitions_seen_pkey",
     "fn_shape": "shape",
+    "fn_added": "shape_added",
     "fn_make": "make_capture",
     "fn_drop": "drop_capture",
     "fn_on_ddl": "on_ddl",

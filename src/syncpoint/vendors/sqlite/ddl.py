@@ -19,17 +19,30 @@ ColRow = tuple[Any, ...]  # (cid, name, type, notnull, pk)
 CHUNK = 500  # keys per recapture statement
 
 
-def _shape(cols: list[ColRow] | None) -> str | None:
+def _shape(cols: list[ColRow] | None, filled: frozenset[str] = frozenset()) -> str | None:
+    """A DDL record's shape; ``filled``: the columns marked as added with values in the
+    rows already there (an ALTER's new shape)."""
     if not cols:
         return None
     return json.dumps(
         {
             "columns": [
                 {"name": n, "type": str(t).lower(), "nullable": not nn, "pk": pk or None}
+                | ({"filled": True} if n in filled else {})
                 for _, n, t, nn, pk in cols
             ]
         }
     )
+
+
+def _filled(
+    conn: Any, ctx: Ctx, table: str, cur: list[ColRow], old: list[ColRow]
+) -> frozenset[str]:
+    """The columns of ``cur`` that ``old`` lacks whose rows SQLite gives a value: an added
+    column's default, which the rows already there read without a change record."""
+    before = {c[1] for c in old}
+    found = {str(n) for (n,) in ctx.run(conn, "queries/filled.sql", (table,))}
+    return frozenset(c[1] for c in cur if c[1] not in before and c[1] in found)
 
 
 def _by_table(rows: list[tuple[Any, ...]], ignore: str | None = None) -> dict[str, list[ColRow]]:
@@ -85,7 +98,8 @@ def poll(conn: Any, ctx: Ctx, triggers_expected_missing: bool = False) -> int:
             written += _resync(conn, ctx, row, truncate=False)
             ctx.run(conn, "queries/table_status.sql", ("CREATING", None, None, t))
         elif cur != old:
-            written += _record(conn, ctx, row, "ALTER", _shape(cur), _shape(old))
+            filled = _filled(conn, ctx, t, cur or [], old or [])
+            written += _record(conn, ctx, row, "ALTER", _shape(cur, filled), _shape(old))
             if missing:
                 written += _resync(conn, ctx, row, truncate=True)
             else:

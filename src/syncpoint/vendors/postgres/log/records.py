@@ -195,9 +195,13 @@ class Records:
              "names": [c[0] for c in seen], "types": [c[1] for c in seen]},
         ).fetchone()  # fmt: skip
         old_shape = w.shape
+        (content,) = conn.execute(
+            o.one("log/shape_added.sql"),
+            {"relid": rel.relid, "new": shape, "old": old_shape or '{"columns": []}'},
+        ).fetchone()
         w.version += 1
         w.shape = shape
-        self.out.append(Record("ALTER", w.schema, w.table, w.version, origin, at, None, shape,
+        self.out.append(Record("ALTER", w.schema, w.table, w.version, origin, at, None, content,
                                old_shape))  # fmt: skip
         self._put(w)
 

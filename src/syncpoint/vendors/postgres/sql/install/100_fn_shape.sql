@@ -25,3 +25,24 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
       JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE c.oid = p_rel
 $fn$
+---
+-- An ALTER record's content: the new shape (fn_shape's) with "filled": true on each column
+-- the old shape lacks whose rows already hold a value no row record carries: added with a
+-- default (PostgreSQL wrote it into every row, or keeps it as the rows' missing value), as
+-- an identity or a generated column. The table's stored shape stays fn_shape's: a default
+-- set or dropped later is no change of shape.
+CREATE OR REPLACE FUNCTION ${schema}.${fn_added}(p_rel oid, p_new jsonb, p_old jsonb)
+RETURNS jsonb
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
+    SELECT jsonb_set(p_new, '{columns}', coalesce((
+        SELECT jsonb_agg(CASE
+                   WHEN NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_old -> 'columns') o
+                                     WHERE o ->> 'name' = c ->> 'name')
+                    AND EXISTS (SELECT 1 FROM pg_attribute a
+                                 WHERE a.attrelid = p_rel AND a.attname = c ->> 'name'
+                                   AND NOT a.attisdropped
+                                   AND (a.atthasdef OR a.atthasmissing OR a.attidentity <> ''
+                                        OR a.attgenerated <> ''))
+                   THEN c || '{"filled": true}'::jsonb ELSE c END ORDER BY x.n)
+          FROM jsonb_array_elements(p_new -> 'columns') WITH ORDINALITY AS x(c, n)), '[]'))
+$fn$

@@ -49,7 +49,8 @@ BEGIN
             VALUES (v_k, v_sid || ':' || v_k, pg_current_xact_id(),
                     coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                     t.tablename, current_database(), t.schemaname, 'ALTER',
-                    v_shape::text, t.shape::text, t.version + 1, v_at);
+                    ${schema}.${fn_added}(r.objid, v_shape, t.shape)::text, t.shape::text,
+                    t.version + 1, v_at);
             INSERT INTO ${schema}.${ddl_log} (repl_key, trans_key, db_action, db_schema,
                                                tablename, version, captured_at)
             VALUES (v_k, pg_current_xact_id(), 'ALTER', t.schemaname, t.tablename,

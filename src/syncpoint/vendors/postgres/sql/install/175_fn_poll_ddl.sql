@@ -86,7 +86,10 @@ BEGIN
         VALUES (v_k, v_sid || ':' || v_k, pg_current_xact_id(),
                 coalesce(nullif(current_setting($lit{origin_guc}, true), ''), v_loc),
                 t.tablename, current_database(), t.schemaname, v_action,
-                v_shape::text, CASE WHEN v_action = 'CREATE' THEN NULL ELSE t.shape::text END,
+                CASE WHEN v_action = 'ALTER'
+                     THEN ${schema}.${fn_added}(v_rel, v_shape, t.shape)::text
+                     ELSE v_shape::text END,
+                CASE WHEN v_action = 'CREATE' THEN NULL ELSE t.shape::text END,
                 t.version + 1, v_at);
         INSERT INTO ${schema}.${ddl_log} (repl_key, trans_key, db_action, db_schema, tablename,
                                           version, captured_at)

@@ -34,7 +34,7 @@ DROP TABLE IF EXISTS ${schema}.${items}, ${schema}.${ddl_log}, ${schema}.${table
 DROP SEQUENCE IF EXISTS ${schema}.${seq}
 ---
 DROP FUNCTION IF EXISTS ${schema}.${fn_make}(integer), ${schema}.${fn_drop}(integer),
-    ${schema}.${fn_shape}(oid), ${schema}.${fn_on_ddl}(), ${schema}.${fn_on_drop}(), ${schema}.${fn_on_drop_start}(),
+    ${schema}.${fn_shape}(oid), ${schema}.${fn_added}(oid, jsonb, jsonb), ${schema}.${fn_on_ddl}(), ${schema}.${fn_on_drop}(), ${schema}.${fn_on_drop_start}(),
     ${schema}.${fn_ddl_tables}(),
     ${schema}.${fn_tick}(), ${schema}.${fn_snap}(bigint), ${schema}.${fn_tables_changed}(),
     ${schema}.${fn_poll}(), ${schema}.${fn_gap}(integer), ${schema}.${fn_stop}(integer, text),

@@ -33,7 +33,8 @@ BEGIN
                     'action', 'ALTER', 'id', t.id, 'relid', r.objid,
                     'schema', t.schemaname, 'table', t.tablename,
                     'new_schema', r.schema_name, 'new_table', r.table_name,
-                    'content', v_shape::text, 'oldcontent', t.shape::text,
+                    'content', ${schema}.${fn_added}(r.objid, v_shape, t.shape)::text,
+                    'oldcontent', t.shape::text,
                     'version', t.version + 1)::text);
                 UPDATE ${schema}.${tables}
                    SET version = version + 1, schemaname = r.schema_name, tablename = r.table_name,
