@@ -191,7 +191,12 @@ def decide(change: DdlChange, policy: str) -> str:
     return policy
 
 
-def stop_reason(change: DdlChange, table: str, location: str, policy: str) -> str:
+def stop_reason(
+    change: DdlChange, table: str, location: str, policy: str, group: tuple[str, ...] = ()
+) -> str:
+    """Why the rounds stop at ``change``; ``group``: the tables of the table's sync group,
+    which a copy of the table must come with (the group's rounds are held together, so its
+    other tables are behind where the copy would start)."""
     if change.action == "STOP":
         return (
             f"capture at {location} of {table} stopped: {change.summary}. Rounds of the "
@@ -201,13 +206,16 @@ def stop_reason(change: DdlChange, table: str, location: str, policy: str) -> st
         )
     if change.filled and not change.key_changed:
         cols = ", ".join(change.filled)
+        others = [t for t in group if t != table]
+        tables = ",".join([table, *others])
+        with_group = f" (with the other tables of its sync group: {', '.join(others)})"
         return (
             f"DDL at {location} on {table}: {change.summary} ({change.kind}). The rows the "
             f"table already held were given values in {cols} (a default, NOT NULL, an identity "
             "or a generated column) that no change record carries, so the target cannot "
-            f"follow it. To go on: syncpoint snapshot --tables {table} --restart (it copies "
-            "the table again, with the new column's values), or set ddl_policy: ignore for "
-            "this table to leave the column out of the target."
+            f"follow it. To go on: syncpoint snapshot --tables {tables} --restart (it copies "
+            f"the table again, with the new column's values{with_group if others else ''}), "
+            "or set ddl_policy: ignore for this table to leave the column out of the target."
         )
     what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
     return (

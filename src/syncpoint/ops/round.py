@@ -319,7 +319,8 @@ class GroupRound:
                     decision = ddl.decide(change, w.policy)
                     if decision == ddl.STOP:
                         tick = self._tick_of(src, w, rk)
-                        reason = ddl.stop_reason(change, w.table, src.name, w.policy)
+                        group = tuple(str(t.ref) for t in self.tables)
+                        reason = ddl.stop_reason(change, w.table, src.name, w.policy, group)
                         stops[w.table] = Stop(src.name, w.table, tick - 1, reason, rk)
                         cap = tick - 1 if cap is None else min(cap, tick - 1)
                         break
