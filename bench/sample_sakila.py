@@ -1,5 +1,8 @@
 """MySQL's Sakila sample loaded into MariaDB and replicated to PostgreSQL and to MariaDB
-under a writer: install, snapshot while the writer runs, rounds, then ``verify``.
+under a writer: install, snapshot while the writer runs, rounds while the schema moves
+(``MOVES``: a column added empty, a foreign key made ON DELETE CASCADE, a column added
+with a default, whose stop is taken back by copying the sync group again), then
+``verify``.
 
 The sample is not part of the repository: give the paths of ``sakila-schema.sql`` and
 ``sakila-data.sql`` (MySQL's sample database, e.g. a copy on GitHub). Sakila as published
@@ -34,6 +37,7 @@ import psycopg
 import pymysql
 import yaml
 
+from syncpoint.errors import SyncpointError
 from syncpoint.ops.channel import Channel
 
 TABLES = [
@@ -42,6 +46,18 @@ TABLES = [
 ]  # fmt: skip
 MY = {"host": "127.0.0.1", "user": "root"}
 PG = "postgresql://postgres@127.0.0.1:5432"
+# The schema's moves while the channel runs, one between two rounds under the writers, and
+# whether the move needs the way back its stop names (a copy of the sync group again)
+MOVES = [
+    ("a nullable column added empty to customer",
+     ["ALTER TABLE customer ADD COLUMN nickname varchar(40)"], False),
+    ("payment's key to rental made ON DELETE CASCADE",
+     ["ALTER TABLE payment DROP FOREIGN KEY fk_payment_rental",
+      "ALTER TABLE payment ADD CONSTRAINT fk_payment_rental FOREIGN KEY (rental_id) "
+      "REFERENCES rental (rental_id) ON DELETE CASCADE ON UPDATE CASCADE"], False),
+    ("a column added to film, its rows given the default",
+     ["ALTER TABLE film ADD COLUMN in_stock tinyint NOT NULL DEFAULT 1"], True),
+]  # fmt: skip
 
 
 def schema_for_capture(text: str) -> str:
@@ -99,8 +115,15 @@ def writer(db: str, seed: int, stop: threading.Event, counts: dict[str, int]) ->
                     "WHERE rental_id = %s AND return_date IS NULL",
                     (rng.randint(1, 16049),),
                 )
-            elif r < 0.72:
+            elif r < 0.70:
                 cur.execute("DELETE FROM payment WHERE payment_id = %s", (rng.randint(1, 16049),))
+            elif r < 0.72:
+                # a rental's payments follow its foreign key's rule: SET NULL, then CASCADE
+                # once the schema moved
+                cur.execute(
+                    "DELETE FROM rental WHERE rental_id = (SELECT MAX(rental_id) - %s FROM rental)",
+                    (rng.randint(0, 50),),
+                )
             elif r < 0.8:
                 cur.execute(
                     "UPDATE customer SET active = 1 - active WHERE customer_id = %s",
@@ -151,7 +174,9 @@ def main() -> None:
                 "pg": {"url": f"{PG}/{tag}", "integrate": True},
                 "my": {"url": f"mysql://root@127.0.0.1:3306/{dst}", "integrate": True},
             },
-            "tables": [{"name": t, "snapshot": "required"} for t in TABLES],
+            "tables": [
+                {"name": t, "snapshot": "required", "ddl_policy": "apply"} for t in TABLES
+            ],
             # one sync group: the foreign keys' cascades are made at the target with
             # their parent's changes, in the parent's group
             "sync_groups": {"shop": TABLES},
@@ -173,8 +198,24 @@ def main() -> None:
                 print(f"snapshot {r['integrate']} {r['table']}: {r.get('rows_copied')} rows, "
                       f"{r.get('rows_per_second')} rows/s")  # fmt: skip
             end = time.monotonic() + args.seconds
-            while time.monotonic() < end:
-                ch.run(once=True)
+            moves, back = list(MOVES), False
+            while time.monotonic() < end or moves or back:
+                try:
+                    ch.run(once=True)
+                except SyncpointError as exc:
+                    print(f"round stopped: {str(exc)[:600]}")
+                if back:
+                    # the way back the stop names: the sync group copied again
+                    again = ch.snapshot(TABLES, restart=True)["tables"]
+                    copied = sum(r.get("rows_copied") or 0 for r in again)
+                    print(f"snapshot --restart of the group (the way back): {copied} rows")
+                    back = False
+                elif moves:
+                    what, stmts, back = moves.pop(0)
+                    with pymysql.connect(**MY, database=src, autocommit=True) as conn:
+                        for stmt in stmts:
+                            conn.cursor().execute(stmt)
+                    print(f"schema moved: {what}")
             stop.set()
             for t in threads:
                 t.join()

@@ -208,13 +208,13 @@ def stop_reason(
         cols = ", ".join(change.filled)
         others = [t for t in group if t != table]
         tables = ",".join([table, *others])
-        with_group = f" (with the other tables of its sync group: {', '.join(others)})"
+        with_group = ", and the other tables of its sync group with it"
         return (
             f"DDL at {location} on {table}: {change.summary} ({change.kind}). The rows the "
             f"table already held were given values in {cols} (a default, NOT NULL, an identity "
             "or a generated column) that no change record carries, so the target cannot "
             f"follow it. To go on: syncpoint snapshot --tables {tables} --restart (it copies "
-            f"the table again, with the new column's values{with_group if others else ''}), "
+            f"the table again with the new column's values{with_group if others else ''}), "
             "or set ddl_policy: ignore for this table to leave the column out of the target."
         )
     what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
