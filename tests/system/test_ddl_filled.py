@@ -100,3 +100,61 @@ def test_a_column_added_with_values_stops_the_table_and_snapshot_restart_brings_
     src.execute("UPDATE t SET points = 8 WHERE id = 2", "DELETE FROM t WHERE id = 3")
     ch.run(once=True, spark=spark)
     assert rows(dst) == [(1, "a", 5, 7), (2, "b", None, 8), (4, "d", None, 9)]
+
+
+@pytest.fixture(params=["postgres", "mariadb"])
+def enum_pair(request: pytest.FixtureRequest) -> Any:
+    gens = [make_pg(), make_pg() if request.param == "postgres" else make_mariadb()]
+    dbs = [next(g) for g in gens]
+    yield dbs
+    for g in gens:
+        next(g, None)
+
+
+def enum_rows(db: Any) -> list[tuple[Any, ...]]:
+    if db.vendor == "postgres":
+        return db.query("SELECT id, m::text, ms::text FROM t ORDER BY id")
+    return db.query("SELECT id, m, ms FROM t ORDER BY id")
+
+
+def test_an_enum_label_renamed_stops_the_table_and_snapshot_restart_brings_it_back(
+    enum_pair: Any, tmp_path: Path, spark: Any
+) -> None:
+    """``ALTER TYPE ... RENAME VALUE`` changes every row holding the label, with no row
+    record: into PostgreSQL the target's enum type still had the old label, and MariaDB's
+    text kept the old value, silently. A label added is followed."""
+    src, dst = enum_pair
+    src.execute(
+        "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
+        "CREATE TABLE t (id integer PRIMARY KEY, m mood, ms mood[])",
+    )
+    data = {
+        "channel": "moods",
+        "application": "wh",
+        "locations": {
+            "src": {"url": src.url, "capture": True},
+            "cen": {"url": dst.url, "integrate": True},
+        },
+        "tables": [{"name": "public.t", "snapshot": "none", "ddl_policy": "apply"}],
+    }
+    (tmp_path / "e.yaml").write_text(json.dumps(data))
+    ch = Channel.from_file(tmp_path / "e.yaml")
+    ch.install()
+    src.execute("INSERT INTO t VALUES (1, 'sad', '{sad,ok}'), (2, 'ok', NULL)")
+    ch.run(once=True, spark=spark)
+    src.execute("ALTER TYPE mood ADD VALUE 'meh'")
+    src.execute("INSERT INTO t VALUES (3, 'meh', '{meh}')")
+    ch.run(once=True, spark=spark)
+    assert enum_rows(dst) == enum_rows(src)
+    src.execute(
+        "ALTER TYPE mood RENAME VALUE 'sad' TO 'blue'", "INSERT INTO t VALUES (4, 'blue', NULL)"
+    )
+    with pytest.raises(TableStopped) as stopped:
+        ch.run(once=True, spark=spark)
+    assert "enum labels of m renamed ('sad' gone)" in str(stopped.value)
+    assert "syncpoint snapshot --tables public.t --restart" in str(stopped.value)
+    ch.snapshot(["public.t"], restart=True, spark=spark)
+    ch.run(once=True, spark=spark)
+    want = [(1, "blue", "{blue,ok}"), (2, "ok", None), (3, "meh", "{meh}"), (4, "blue", None)]
+    assert enum_rows(src) == want
+    assert enum_rows(dst) == want

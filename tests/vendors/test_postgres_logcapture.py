@@ -445,3 +445,44 @@ def test_a_partitioned_table_through_its_partitions(log_db: Any) -> None:
     assert sorted(got[4:]) == [("DELETE", 1), ("DELETE", 2)]
     assert log_db.query("SELECT count(*) FROM ev_a")[0][0] == 0  # its TRUNCATE is its own
     assert log_db.query("SELECT tgrelid::regclass::text FROM pg_trigger") == [("ev_b",)]
+
+
+def test_without_superuser_an_enum_label_renamed_stops_the_table(log_db: Any) -> None:
+    """RENAME VALUE changes every row holding the label, and neither the log nor a relation
+    message says so: the tick's check finds the label gone from the table's shape and
+    stops the table (a STOP record); a label only added is no stop, and is kept."""
+    role = f"sp_repl_{uuid.uuid4().hex[:8]}"
+    log_db.execute(
+        f"CREATE ROLE {role} LOGIN REPLICATION",
+        f"GRANT CREATE ON DATABASE {log_db.name} TO {role}",
+        f"GRANT ALL ON SCHEMA public TO {role}",
+    )
+    url = log_db.url.replace("postgres@", f"{role}@", 1)
+    user = type(log_db)(log_db.vendor, url, log_db.name)
+    user.execute(
+        "CREATE TYPE mood AS ENUM ('sad', 'ok')",
+        "CREATE TABLE t (id integer PRIMARY KEY, m mood)",
+    )
+    log = LogPg(user)
+    log.install("public.t")
+    p0 = log.tick()
+    tx(user, "INSERT INTO t VALUES (1, 'sad')")
+    user.execute("ALTER TYPE mood ADD VALUE 'meh'")
+
+    def round_tick() -> int:  # as a round does: the check, then the tick
+        conn = log.conn()
+        try:
+            log.cap.poll_ddl(conn)
+        finally:
+            conn.close()
+        return log.tick()
+
+    p1 = round_tick()
+    assert [r.db_action for r in log.changes("public.t", p0, p1)] == ["INSERT"]
+    user.execute("ALTER TYPE mood RENAME VALUE 'meh' TO 'fine'")
+    p2 = round_tick()
+    (stop,) = log.changes("public.t", p1, p2)
+    assert stop.db_action == "STOP"
+    assert "enum labels renamed (m: 'meh' gone)" in (stop.content or "")
+    log.uninstall()
+    log_db.execute(f"DROP OWNED BY {role}", f"DROP ROLE {role}")

@@ -42,16 +42,29 @@ class DdlChange:
     notes: tuple[str, ...] = field(default=())
 
 
-def _filled(text: str | None) -> set[str]:
-    """The columns a DDL record's new shape marks ``"filled"`` (the vendor's capture marks
-    the columns it finds added with values in the rows it held)."""
+def _columns(text: str | None) -> list[dict[str, Any]]:
     try:
         data: Any = json.loads(text or "")
     except ValueError:
-        return set()
+        return []
     if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
-        return set()
-    return {str(c["name"]) for c in data["columns"] if isinstance(c, dict) and c.get("filled")}
+        return []
+    return [c for c in data["columns"] if isinstance(c, dict) and "name" in c]
+
+
+def _filled(text: str | None) -> set[str]:
+    """The columns a DDL record's new shape marks ``"filled"`` (the vendor's capture marks
+    the columns it finds added with values in the rows it held)."""
+    return {str(c["name"]) for c in _columns(text) if c.get("filled")}
+
+
+def _labels(text: str | None) -> dict[str, list[str]]:
+    """The enum labels a shape holds per column (where the capture's types have labels)."""
+    return {
+        str(c["name"]): [str(x) for x in c["labels"]]
+        for c in _columns(text)
+        if isinstance(c.get("labels"), list)
+    }
 
 
 def _cols(text: str | None) -> list[Column] | None:
@@ -95,7 +108,21 @@ def classify(
         return DdlChange(action, ADDITIVE, "CREATE TABLE", repl_key, new_columns=tuple(new or ()))
     if action != "ALTER" or new is None or old is None:
         return DdlChange(action, AMBIGUOUS, f"{action} without a readable shape", repl_key)
-    return _alter(parse, old, new, repl_key, _filled(content))
+    return _alter(parse, old, new, repl_key, _filled(content), _gone_labels(content, oldcontent))
+
+
+def _gone_labels(content: str | None, oldcontent: str | None) -> dict[str, list[str]]:
+    """Per column kept, the enum labels the old shape had and the new one lacks: renamed
+    (labels that can only be added are lost no other way), so every row holding one
+    changed its value without a row record. A shape written before labels were kept says
+    nothing."""
+    new, old = _labels(content), _labels(oldcontent)
+    out = {}
+    for name, was in old.items():
+        gone = [x for x in was if x not in new.get(name, was)]
+        if gone:
+            out[name] = gone
+    return out
 
 
 _QUALIFIER = re.compile(r'^(?:"(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\.', re.IGNORECASE)
@@ -113,7 +140,12 @@ def same_type(a: str, b: str) -> bool:
 
 
 def _alter(
-    parse: Parse, old: list[Column], new: list[Column], repl_key: int, marked: set[str]
+    parse: Parse,
+    old: list[Column],
+    new: list[Column],
+    repl_key: int,
+    marked: set[str],
+    relabeled: dict[str, list[str]],
 ) -> DdlChange:
     old_by = {c.name: c for c in old}
     new_by = {c.name: c for c in new}
@@ -132,6 +164,11 @@ def _alter(
     key_changed = [c.name for c in old if c.pk] != [c.name for c in new if c.pk] and not renamed
     kind, parts = ADDITIVE, []
     filled = [c.name for c in added if not c.nullable or c.name in marked]
+    for name, gone in relabeled.items():
+        if name in new_by and name in old_by:
+            parts.append(f"enum labels of {name} renamed ({', '.join(map(repr, gone))} gone)")
+            filled.append(name)
+            kind = _worse(kind, AMBIGUOUS)
     for c in added:
         parts.append(
             f"ADD COLUMN {c.name} {c.type}"
@@ -208,14 +245,15 @@ def stop_reason(
         cols = ", ".join(change.filled)
         others = [t for t in group if t != table]
         tables = ",".join([table, *others])
-        with_group = ", and the other tables of its sync group with it"
+        with_group = ", and the other tables of its sync group with it" if others else ""
         return (
             f"DDL at {location} on {table}: {change.summary} ({change.kind}). The rows the "
             f"table already held were given values in {cols} (a default, NOT NULL, an identity "
-            "or a generated column) that no change record carries, so the target cannot "
-            f"follow it. To go on: syncpoint snapshot --tables {tables} --restart (it copies "
-            f"the table again with the new column's values{with_group if others else ''}), "
-            "or set ddl_policy: ignore for this table to leave the column out of the target."
+            "or a generated column; an enum label renamed) that no change record carries, so "
+            "the target cannot follow it. To go on: syncpoint snapshot --tables "
+            f"{tables} --restart (it copies the table again as it is now{with_group}), or "
+            "set ddl_policy: ignore for this table to go on past it (the target keeps what it "
+            "has)."
         )
     what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
     return (

@@ -937,8 +937,12 @@ class GroupRound:
                 extras = shapebase.extras(src.capture.vendor, src.conn, w.source)
                 _idle(src.conn)
                 self.after_load += self._later(src, w, extras)
-            if self.after_load is not None and w.policy == ddl.APPLY:
-                shape = self._add_missing(src, w, shape)
+            if self.after_load is not None:
+                # a snapshot into a table that exists: the enum labels the source's rows
+                # hold (one renamed meanwhile), the columns the source added
+                self._own_types(src, w)
+                if w.policy == ddl.APPLY:
+                    shape = self._add_missing(src, w, shape)
             return shape
         if self.target.vendor == src.capture.vendor:
             # the types of one's own its columns are declared with, first

@@ -1,6 +1,8 @@
 -- A table's shape, the content of DDL records: {"schema", "table", "columns": [{name, type,
 -- nullable, pk}]} with pk the 1-based position in the primary key (queries/describe.sql
--- reads the same catalog the same way for Python). Conflict bookkeeping columns (cdr add) are
+-- reads the same catalog the same way for Python), and a column of an enum type (or an
+-- array of one) its labels in their order: a label renamed (ALTER TYPE ... RENAME VALUE)
+-- changes the value of every row holding it, with no row record. Conflict bookkeeping columns (cdr add) are
 -- syncpoint's, not the table's shape: adding or dropping them is no schema change.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_shape}(p_rel oid) RETURNS jsonb
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
@@ -17,6 +19,12 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
                                      unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
                                WHERE i.indrelid = c.oid AND i.indisprimary
                                  AND k.attnum = a.attnum))
+                   || coalesce((SELECT jsonb_build_object('labels', jsonb_agg(
+                                           e.enumlabel::text ORDER BY e.enumsortorder))
+                                  FROM pg_type ty
+                                  JOIN pg_enum e ON e.enumtypid IN (ty.oid, ty.typelem)
+                                 WHERE ty.oid = a.atttypid
+                                HAVING count(*) > 0), '{}'::jsonb)
                    ORDER BY a.attnum)
               FROM pg_attribute a
              WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped

@@ -7,7 +7,10 @@
 --   a table detached holding rows (its TRUNCATE trigger names the partitioned table)
 --     stops that table: its rows left without a log record;
 --   a table that left the publication, or lost its usable replica identity, stops;
---   a partition dropped that may have held rows stops its table (partitions_check).
+--   a partition dropped that may have held rows stops its table (partitions_check);
+--   an enum label a column's type had renamed (ALTER TYPE ... RENAME VALUE: every row
+--     holding it changed, and the log has no record of it) stops the table; labels only
+--     added are kept in the table's shape for the next comparison.
 -- A stop is a STOP record and status ERROR (stop_table), with the reason.
 CREATE OR REPLACE FUNCTION ${schema}.${fn_log_check}() RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -15,6 +18,7 @@ DECLARE
     t     record;
     r     record;
     v_why text;
+    v_now jsonb;
     v_n   integer := 0;
 BEGIN
     FOR r IN SELECT g.tgrelid::regclass::text AS name, w.id
@@ -73,6 +77,23 @@ BEGIN
             END LOOP;
             IF (SELECT relkind FROM pg_class WHERE oid = t.relid) = 'p' THEN
                 PERFORM ${schema}.${fn_part_watch}(t.relid);
+            END IF;
+        END IF;
+        IF v_why IS NULL THEN
+            v_now := ${schema}.${fn_shape}(t.relid);
+            SELECT 'enum labels renamed (' || string_agg(format('%s: %s gone', o ->> 'name',
+                       (SELECT string_agg(quote_literal(x), ', ')
+                          FROM jsonb_array_elements_text(o -> 'labels') x
+                         WHERE NOT (n -> 'labels') ? x)), '; ')
+                   || '): every row holding one changed, with no log record of it'
+              INTO v_why
+              FROM jsonb_array_elements(t.shape -> 'columns') o
+              JOIN jsonb_array_elements(v_now -> 'columns') n ON n ->> 'name' = o ->> 'name'
+             WHERE o ? 'labels' AND n ? 'labels'
+               AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(o -> 'labels') x
+                            WHERE NOT (n -> 'labels') ? x);
+            IF v_why IS NULL AND v_now IS DISTINCT FROM t.shape THEN
+                UPDATE ${schema}.${tables} SET shape = v_now WHERE id = t.id;
             END IF;
         END IF;
         IF v_why IS NOT NULL THEN
