@@ -18,7 +18,8 @@ runs ``snapshot`` while writers rent, pay, return, edit customers and films (rat
 arrays, bytea pictures) and add addresses and customers, then rounds under the writers
 while the schema moves between them (``MOVES``: an enum value added, this month's and the
 next month's ``payment`` partitions created, which the writers' payments wait for, a
-column added to ``customer``, a cascading foreign key from ``payment`` to ``rental``
+column added to ``customer`` with a default and an enum value renamed, which stop their
+tables until the sync group is copied again, a cascading foreign key from ``payment`` to ``rental``
 added, which the writers' deletes of rentals then follow), then a last round after them
 and ``verify`` at every target. It prints what each step took, and exits 1 when a target
 differs from the source.
@@ -105,10 +106,12 @@ MOVES = [
       "interval '1 month') LOOP EXECUTE format('CREATE TABLE payment_p%s PARTITION OF "
       "payment FOR VALUES FROM (%L) TO (%L)', to_char(m, 'YYYY_MM'), m, "
       "m + interval '1 month'); END LOOP; END$$"], None),
-    # every customer gets 0 without a change record: the table stops, and the way back
-    # copies it again with the column, with its sync group (held behind it meanwhile)
-    ("a column added to customer, its rows given the default",
-     ["ALTER TABLE customer ADD COLUMN loyalty integer NOT NULL DEFAULT 0"],
+    # every customer gets 0, every NC-17 film becomes X, without a change record: the
+    # tables stop, and the way back copies them again with their sync group (held behind
+    # them meanwhile)
+    ("a column added to customer, its rows given the default; a film rating renamed",
+     ["ALTER TABLE customer ADD COLUMN loyalty integer NOT NULL DEFAULT 0",
+      "ALTER TYPE mpaa_rating RENAME VALUE 'NC-17' TO 'X'"],
      ("snapshot", "--tables", ",".join(f"public.{t}" for t in TABLES), "--restart")),
     ("a cascading foreign key from payment to rental",
      ["DELETE FROM payment p WHERE NOT EXISTS "  # the partitions without a key's orphans
