@@ -21,6 +21,15 @@ import pytest
 # log_maria_db)
 pytest_plugins = ["tests.logpg", "tests.private_mariadb"]
 
+# Every Spark driver JVM the tests start (the test process's session and each command's
+# own) compiles with the client compiler alone. Most of them live for seconds: at startup
+# the server compiler's threads compete for the machine's two cores with everything else,
+# and a small snapshot command took 2.4 times as long with them (a JIT setting, not one of
+# syncpoint's: what the commands do is the same). spark-submit adds it to the driver's Java
+# options without a word on its output (JAVA_TOOL_OPTIONS would print a note). A caller's
+# own setting stands.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
+
 PG_ADMIN = os.environ.get("SYNCPOINT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 MY_ADMIN = os.environ.get("SYNCPOINT_TEST_MARIADB", "mysql://root@127.0.0.1:3306/")
 VENDORS = ("postgres", "mariadb", "sqlite")

@@ -34,7 +34,7 @@ def pair(tmp_path: Path) -> Any:
         next(g, None)
 
 
-@pytest.mark.long(100)
+@pytest.mark.long(55)
 def test_a_round_prints_its_own_lines_and_spark_logs_to_the_file(pair: Any, tmp_path: Path) -> None:
     src, dst = pair
     rk.setup_source(src)

@@ -63,13 +63,21 @@ def config(
 
 
 def writer(
-    vendor: str, url: str, no: int, n: int, seconds: float, seed_: int, even: bool = False
+    vendor: str,
+    url: str,
+    no: int,
+    n: int,
+    seconds: float,
+    seed_: int,
+    even: bool = False,
+    pause: float = 0.01,
 ) -> None:
     """Short transactions on random keys of ``1..n``: updates, deletes, inserts of new keys,
     key moves; a few roll back. Errors (lock waits, a key taken) roll the transaction back.
     ``even``: only even keys of ``1..n`` are changed, so the odd ones a copy reads are never
     changed after it: a copy that loses rows shows (a changed row reaches the target with the
-    rounds after the copy's hand-over however the copy went)."""
+    rounds after the copy's hand-over however the copy went). ``pause``: the longest rest
+    between two transactions (random up to it)."""
     from syncpoint.vendors import connect
 
     rng = random.Random(seed_)
@@ -116,18 +124,24 @@ def writer(
             except Exception:  # noqa: BLE001
                 conn = connect(url)
                 cur = conn.cursor()
-        time.sleep(rng.uniform(0, 0.01))
+        time.sleep(rng.uniform(0, pause))
     conn.close()
 
 
 def start_writers(
-    vendor: str, url: str, count: int, n: int, seconds: float, even: bool = False
+    vendor: str,
+    url: str,
+    count: int,
+    n: int,
+    seconds: float,
+    even: bool = False,
+    pause: float = 0.01,
 ) -> list[Any]:
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     procs = [
-        ctx.Process(target=writer, args=(vendor, url, i, n, seconds, 7000 + i, even))
+        ctx.Process(target=writer, args=(vendor, url, i, n, seconds, 7000 + i, even, pause))
         for i in range(count)
     ]
     for pr in procs:

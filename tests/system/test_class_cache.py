@@ -70,7 +70,7 @@ def archives(folder: Path) -> list[Path]:
     return sorted(folder.glob("syncpoint/*.jsa"))
 
 
-@pytest.mark.long(215)
+@pytest.mark.long(100)
 def test_the_first_run_writes_the_archive_and_the_next_starts_with_it(tmp_path: Path) -> None:
     cfg, home = prepare(tmp_path, True), tmp_path / "cache"
     out = run(cfg, home, 1)
@@ -94,7 +94,7 @@ def test_the_first_run_writes_the_archive_and_the_next_starts_with_it(tmp_path: 
     assert f"-XX:SharedArchiveFile={archive}" in out
 
 
-@pytest.mark.long(55)
+@pytest.mark.long(40)
 def test_class_cache_false_reads_and_writes_none(tmp_path: Path) -> None:
     cfg, home = prepare(tmp_path, False), tmp_path / "cache"
     out = run(cfg, home, 1)

@@ -23,7 +23,7 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*SYNCPOINT, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
-@pytest.mark.long(125)
+@pytest.mark.long(60)
 def test_demo_json_reports_rounds_stamps_gate_and_passing_checks(tmp_path: Path) -> None:
     r = _run("demo", "--json", *FAST, cwd=tmp_path)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -103,7 +103,7 @@ def _status(config: Path, cwd: Path) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.long(150)
+@pytest.mark.long(85)
 def test_demo_text_keeps_a_working_channel(tmp_path: Path) -> None:
     work = tmp_path / "demo"
     r = _run("demo", "--keep", str(work), *FAST, cwd=tmp_path)
