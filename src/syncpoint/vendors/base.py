@@ -282,6 +282,7 @@ class Capture(ABC):
             for key in wanted.get((str(schema), str(name)), []):
                 out[key] = WindowStats(int(lo), int(hi), int(n), oldest, int(ddl or 0))
         return out
+
     def window_bounds(self, conn: Any, query: str) -> tuple[int, int, int]:
         """(lowest repl_key, highest, count) of a window (a round's read)."""
         row = self._read(conn, "bounds", query=query).fetchone()
