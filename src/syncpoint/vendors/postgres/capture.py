@@ -256,21 +256,25 @@ class PostgresCapture(Capture):
     def _spans(
         self, conn: Any, tables: Sequence[TableName], after: int, upto: int
     ) -> dict[str, WindowStats] | None:
-        out: dict[str, WindowStats] = {}
+        """``window_span.sql`` of ``tables``: each table's covering bounds, ``hi - lo + 1``
+        for its count, its DDL count; None where a table's window has too many
+        transactions to step through."""
         a, u = stream.window_ticks(after, upto)
         raw = {"after": str(a), "upto": str(u), "most": str(SPAN_MOST)}
-        text = self.objects.one("queries/window_span.sql", raw=raw)
         by_name: dict[tuple[str, str], list[str]] = {}
         for t in tables:
             by_name.setdefault(self.queue_name(t), []).append(str(t))
+        params = {"schemas": [s for s, _ in by_name], "names": [n for _, n in by_name]}
         with self._translated(None, conn):
-            for (schema, name), keys in by_name.items():
-                many, lo, hi, ddl = conn.execute(text, {"table": name, "schema": schema}).fetchone()
-                if many:
-                    return None
-                if lo is not None:
-                    stats = WindowStats(int(lo), int(hi), int(hi) - int(lo) + 1, None, int(ddl))
-                    out.update(dict.fromkeys(keys, stats))
+            rows = conn.execute(self.objects.one("queries/window_span.sql", raw=raw), params)
+            rows = rows.fetchall()
+        out: dict[str, WindowStats] = {}
+        for schema, name, many, lo, hi, ddl in rows:
+            if many:
+                return None
+            if lo is not None:
+                stats = WindowStats(int(lo), int(hi), int(hi) - int(lo) + 1, None, int(ddl))
+                out.update(dict.fromkeys(by_name[(str(schema), str(name))], stats))
         return out
 
     def _backlog(self, tables: Sequence[TableName], after: int) -> str:
