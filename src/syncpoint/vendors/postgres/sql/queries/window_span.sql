@@ -1,6 +1,6 @@
 -- A round's look at the tables' large window (after, upto] without reading its records
 -- (counting them read every record's heap tuple: most of a large round's plan), one row a
--- table with records in it: repl_key bounds that cover its records, and its DDL records
+-- table: repl_key bounds that cover its records (NULL: it has none), and its DDL records
 -- counted in the DDL log (written beside each of them). The queue's index (tablename,
 -- trans_key, repl_key) gives each transaction's lowest and highest repl_key by two probes:
 -- the transactions of the window are those from tick "after"'s xmax below tick "upto"'s
