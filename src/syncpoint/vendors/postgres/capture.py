@@ -245,7 +245,9 @@ class PostgresCapture(Capture):
         as before."""
         if not tables or upto <= after:
             return {}
-        query = stream.query_many(self.objects, tables, after, upto)
+        query = self.tables_query(tables, after, upto)
+        if query is None:
+            return self.survey(conn, tables, after, upto)
         first = self.window.one("first", raw={"query": query, "n": str(int(exact) + 1)})
         found = self._survey(conn, tables, first, after, upto)
         if sum(s.records for s in {id(s): s for s in found.values()}.values()) <= exact:
