@@ -9,12 +9,16 @@ CPU seconds (user + system of the postmaster's children, those that ended during
 round included), the driver process's, the load average; then the medians. Run it with
 each tree's interpreter, in turns, to compare two versions of the code.
 
-    .venv/bin/python bench/round_cpu.py [--changes 480000] [--rounds 3] [--key text]
+``--steps``: each round's steps too (plan, the copies, the target's netting, the apply),
+timed by wrapping ``GroupRound``'s methods as ``source_net_pg.py`` does.
+
+    .venv/bin/python bench/round_cpu.py [--changes 480000] [--rounds 3] [--key text] [--steps]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import resource
 import statistics
@@ -77,6 +81,7 @@ def main() -> None:
         help="the type of orders.id: text is a key the apply compares as text (the spare of "
         "net deletes and the coarse-key check where the target's text equality is coarser)",
     )
+    ap.add_argument("--steps", action="store_true", help="each round's steps' wall time")
     args = ap.parse_args()
     id_expr = "id" if args.key == "bigint" else "id::bigint"
     n_ins = args.changes * 5 // 8
@@ -85,6 +90,17 @@ def main() -> None:
 
     from syncpoint.ops.channel import Channel
 
+    steps: dict[str, list[float]] = collections.defaultdict(list)
+    if args.steps:
+        from profile_round import timed
+
+        from syncpoint.ops import round as round_mod
+        from syncpoint.vendors.postgres import round_direct
+
+        for m in ("plan", "_copy_direct", "apply"):
+            timed(round_mod.GroupRound, m, steps)
+        timed(round_direct, "net", steps)
+
     with private_cluster() as base:
         admin, postmaster, src, dst = private_pair(base, args.key)
         ch = Channel.from_file(
@@ -92,7 +108,9 @@ def main() -> None:
         )
         ch.install()
         rows = []
+        per_step: dict[str, list[float]] = collections.defaultdict(list)
         for r in range(args.rounds + 1):
+            steps.clear()
             make_changes(src, r * 10 * n_ins, n_ins, n_upd, n_del, id_expr)
             src.execute("CHECKPOINT")
             dst.execute("CHECKPOINT")
@@ -107,8 +125,12 @@ def main() -> None:
                 f"{s1 - s0:6.2f} s, driver CPU {d1 - d0:5.2f} s; load average {load:.1f}",
                 flush=True,
             )
+            if steps:
+                print("         " + ", ".join(f"{k} {sum(v):.2f} s" for k, v in steps.items()))
             if r:
                 rows.append((wall, s1 - s0, d1 - d0))
+                for k, v in steps.items():
+                    per_step[k].append(sum(v))
         equal = checksum(src) == checksum(dst)
         med = [statistics.median(c) for c in zip(*rows, strict=True)]
         print(
@@ -116,6 +138,11 @@ def main() -> None:
             f"changes/s), server CPU {med[1]:.2f} s, driver CPU {med[2]:.2f} s; target equals "
             f"source: {equal}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )
+        if per_step:
+            print(
+                "medians: "
+                + ", ".join(f"{k} {statistics.median(v):.2f} s" for k, v in per_step.items())
+            )
         admin.close()
         src.close()
         dst.close()

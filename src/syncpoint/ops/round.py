@@ -295,7 +295,9 @@ class GroupRound:
             if w.reads:
                 same.setdefault((w.after, w.upto), []).append(w)
         for (after, upto), group in same.items():
-            found = src.capture.survey(src.conn, [w.source for w in group], after, upto)
+            found = src.capture.round_survey(
+                src.conn, [w.source for w in group], after, upto, self.cfg.spark.driver_round_max
+            )
             for w in group:
                 w.stats, w.surveyed = found.get(str(w.source)), True
 

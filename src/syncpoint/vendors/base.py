@@ -231,6 +231,16 @@ class Capture(ABC):
             return {}
         return self._survey(conn, tables, self.tables_query(tables, after, upto), after, upto)
 
+    def round_survey(
+        self, conn: Any, tables: Sequence[TableName], after: int, upto: int, exact: int
+    ) -> dict[str, WindowStats]:
+        """``survey`` for a round, whose counts matter only up to ``exact`` records in all
+        (the most the driver nets): where the window holds more, a vendor may answer with
+        bounds that cover each table's records (wider, never narrower), a count that is at
+        least theirs (``hi - lo + 1``), no oldest time, and the DDL count exact, without
+        reading every record. A table not in the answer still has none."""
+        return self.survey(conn, tables, after, upto)
+
     def backlog_survey(
         self, conn: Any, tables: Sequence[TableName], after: int
     ) -> dict[str, WindowStats] | None:
@@ -272,6 +282,7 @@ class Capture(ABC):
             for key in wanted.get((str(schema), str(name)), []):
                 out[key] = WindowStats(int(lo), int(hi), int(n), oldest, int(ddl or 0))
         return out
+
     def window_bounds(self, conn: Any, query: str) -> tuple[int, int, int]:
         """(lowest repl_key, highest, count) of a window (a round's read)."""
         row = self._read(conn, "bounds", query=query).fetchone()

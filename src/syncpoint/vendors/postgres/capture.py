@@ -15,13 +15,23 @@ import psycopg
 from psycopg import pq
 
 from syncpoint.config import TableConfig, TableName
-from syncpoint.core.model import CaptureStatus, ChangeRecord, TableShape, Tick, WatchedTableStatus
+from syncpoint.core.model import (
+    CaptureStatus,
+    ChangeRecord,
+    TableShape,
+    Tick,
+    WatchedTableStatus,
+    WindowStats,
+)
 from syncpoint.errors import NotInstalled, UsageError
 from syncpoint.vendors.base import Capture
 from syncpoint.vendors.postgres import catalog, ddlpoll, dialect, privileges, stream
 from syncpoint.vendors.postgres.catalog import schema_of
 from syncpoint.vendors.postgres.names import Names
 
+# the most transactions of one table's large window a round's survey steps through by the
+# queue's index (two probes each) before it reads the window's records instead
+SPAN_MOST = 256
 _SUFFIXES = {"I": ("_ins",), "U": ("_upd",), "D": ("_del", "_trunc")}
 
 
@@ -224,6 +234,50 @@ class PostgresCapture(Capture):
 
     def tables_backlog_query(self, tables: Sequence[TableName], after: int) -> str | None:
         return self._backlog(tables, after)
+
+    def round_survey(
+        self, conn: Any, tables: Sequence[TableName], after: int, upto: int, exact: int
+    ) -> dict[str, WindowStats]:
+        """The survey of at most ``exact`` + 1 records; a window of more gets its bounds
+        from the queue's index and its DDL count from the DDL log (``window_span.sql``), a
+        few probes instead of a read of every record (which was most of a large round's
+        plan). A table whose window spans more than ``SPAN_MOST`` transactions is surveyed
+        as before."""
+        if not tables or upto <= after:
+            return {}
+        query = self.tables_query(tables, after, upto)
+        if query is None:
+            return self.survey(conn, tables, after, upto)
+        first = self.window.one("first", raw={"query": query, "n": str(int(exact) + 1)})
+        found = self._survey(conn, tables, first, after, upto)
+        if sum(s.records for s in {id(s): s for s in found.values()}.values()) <= exact:
+            return found  # every record counted
+        spans = self._spans(conn, tables, after, upto)
+        return spans if spans is not None else self.survey(conn, tables, after, upto)
+
+    def _spans(
+        self, conn: Any, tables: Sequence[TableName], after: int, upto: int
+    ) -> dict[str, WindowStats] | None:
+        """``window_span.sql`` of ``tables``: each table's covering bounds, ``hi - lo + 1``
+        for its count, its DDL count; None where a table's window has too many
+        transactions to step through."""
+        a, u = stream.window_ticks(after, upto)
+        raw = {"after": str(a), "upto": str(u), "most": str(SPAN_MOST)}
+        by_name: dict[tuple[str, str], list[str]] = {}
+        for t in tables:
+            by_name.setdefault(self.queue_name(t), []).append(str(t))
+        params = {"schemas": [s for s, _ in by_name], "names": [n for _, n in by_name]}
+        with self._translated(None, conn):
+            rows = conn.execute(self.objects.one("queries/window_span.sql", raw=raw), params)
+            rows = rows.fetchall()
+        out: dict[str, WindowStats] = {}
+        for schema, name, many, lo, hi, ddl in rows:
+            if many:
+                return None
+            if lo is not None:
+                stats = WindowStats(int(lo), int(hi), int(hi) - int(lo) + 1, None, int(ddl))
+                out.update(dict.fromkeys(by_name[(str(schema), str(name))], stats))
+        return out
 
     def _backlog(self, tables: Sequence[TableName], after: int) -> str:
         names, schemas = stream.literal_lists(tables)

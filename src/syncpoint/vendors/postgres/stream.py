@@ -39,6 +39,11 @@ def tick(conn: Any, objs: Names) -> Tick:
     )
 
 
+def window_ticks(after: int, upto: int) -> tuple[int, int]:
+    """The window's ticks, validated."""
+    return _window(after, upto)
+
+
 def _window(after: int, upto: int) -> tuple[int, int]:
     after, upto = int(after), int(upto)
     if after < 0 or upto < after:
