@@ -251,8 +251,9 @@ def test_mariadb_values_arrive_exactly_in_mariadb_on_the_direct_path(
     maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:
     tv.test_values_arrive_exactly(maria_maria, tmp_path, spark)
-    # netted by the source, loaded as JSON text
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # netted by the source, staged typed: the values are those of the JSON path
+    assert typed_rounds(direct) and all(t == ["vals"] for t in typed_rounds(direct))
 
 
 def test_mariadb_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
@@ -260,6 +261,7 @@ def test_mariadb_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
 ) -> None:
     tv.test_special_values_arrive_exactly(maria_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    assert typed_rounds(direct) and all(t == ["sv"] for t in typed_rounds(direct))
 
 
 def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(
