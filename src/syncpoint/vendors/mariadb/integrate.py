@@ -138,6 +138,10 @@ def fitted(v: str, col: ApplyColumn) -> str:
     return v
 
 
+def _bit(declared: str) -> bool:
+    return bare(declared).split("(")[0].strip().lower() == "bit"
+
+
 def typed_refusal(t: ApplyTable) -> str | None:
     """Why a table's rows are not staged typed on the direct path (its window is staged as
     JSON text and applied as before), or None."""
@@ -282,6 +286,10 @@ class MariadbIntegrate(Integrate):
     def _converted(col: ApplyColumn, target: NType, pick: Any) -> str:
         if spatial(col.type):
             return _stored_geometry(f"FROM_BASE64({pick()})")
+        if _bit(col.type) and col.source is not None and _bit(col.source.declared):
+            # MariaDB's BIT is captured as its number (encode.py), whose text a BIT would
+            # take as bytes ('5' as 0x35): assigned as the number
+            return f"CAST({pick()} AS UNSIGNED)"
         if target.kind == "binary":
             return f"FROM_BASE64({pick()})"
         if target.kind == "timestamp":
