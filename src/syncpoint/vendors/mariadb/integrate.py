@@ -319,8 +319,10 @@ class MariadbIntegrate(Integrate):
                 table=str(table),
             )
 
-    # -- typed staging (the direct path from PostgreSQL: mariadb/round_direct.py) ---------
-    # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
+    # -- typed staging (the direct path: mariadb/round_direct.py) --------------------------
+    # From MariaDB, a column's value is ``_value``'s own expression over the line's JSON in
+    # the load (``typed_json_set``). From PostgreSQL it goes the way ``_value`` takes it
+    # from the JSON text, in two halves:
     # the source's task takes out of the record the text JSON_VALUE would give
     # (``typed_load``'s first list), LOAD DATA assigns it to the staged column (the target
     # column's own type), or sets the column by ``_value``'s expression over it where

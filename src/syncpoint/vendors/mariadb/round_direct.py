@@ -16,7 +16,9 @@ path. A window whose target is known before the copy is staged typed instead (be
 
 From a MariaDB capture location the task reads its window by an unbuffered cursor, and the
 source writes the same net operations itself as the lines ``LOAD DATA`` reads
-(``mariadb/sql/window/ops_out_net.sql``), which the task deals into its files unparsed.
+(``mariadb/sql/window/ops_out_net.sql``), which the task deals into its files unparsed. A
+window staged typed loads those same lines, each column set by the JSON path's own
+expression over the line's JSON (``typed_load_json.sql``): the apply reads typed rows.
 """
 
 from __future__ import annotations
