@@ -27,7 +27,8 @@ rounds. Nothing is hard-coded; databases are dropped at the end.
 ``--paths`` takes the round paths in turns (``spark``: ``SYNCPOINT_ROUND_PATH=spark``,
 Spark's JDBC read; ``direct``: the pair's direct path where it has one), ``--pairs`` times
 each, the order swapped every pair, fresh databases for every run; the load average is
-printed beside every run.
+printed beside every run, and the warm round's ``stage`` and ``apply`` (its transaction)
+times.
 
 ``cross_rows(pg, my, changes, master)`` gives ``table.py`` its rows.
 """
