@@ -27,7 +27,8 @@ rounds. Nothing is hard-coded; databases are dropped at the end.
 ``--paths`` takes the round paths in turns (``spark``: ``SYNCPOINT_ROUND_PATH=spark``,
 Spark's JDBC read; ``direct``: the pair's direct path where it has one), ``--pairs`` times
 each, the order swapped every pair, fresh databases for every run; the load average is
-printed beside every run.
+printed beside every run, and the warm round's ``stage`` and ``apply`` (its transaction)
+times.
 
 ``cross_rows(pg, my, changes, master)`` gives ``table.py`` its rows.
 """
@@ -266,8 +267,12 @@ def direction(src_v: str, dst_v: str, changes: int, master: str, path: str = "")
         w1(src, 10 * changes, changes)
         ch.run(once=True, spark=spark)  # the JIT meets a round of this size once first
         w1(src, 20 * changes, changes)
+        steps = _steps_timed()
         t = time.perf_counter()
-        report = ch.run(once=True, spark=spark)
+        try:
+            report = ch.run(once=True, spark=spark)
+        finally:
+            steps.pop("undo")()
         warm = time.perf_counter() - t
         stop_session()
         cold_direct = json.loads(done.stdout).get("rounds") or [{}]
@@ -282,6 +287,10 @@ def direction(src_v: str, dst_v: str, changes: int, master: str, path: str = "")
             "warm_rate": report.changes / warm,
             "warm_s": warm,
             "warm_changes": report.changes,
+            # the warm round's stage (copy tasks, netting) and apply (its transaction)
+            "warm_stage_s": sum(steps["stage"]),
+            "warm_apply_s": sum(steps["apply"]),
+            "typed": [r.get("typed") for r in report.rounds if r.get("changes")],
             "pipe_rate": final / took,
             "pipe_s": took,
             # the pipe moves the whole table (three W1s), the timed round one W1's window:
@@ -295,6 +304,37 @@ def direction(src_v: str, dst_v: str, changes: int, master: str, path: str = "")
     finally:
         for s in (src, dst, raw):
             s.drop()
+
+
+def _steps_timed() -> dict[str, Any]:
+    """Wall time of each call of the round's ``stage`` and ``apply`` (in this process),
+    until ``undo`` is called."""
+    from syncpoint.ops import round as round_mod
+
+    cls = round_mod.GroupRound
+    out: dict[str, Any] = {"stage": [], "apply": []}
+    kept = {name: getattr(cls, name) for name in ("stage", "apply")}
+
+    def wrap(name: str) -> Any:
+        inner = kept[name]
+
+        def timed(self: Any, *a: Any, **k: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return inner(self, *a, **k)
+            finally:
+                out[name].append(time.perf_counter() - t)
+
+        return timed
+
+    def undo() -> None:
+        for name, f in kept.items():
+            setattr(cls, name, f)
+
+    for name in kept:
+        setattr(cls, name, wrap(name))
+    out["undo"] = undo
+    return out
 
 
 NAMES = {
@@ -365,7 +405,9 @@ def paths_in_turns(
                 got[p].append(m)
                 print(
                     f"{key} pair {i + 1} {p}: load {load:.1f} -> {os.getloadavg()[0]:.1f}; "
-                    f"warm {m['warm_rate']:,.0f} changes/s ({m['warm_s']:.2f} s, "
+                    f"warm {m['warm_rate']:,.0f} changes/s ({m['warm_s']:.2f} s, stage "
+                    f"{m['warm_stage_s']:.2f} s, apply {m['warm_apply_s']:.2f} s, typed "
+                    f"{m['typed']}, "
                     f"{m['warm_s'] / m['pipe_window_s']:.1f}x the pipe's "
                     f"{m['pipe_window_s']:.2f} s); cold {m['cold_rate']:,.0f} changes/s "
                     f"({m['cold_s']:.2f} s); pipe {m['pipe_rate']:,.0f} rows/s; "
@@ -373,7 +415,7 @@ def paths_in_turns(
                     flush=True,
                 )
         first = paths[0]
-        for what in ("warm_s", "cold_s"):
+        for what in ("warm_s", "warm_apply_s", "cold_s"):
             med = {p: statistics.median(m[what] for m in got[p]) for p in paths}
             ratios = [
                 got[p][i][what] / got[first][i][what] for p in paths[1:] for i in range(pairs)

@@ -5,8 +5,8 @@ here as they are, and each round says it staged its table typed; a value the typ
 cannot read falls back to the JSON text, whose apply stops the table with the reason.
 MariaDB to PostgreSQL takes the direct path too, staged typed as well (the records streamed
 into the target and parsed there by the copy tasks), and so do PostgreSQL to MariaDB
-(netted by the source, loaded typed) and MariaDB to MariaDB (netted by the source, loaded
-as JSON text)."""
+(netted by the source, loaded typed) and MariaDB to MariaDB (netted by the source, its
+lines loaded typed by the JSON path's own expressions)."""
 
 from __future__ import annotations
 
@@ -251,8 +251,9 @@ def test_mariadb_values_arrive_exactly_in_mariadb_on_the_direct_path(
     maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
 ) -> None:
     tv.test_values_arrive_exactly(maria_maria, tmp_path, spark)
-    # netted by the source, loaded as JSON text
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    # netted by the source, staged typed: the values are those of the JSON path
+    assert typed_rounds(direct) and all(t == ["vals"] for t in typed_rounds(direct))
 
 
 def test_mariadb_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
@@ -260,6 +261,194 @@ def test_mariadb_special_values_arrive_exactly_in_mariadb_on_the_direct_path(
 ) -> None:
     tv.test_special_values_arrive_exactly(maria_maria, tmp_path, spark)
     assert direct_rounds(direct) and all(direct_rounds(direct))
+    assert typed_rounds(direct) and all(t == ["sv"] for t in typed_rounds(direct))
+
+
+# MariaDB into MariaDB: types beyond MARIA_ALL's (dates with zero parts, spatial values
+# with their SRID, bits, small integers, INET4, a latin1 column and one of a folding
+# collation, a two-digit year's column), and control characters in text.
+MARIA_MORE = (
+    "CREATE TABLE zz (id INT PRIMARY KEY, dz DATE, tz DATETIME, si SMALLINT UNSIGNED, "
+    "mi MEDIUMINT, b1 BIT(1), b64 BIT(64), t1 TINYINT(1), g GEOMETRY, pt POINT, i4 INET4, "
+    "l1 VARCHAR(20) CHARACTER SET latin1, ci VARCHAR(20) COLLATE utf8mb4_general_ci, "
+    "y YEAR, cc TEXT) ENGINE=InnoDB"
+)
+ZZ_ROWS = [
+    "(1, '2024-00-00', '0000-00-00 00:00:00', 65535, -8388608, b'1', 18446744073709551615, "
+    "1, ST_GeomFromText('POLYGON((0 0,1 0,1 1,0 0))', 4326), POINT(1.5, -2.25), "
+    "'10.0.0.1', 'Ärger ß', 'Straße', 69, CONCAT('f', CHAR(12), 'v', CHAR(11), 'b', CHAR(8), "
+    "'z', CHAR(0), 'n', CHAR(10), 'r', CHAR(13), 't', CHAR(9), '\\\\N \\\\t \\\\'))",
+    "(2, '0000-00-00', '2024-02-00 10:00:00', 0, 8388607, b'0', 0, -1, "
+    "ST_GeomFromText('LINESTRING(0 0, 3 4)'), ST_PointFromText('POINT(0 0)', 3857), "
+    "'255.255.255.255', '', '', 0, '\\\\')",
+    "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+]
+MY_UT = (
+    "CREATE TABLE ut (id INT PRIMARY KEY, ot DATETIME(6), od DATE, mo DECIMAL(14,3), "
+    "r DOUBLE, tt TIME(6)) ENGINE=InnoDB"
+)
+MY_UT_ROWS = [
+    (1, "2024-01-01 10:00:00+02:00", "2024-01-01 00:00:00", "-1234.56", 0.5, "10:00:00"),
+    (2, "2024-03-10T02:30:00.5-05:30", "1969-07-20 00:00:00", "0.01", -2.5, "23:30:00.5"),
+    (3, "2024-06-01 12:00:00", None, None, None, "-838:59:59"),
+]
+
+
+def exact_rows(db: Any, table: str) -> list[tuple[Any, ...]]:
+    """The table's rows byte for byte: each value's bytes (a float's exact double), and the
+    table's checksum of its stored rows."""
+    cols = db.query(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema "
+        "= DATABASE() AND table_name = %s ORDER BY ordinal_position", params=(table,),
+    )  # fmt: skip
+    exprs = [
+        f"CAST(`{c}` AS DOUBLE)" if t in ("float", "double") else f"HEX(CAST(`{c}` AS BINARY))"
+        for c, t in cols
+    ]
+    rows = db.query(f"SELECT {', '.join(exprs)} FROM `{table}` ORDER BY id")
+    return [*rows, *[r[1:] for r in db.query(f"CHECKSUM TABLE `{table}`")]]
+
+
+def test_mariadb_rounds_into_mariadb_are_staged_typed_as_the_json_path_applies_them(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """One MariaDB source into two MariaDB targets, each round of one staged typed (the
+    source's netted lines loaded by the JSON path's own expressions) and of the other as
+    JSON text: every type, dates with zero parts, spatial values, control characters, NULL
+    and JSON null, a user's target of other types (times with an offset), updates, deletes,
+    keys moved away and back and inserted again, in a window dealt to both load files:
+    the two targets are equal byte for byte, and equal to the source where it made them."""
+    from syncpoint.ops.round import GroupRound
+
+    src, dst = maria_maria
+    other_gen = make_mariadb()
+    other = next(other_gen)
+    try:
+        src.execute(*MARIA_ALL, MARIA_MORE)
+        for db in (dst, other):
+            db.execute(MY_UT)
+        typed_only = GroupRound._typed_stagings
+
+        def json_at_cen1(self: Any, plan: Any, data: Any) -> Any:
+            return typed_only(self, plan, data) if self.integrate == "cen" else {}
+
+        monkeypatch.setattr(GroupRound, "_typed_stagings", json_at_cen1)
+        # the source's lines dealt to the two load files a few at a time
+        monkeypatch.setattr(maria_direct, "ROWS_BATCH", 7)
+        data = {
+            "channel": "ty",
+            "application": "wh",
+            "locations": {
+                "src": {"url": src.url, "capture": True},
+                "cen": {"url": dst.url, "integrate": True},
+                "cen1": {"url": other.url, "integrate": True},
+            },
+            "tables": [{"name": t, "snapshot": "none"} for t in ("ty", "ut", "zz")],
+        }
+        (tmp_path / "ty.yaml").write_text(json.dumps(data))
+        ch = Channel.from_file(tmp_path / "ty.yaml")
+        ch.install()
+        marks = ", ".join(["%s"] * 25)
+        for row in TY_ROWS:
+            src.execute(f"INSERT INTO ty VALUES ({marks})", params=row)
+        for row in MY_UT_ROWS:
+            src.execute("INSERT INTO ut VALUES (%s, %s, %s, %s, %s, %s)", params=row)
+        src.execute(*[f"INSERT INTO zz VALUES {r}" for r in ZZ_ROWS])
+        ch.run(once=True, spark=spark)
+        src.execute(
+            "UPDATE ty SET id = 10, vc = 'moved' WHERE id = 1",
+            "UPDATE ty SET db = -0e0, f = -0e0, j = NULL, tx = 'x\ty', bn = NULL WHERE id = 2",
+            "UPDATE ty SET j = 'null', vb = X'00' WHERE id = 3",
+            "INSERT INTO ty (id, j, vb) VALUES (4, 'null', X'00')",  # JSON null, not NULL
+            "UPDATE ut SET ot = '2024-01-01 23:30:00-01:00', mo = 99.99 WHERE id = 1",
+            "DELETE FROM ut WHERE id = 3",
+            "INSERT INTO ty (id, vc) SELECT seq, 'filler' FROM seq_100_to_160",
+            "DELETE FROM ty WHERE id = 3",
+            "UPDATE ty SET id = 3, j = '[]' WHERE id = 10",  # onto the key deleted
+            "UPDATE ty SET id = 2 - id WHERE id = 2",  # 0: an upsert and a delete of 2
+            "INSERT INTO ty (id, vc, e, st, y) VALUES (2, 'inserted again', 'a', 'y', 1901)",
+            "DELETE FROM ty WHERE id BETWEEN 100 AND 120",
+            "UPDATE zz SET id = 4, g = ST_GeomFromText('POINT(7 8)', 4326) WHERE id = 1",
+            "UPDATE zz SET id = 1 WHERE id = 4",  # moved away and back
+            "UPDATE zz SET dz = '2024-05-00', b64 = 1, cc = NULL WHERE id = 2",
+            "DELETE FROM zz WHERE id = 3",
+            "INSERT INTO zz (id, dz, cc) VALUES (3, '0000-01-01', 'again')",
+        )
+        ch.run(once=True, spark=spark)
+        for table in ("ty", "ut", "zz"):
+            assert exact_rows(dst, table) == exact_rows(other, table), table
+        for table in ("ty", "zz"):  # the targets syncpoint made: the source's own bytes
+            assert exact_rows(dst, table)[:-1] == exact_rows(src, table)[:-1], table
+        # times with an offset into a user's DATETIME: taken at UTC, as on the JSON path
+        assert dst.query("SELECT CAST(ot AS CHAR) FROM ut ORDER BY id") == [
+            ("2024-01-02 00:30:00.000000",), ("2024-03-10 08:00:00.500000",),
+        ]  # fmt: skip
+        rounds = [r for r in direct if r["changes"]]
+        assert {r["integrate"] for r in rounds} == {"cen", "cen1"}
+        assert all(r["direct"] for r in rounds)
+        # the rounds at cen were staged typed, every table; those at cen1 as JSON text
+        assert all(r["typed"] == [r["tables"][0]["target"]] for r in rounds
+                   if r["integrate"] == "cen")  # fmt: skip
+        assert not any(r["typed"] for r in rounds if r["integrate"] == "cen1")
+        left = (
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
+            "AND table_name LIKE 'repl\\_rstage\\_%'"
+        )
+        assert dst.query(left) == [(0,)]
+    finally:
+        next(other_gen, None)
+
+
+def test_a_value_the_target_cannot_take_from_mariadb_stops_the_table_staged_typed(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """MariaDB into a MariaDB table the user made narrower than the source, staged typed: a
+    value the target column cannot take (MariaDB would round it without a warning, or warns
+    as it cuts it) fails the typed load; the round stages the JSON text, whose apply stops
+    the table naming the value, as it always did; widening the column lets the same round
+    through, and the next round is staged typed again."""
+    src, dst = maria_maria
+    src.execute(
+        "CREATE TABLE vals (id INT PRIMARY KEY, n DECIMAL(10,3), d DECIMAL(10,3), "
+        "t VARCHAR(30)) ENGINE=InnoDB"
+    )
+    dst.execute(
+        "CREATE TABLE vals (id INT PRIMARY KEY, n INT, d DECIMAL(4,2), t VARCHAR(5)) "
+        "ENGINE=InnoDB"
+    )
+    ch = tv.channel(src, dst, tmp_path)
+    ch.install()
+    src.execute("INSERT INTO vals VALUES (1, 12, 1.5, 'short')")
+    ch.run(once=True, spark=spark)
+    got = "SELECT CAST(n AS CHAR), CAST(d AS CHAR), t FROM vals"
+    want = [("12", "1.50", "short")]
+    assert dst.query(got) == want
+    for bad, widen, match in [
+        ("n = 1.5", "n decimal(10,3)", r"does not fit int\(11\): 1.500"),
+        ("d = 1.125", "d decimal(10,3)", "Data truncated for column 'd'"),
+        ("t = 'too long'", "t varchar(30)", "Data too long for column 't'"),
+    ]:
+        src.execute(f"UPDATE vals SET {bad} WHERE id = 1")
+        caplog.clear()
+        with pytest.raises(TableStopped, match=match):
+            ch.run(once=True, spark=spark)
+        assert "the typed copy failed" in caplog.text  # the typed load refused it first
+        assert dst.query(got) == want
+        dst.execute(f"ALTER TABLE vals MODIFY {widen}")
+        ch.run(once=True, spark=spark)
+        want = dst.query(got)
+    assert want == [("1.500", "1.125", "too long")]
+    src.execute("UPDATE vals SET t = 'again' WHERE id = 1")
+    ch.run(once=True, spark=spark)
+    assert dst.query("SELECT t FROM vals") == [("again",)]
+    # every round that went through was typed (those of the stops fell back to JSON text)
+    assert typed_rounds(direct) and all(t == ["vals"] for t in typed_rounds(direct))
+    assert dst.query(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
+        "AND table_name LIKE 'repl\\_rstage\\_%'"
+    ) == [(0,)]
 
 
 def test_postgresql_values_arrive_exactly_in_mariadb_on_the_direct_path(
@@ -444,10 +633,32 @@ def test_mariadb_keys_with_copy_escapes_move_on_the_direct_path(
     """MariaDB writes the operations' COPY text itself: keys and values holding the
     characters COPY escapes (tab, newline, carriage return, backslash) and keys that move,
     also by case alone (compared byte for byte), arrive as they are."""
-    src, dst = maria_pg
+    keys_with_copy_escapes_move(maria_pg, direct, tmp_path, spark)
+    assert typed_rounds(direct) == [["public.vals"], ["public.vals"]]
+
+
+def test_mariadb_keys_with_copy_escapes_move_into_mariadb_staged_typed(
+    maria_maria: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any
+) -> None:
+    """The same into MariaDB, staged typed: the user's target key compares byte for byte,
+    trailing spaces too (utf8mb4_bin pads them: such a key stays on the JSON text)."""
+    keys_with_copy_escapes_move(maria_maria, direct, tmp_path, spark, "utf8mb4_nopad_bin")
+    assert typed_rounds(direct) == [["vals"], ["vals"]]
+
+
+def keys_with_copy_escapes_move(
+    pair: Any, direct: list[dict[str, Any]], tmp_path: Path, spark: Any,
+    target_collation: str = "",
+) -> None:  # fmt: skip
+    src, dst = pair
     src.execute(
         "CREATE TABLE vals (k VARCHAR(40) COLLATE utf8mb4_bin PRIMARY KEY, v TEXT) ENGINE=InnoDB"
     )
+    if target_collation:
+        dst.execute(
+            f"CREATE TABLE vals (k VARCHAR(40) COLLATE {target_collation} PRIMARY KEY, v TEXT) "
+            "ENGINE=InnoDB"
+        )
     ch = tv.channel(src, dst, tmp_path)
     ch.install()
     keys = ["a\tb", "c\nd", "e\\f", "g\rh", "plain", "ünï \\N", "\\t"]
@@ -465,7 +676,6 @@ def test_mariadb_keys_with_copy_escapes_move_on_the_direct_path(
     assert sorted(dst.query(rows)) == sorted(src.query(rows))
     assert len(src.query(rows)) == len(keys) - 1
     assert direct_rounds(direct) == [True, True]
-    assert typed_rounds(direct) == [["public.vals"], ["public.vals"]]
 
 
 def test_netting_across_the_copy_tasks_typed(

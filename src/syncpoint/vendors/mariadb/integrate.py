@@ -158,9 +158,13 @@ def fitted(v: str, col: ApplyColumn) -> str:
     return v
 
 
+def _bit(declared: str) -> bool:
+    return bare(declared).split("(")[0].strip().lower() == "bit"
+
+
 def typed_refusal(t: ApplyTable) -> str | None:
-    """Why a table's rows are not staged typed on the direct path from PostgreSQL (its
-    window is staged as JSON text and applied as before), or None."""
+    """Why a table's rows are not staged typed on the direct path (its window is staged as
+    JSON text and applied as before), or None."""
     if not t.keyed:
         return "the target has no unique index on the key (rows deleted and inserted)"
     if mariadb_dialect.UPSERT_ANY_UNIQUE and t.target.other_uniques(t.key):
@@ -172,9 +176,20 @@ def typed_refusal(t: ApplyTable) -> str | None:
         if c.type.strip().lower().split(" ")[0] in _LOBS:
             return f"key column {c.name} is a {c.type.split(' ')[0]}"
     for c in t.columns:
-        if spatial(c.type):
+        # MariaDB's own spatial values load by the JSON path's expression (typed_json_set);
+        # PostgreSQL's typed load has no such column
+        ours = c.source is not None and c.source.source_vendor == "mariadb"
+        if spatial(c.type) and not ours:
             return f"column {c.name} is spatial ({c.type})"
     return None
+
+
+class _Literals(Params):
+    """Values written into the statement as literals (a ``LOAD DATA`` binds none), each
+    reading as the bound value in every SQL mode."""
+
+    def bind(self, value: Any) -> str:
+        return mariadb_dialect.literal(str(value))
 
 
 class MariadbIntegrate(Integrate):
@@ -257,9 +272,12 @@ class MariadbIntegrate(Integrate):
         return out
 
     # -- values ------------------------------------------------------------------------
-    def _value(self, col: ApplyColumn, p: Params, fit: bool = True) -> str:
-        """The column's value out of the staged JSON text; checked where the assignment
-        would round or cut it (``fitted``), unless ``fit`` is false."""
+    def _value(
+        self, col: ApplyColumn, p: Params, fit: bool = True, doc: str = "s.content"
+    ) -> str:
+        """The column's value out of the staged JSON text (``doc``: an expression of it);
+        checked where the assignment would round or cut it (``fitted``), unless ``fit`` is
+        false."""
         target = parse(col.type)
         src_json = col.source is not None and col.source.kind == "json"
 
@@ -268,14 +286,14 @@ class MariadbIntegrate(Integrate):
                 if as_json:
                     # a JSON column's text as a string (older records: the value nested);
                     # the text "null" is JSON null, apart from SQL NULL (JSON null here)
-                    e = f"JSON_EXTRACT(s.content, {p.bind(json_path(k))})"
+                    e = f"JSON_EXTRACT({doc}, {p.bind(json_path(k))})"
                     return f"IF(JSON_TYPE({e}) = 'NULL', NULL, JSON_UNQUOTE({e}))"
-                return f"JSON_VALUE(s.content, {p.bind(json_path(k))})"
+                return f"JSON_VALUE({doc}, {p.bind(json_path(k))})"
 
             expr = get(col.keys[-1])
             for k in reversed(col.keys[:-1]):
                 # the first present key wins: a renamed column also reads its old name
-                cond = f"JSON_CONTAINS_PATH(s.content, 'one', {p.bind(json_path(k))})"
+                cond = f"JSON_CONTAINS_PATH({doc}, 'one', {p.bind(json_path(k))})"
                 expr = f"(CASE WHEN {cond} THEN {get(k)} ELSE {expr} END)"
             return expr
 
@@ -288,6 +306,10 @@ class MariadbIntegrate(Integrate):
     def _converted(col: ApplyColumn, target: NType, pick: Any) -> str:
         if spatial(col.type):
             return _stored_geometry(f"FROM_BASE64({pick()})")
+        if _bit(col.type) and col.source is not None and _bit(col.source.declared):
+            # MariaDB's BIT is captured as its number (encode.py), whose text a BIT would
+            # take as bytes ('5' as 0x35): assigned as the number
+            return f"CAST({pick()} AS UNSIGNED)"
         if target.kind == "binary":
             return f"FROM_BASE64({pick()})"
         if target.kind == "timestamp":
@@ -317,8 +339,10 @@ class MariadbIntegrate(Integrate):
                 table=str(table),
             )
 
-    # -- typed staging (the direct path from PostgreSQL: mariadb/round_direct.py) ---------
-    # A column's value goes the way ``_value`` takes it from the JSON text, in two halves:
+    # -- typed staging (the direct path: mariadb/round_direct.py) --------------------------
+    # From MariaDB, a column's value is ``_value``'s own expression over the line's JSON in
+    # the load (``typed_json_set``). From PostgreSQL it goes the way ``_value`` takes it
+    # from the JSON text, in two halves:
     # the source's task takes out of the record the text JSON_VALUE would give
     # (``typed_load``'s first list), LOAD DATA assigns it to the staged column (the target
     # column's own type), or sets the column by ``_value``'s expression over it where
@@ -396,6 +420,19 @@ class MariadbIntegrate(Integrate):
             var = f"@v{i}"  # assigned through ``fitted``'s check
             return [sent(v)], [var], [f"{name} = {fitted(var, col)}"]
         return [sent(v)], [name], []
+
+    def typed_json_set(self, col: ApplyColumn) -> str:
+        """The column's ``SET`` assignment in the typed load of MariaDB's own records
+        (``typed_load_json.sql``): ``_value``'s expression itself, over the line's JSON text
+        (``@sp_content``, in the staging's collation as ``s.content`` is) and with its JSON
+        paths written as literals, assigned to a column of the target column's type in a
+        session of the apply's SQL mode and time zone: the value the JSON path's upsert
+        assigns, and a value it would refuse warns (the load fails). A delete's row (the
+        key's old JSON) sets the key columns only, as the JSON path's delete reads them."""
+        value = self._value(col, _Literals(), doc="(@sp_content COLLATE utf8mb4_bin)")
+        if not col.pk:
+            value = f"CASE WHEN @sp_action = 'U' THEN {value} END"
+        return f"{self.q(col.name)} = {value}"
 
     def _value_of(self, col: ApplyColumn, var: str) -> str:
         """``_value``'s expression of a timestamp over ``var`` instead of the JSON text."""

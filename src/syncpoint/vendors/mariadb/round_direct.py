@@ -16,7 +16,9 @@ path. A window whose target is known before the copy is staged typed instead (be
 
 From a MariaDB capture location the task reads its window by an unbuffered cursor, and the
 source writes the same net operations itself as the lines ``LOAD DATA`` reads
-(``mariadb/sql/window/ops_out_net.sql``), which the task deals into its files unparsed.
+(``mariadb/sql/window/ops_out_net.sql``), which the task deals into its files unparsed. A
+window staged typed loads those same lines, each column set by the JSON path's own
+expression over the line's JSON (``typed_load_json.sql``): the apply reads typed rows.
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ class OpsLoad:
     # the source nets the window's operations (ops_out_net.sql: its rows end with the
     # window's count of change records)
     netted: bool = False
-    # a typed window's LOAD DATA (typed_load.sql, the file's name as FILE_TOKEN), else ""
+    # a typed window's LOAD DATA (typed_load.sql, or typed_load_json.sql from MariaDB; the
+    # file's name as FILE_TOKEN), else ""
     load_sql: str = ""
     source: str = "postgres"  # the capture location's vendor
 
@@ -124,7 +127,7 @@ def copy_ops(job: OpsLoad) -> tuple[int, ...]:
     """Run in a task: (window, operations the target took, and for a window netted at the
     source its change records), committed. Errors name neither URL nor password; the files
     are removed whatever happens."""
-    if job.load_sql:
+    if job.load_sql and job.source == "postgres":
         return _copy_chunked(job)
     paths: list[str] = []
     try:
@@ -270,7 +273,9 @@ def _load(job: OpsLoad, path: str) -> int:
         with dialect.translated():
             try:
                 cur = dst.cursor()
-                cur.execute(files.one("ops_mode"))
+                if not (job.load_sql and job.source == "mariadb"):
+                    # typed_load_json.sql converts in the session's own mode, the apply's
+                    cur.execute(files.one("ops_mode"))
                 if job.load_sql:
                     cur.execute(job.load_sql.replace(FILE_TOKEN, _file_literal(path)))
                 else:
@@ -305,7 +310,9 @@ def net(
     dropped (it would hold them as long as the session). A typed window's staging holds
     the net rows the source made: checked against what its tasks wrote."""
     typed, netted = typed or {}, netted or {}
-    records, staged = _typed_checked(target, conn, application, round_id, written, typed)
+    records, staged = _typed_checked(
+        target, conn, application, round_id, written, typed, netted
+    )
     plain = {t: n for t, n in written.items() if t not in typed}
     try:
         out = _net(target, conn, application, group, round_id, plain, None, netted)
@@ -321,24 +328,30 @@ def net(
 
 def _typed_checked(
     target: Integrate, conn: Any, application: str, round_id: str, written: dict[int, int],
-    typed: dict[int, Any],
+    typed: dict[int, Any], netted: dict[int, int],
 ) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
-    """(change records, net rows) of the typed windows, their stagings' rows counted."""
+    """(change records, net rows) of the typed windows, their stagings' rows counted. A
+    window from MariaDB (``netted``: the count its task read off its first line) has the
+    window's count on every row; one from PostgreSQL each key's, summed."""
     records: dict[int, int] = {}
     staged: dict[int, int] = {}
     for tbl, t in typed.items():
-        n, keyless, recs = target.run(
+        n, keyless, recs, least, most = target.run(
             conn, "typed_count", staging=target.q(t.name)
         ).fetchone()
         target.end_read(conn)
         if int(keyless):
             raise WorkFailed("a change record lacks its key columns", table=None)
-        if int(n) != written.get(tbl, 0):
+        whole = netted.get(tbl, 0)
+        if whole and int(n):
+            recs = whole if int(least) == int(most) == whole else -1
+        if int(n) != written.get(tbl, 0) or int(recs) < 0:
             raise PositionConflict(
                 f"the operations staged for round {round_id} are not those written "
-                f"({int(n)} instead of {written.get(tbl, 0)} in {t.name}): another consumer "
-                f"of application {application} cleaned them up, or a task's copy was "
-                "partial or repeated; this round applied nothing",
+                f"({int(n)} instead of {written.get(tbl, 0)} in {t.name}, or their counts "
+                f"of change records differ): another consumer of application {application} "
+                "cleaned them up, or a task's copy was partial or repeated; this round "
+                "applied nothing",
                 location=target.location,
             )
         if int(n):
@@ -348,13 +361,17 @@ def _typed_checked(
 
 # -- typed staging ----------------------------------------------------------------------
 # A window whose target is known when the round stages (round.py's _typed_stagings) gets a
-# table of the target's own column types for the round (typed_create.sql); the source nets
-# the window and takes each net row's values out of its JSON once
-# (window/ops_out_net_typed.sql), LOAD DATA reads them into their types, and the apply is
-# an INSERT ... SELECT ... ON DUPLICATE KEY UPDATE and a DELETE by key of typed rows: no
-# JSON parsed in the round's transaction. MariaDB's DDL commits, so the staging is dropped
-# after the apply's commit, with those of earlier attempts of the sync group (integrate.py).
-TYPED_SOURCES = ("postgres",)  # the capture vendors whose records are staged typed
+# table of the target's own column types for the round (typed_create.sql). A PostgreSQL
+# source nets the window and takes each net row's values out of its JSON once
+# (window/ops_out_net_typed.sql), and LOAD DATA reads them into their types. A MariaDB
+# source writes the lines of the JSON text's path (window/ops_out_net.sql), and LOAD DATA
+# sets each column by the JSON path's own expression over the line's JSON
+# (typed_load_json.sql), in the apply's SQL mode and time zone: the values are the JSON
+# path's by construction. The apply is an INSERT ... SELECT ... ON DUPLICATE KEY UPDATE and
+# a DELETE by key of typed rows: no JSON parsed in the round's transaction. MariaDB's DDL
+# commits, so the staging is dropped after the apply's commit, with those of earlier
+# attempts of the sync group (integrate.py).
+TYPED_SOURCES = SOURCES  # the capture vendors whose records are staged typed
 FILE_TOKEN = "'__syncpoint_load_file__'"
 
 
@@ -373,7 +390,8 @@ def typed_stage(
     """Make the window's typed staging (committed), or None where it cannot be staged
     typed. ``target``: MariaDB's integrate side."""
     names = {c.name for c in table.target.columns}
-    if names & {*TYPED_BOOKKEEPING, "sp_keyless"} or any(len(c.keys) != 1 for c in table.columns):
+    ours = {*TYPED_BOOKKEEPING, "sp_keyless", "sp_records"}
+    if names & ours or any(len(c.keys) != 1 for c in table.columns):
         return None
     name = f"{typed_owner(target.prefix, application, group)}{round_id[:12]}_{int(tbl)}"
     staged = tuple(target.typed_staged_type(c, table) for c in table.columns)
@@ -406,6 +424,20 @@ def typed_copies(
     slots: int,
 ) -> list[OpsLoad]:
     """The task of one window into its typed staging (one: the source nets the window)."""
+    raw = {"query": read_sql, "lo": str(int(lo)), "hi": str(int(hi) + 1)}
+    if capture.vendor == "mariadb":
+        # the JSON text's own lines, without the round's columns
+        tokens = {**raw, **dialect.copy_text_tokens()}
+        out_sql = SqlFiles("mariadb", "window", comments=False).one("ops_out_net", raw=tokens)
+        assigned = "".join(f", {target.typed_json_set(c)}" for c in table.columns)
+        load_sql = target.one(
+            "typed_load_json", staging=target.q(typed.name), file=FILE_TOKEN, set=assigned
+        )
+        return [
+            OpsLoad(
+                tbl, capture.url, target.url, out_sql, typed.name, True, load_sql, "mariadb"
+            )
+        ]
     out = SqlFiles("postgres", "window", comments=False)
     values, fields, sets = [], [], []
     for i, c in enumerate(table.columns):
@@ -413,10 +445,7 @@ def typed_copies(
         values += v
         fields += f
         sets += s
-    raw = {
-        "query": read_sql, "lo": str(int(lo)), "hi": str(int(hi) + 1),
-        "values": "".join(f", {v}" for v in values),
-    }  # fmt: skip
+    raw["values"] = "".join(f", {v}" for v in values)
     out_sql = out.one("ops_out_net_typed", raw=raw)
     load_sql = target.one(
         "typed_load", staging=target.q(typed.name), file=FILE_TOKEN,

@@ -1,7 +1,7 @@
--- One window's typed staging for one round (the direct path from PostgreSQL): its net
--- operations with the target's column values already in the target's own column types
--- (every one nullable: a delete carries its key columns only). Loaded and committed by the
--- copy tasks, read by the apply transaction and dropped after its commit (a DROP would
+-- One window's typed staging for one round (the direct path from PostgreSQL or MariaDB):
+-- its net operations with the target's column values already in the target's own column
+-- types (every one nullable: a delete carries its key columns only). Loaded and committed
+-- by the copy tasks, read by the apply transaction and dropped after its commit (a DROP would
 -- commit the apply's transaction in MariaDB); one a round, so a crash before the commit
 -- leaves a table no later round reads, dropped after the next round of the sync group.
 DROP TABLE IF EXISTS $raw{staging}
