@@ -197,3 +197,27 @@ def test_a_value_too_large_to_encode_fails_the_statement(cap: Cap) -> None:
         conn.close()
     assert cap.db.query("SELECT COUNT(*) FROM ty") == [(0,)]
     assert cap.db.query("SELECT COUNT(*) FROM repl_items") == [(0,)]
+
+
+def test_text_columns_of_mixed_collations_are_captured(maria_db: Any) -> None:
+    """A key in utf8mb4_nopad_bin (exact keys, trailing blanks kept apart) beside columns in
+    the database's utf8mb4_bin, utf8mb4_general_ci, latin1 and an ENUM: JSON_OBJECT refused
+    such a row for the mix of collations, and with it the application's own INSERT."""
+    maria_db.execute(
+        "ALTER DATABASE CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+        "CREATE TABLE mix (k VARCHAR(20) COLLATE utf8mb4_nopad_bin PRIMARY KEY, b VARCHAR(20), "
+        "g TEXT COLLATE utf8mb4_general_ci, l VARCHAR(20) CHARACTER SET latin1, "
+        "e ENUM('x', 'ÿ') CHARACTER SET latin1) ENGINE=InnoDB",
+    )
+    cap = install(maria_db, "mix")
+    p0 = cap.tick()
+    cap.tx("INSERT INTO mix VALUES ('a ', 'b😀', 'G', 'é', 'ÿ')")
+    cap.tx("UPDATE mix SET b = 'c' WHERE k = 'a '")
+    cap.tx("DELETE FROM mix")
+    _, recs = cap.window(p0, table="mix")
+    row = {"k": "a ", "b": "b😀", "g": "G", "l": "é", "e": "ÿ"}
+    assert [(r.db_action, r.row, r.old) for r in recs] == [
+        ("INSERT", row, None),
+        ("UPDATE", {**row, "b": "c"}, row),
+        ("DELETE", None, {**row, "b": "c"}),
+    ]

@@ -13,6 +13,10 @@ from syncpoint.core.model import Column
 from syncpoint.vendors.mariadb.dialect import literal, quote
 
 BINARY = {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+# Text types, whose values JSON_OBJECT takes in the column's collation: two columns of one
+# character set in collations of equal standing (utf8mb4_nopad_bin beside utf8mb4_bin)
+# make it refuse the row ("Illegal mix of collations"), and the user's write with it.
+TEXT = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
 # The types ON UPDATE CURRENT_TIMESTAMP may be declared on.
 TEMPORAL = {"timestamp", "datetime"}
 SPATIAL = {
@@ -85,6 +89,9 @@ def value(col: ColumnInfo, alias: str) -> str:
         return _base64(ref)
     if t == "datetime":
         return f"DATE_FORMAT({ref}, '%Y-%m-%dT%H:%i:%s{frac}')"
+    if t in TEXT:
+        # each text value in utf8mb4 (what the JSON holds anyway) under one collation
+        return f"CONVERT({ref} USING utf8mb4) COLLATE utf8mb4_bin"
     if t == "timestamp":
         micros = f"CAST(UNIX_TIMESTAMP({ref}) * 1000000 AS SIGNED)"
         utc = f"TIMESTAMP'1970-01-01 00:00:00' + INTERVAL {micros} MICROSECOND"
