@@ -101,12 +101,22 @@ class DirectPath:
         return sum(a for a, _ in done), sum(b for _, b in done)
 
     def apply(
-        self, conn: Any, attempt: str, n: int, table_name: str, empty: bool, key_range: str | None
+        self,
+        conn: Any,
+        attempt: str,
+        n: int,
+        table_name: str,
+        empty: bool,
+        key_range: str | None,
+        stale: str | None = None,
     ) -> None:
         """Inside the chunk's apply transaction: the staged rows checked and upserted, the
         staging emptied (``empty``: the target emptied first, ``--truncate``). ``key_range``:
         the chunk's range over the target's key (SQL over ``sp_row``) where the key is the
-        partition column alone; a target without rows there takes a plain insert."""
+        partition column alone; a target without rows there takes a plain insert.
+        ``stale``: the chunk's range over the target's partition column, whose rows the
+        chunk did not copy are deleted first (keys compared as the upsert compares them:
+        by the target's own equality)."""
         run, t = self.mod.run, self.table
         run(conn, self.staging, "direct_cleanup", (attempt,))
         found = int(run(conn, self.staging, "direct_count", (attempt,)).fetchone()[0])
@@ -120,6 +130,16 @@ class DirectPath:
         target = self.target_table
         if empty:
             self.target.run(conn, "empty", table=str(t.target.ref), target=target)
+        elif stale is not None:
+            q = self.target.q
+            match = " AND ".join(
+                f"t.{q(k)} {'=' if self._not_null(k) else 'IS NOT DISTINCT FROM'} s.{q(k)}"
+                for k in t.key
+            )
+            run(
+                conn, self.staging, "direct_prune", (attempt,), table_name,
+                self.target.location, target=target, range=stale, match=match,
+            )  # fmt: skip
         if n:
             q = self.target.q
             columns = ", ".join(q(c.name) for c in t.columns)
@@ -147,6 +167,11 @@ class DirectPath:
                     on_conflict=on_conflict,
                 )
         run(conn, self.staging, "direct_done")
+
+    def _not_null(self, name: str) -> bool:
+        # = lets the server hash the comparison; a user-named key may hold NULLs
+        col = self.table.target.column(name)
+        return col is not None and not col.nullable
 
     def _insert(self, conn: Any, attempt: str, target: str, columns: str) -> bool:
         """The plain insert, under a savepoint; False (and nothing done) when a key was
