@@ -15,7 +15,7 @@ import pytest
 
 from syncpoint.errors import TableStopped
 from syncpoint.ops.channel import Channel
-from syncpoint.ops.snapshot import copy
+from syncpoint.ops.snapshot import SnapshotIncomplete, copy
 from tests.conftest import make_mariadb, make_pg, make_sqlite
 
 pytestmark = pytest.mark.spark
@@ -127,3 +127,45 @@ def test_restart_deletes_the_target_rows_the_source_no_longer_has(
     ch.run(once=True, spark=spark)
     assert rows(dst, "k", "id, note, points") == rows(src, "k", "id, note, points")
     assert rows(dst, "g", "id, grp, note, points") == rows(src, "g", "id, grp, note, points")
+
+
+@pytest.fixture
+def pg_pair() -> Any:
+    gens = [make_pg(), make_pg()]
+    yield [next(g) for g in gens]
+    for g in gens:
+        next(g, None)
+
+
+def test_a_parent_row_children_still_refer_to_fails_the_snapshot_naming_the_table(
+    pg_pair: Any, tmp_path: Path, spark: Any
+) -> None:
+    src, dst = pg_pair
+    parent = "CREATE TABLE parent (id integer PRIMARY KEY, note text)"
+    child = "CREATE TABLE child (id integer PRIMARY KEY, pid integer REFERENCES parent (id))"
+    src.execute(
+        parent, child, "INSERT INTO parent VALUES (1, 'a')", "INSERT INTO child VALUES (1, 1)"
+    )
+    dst.execute(parent, child)
+    data = {
+        "channel": "fk",
+        "application": "wh",
+        "locations": {
+            "src": {"url": src.url, "capture": True},
+            "cen": {"url": dst.url, "integrate": True},
+        },
+        "tables": [{"name": "public.parent"}, {"name": "public.child"}],
+    }
+    (tmp_path / "c.yaml").write_text(json.dumps(data))
+    ch = Channel.from_file(tmp_path / "c.yaml")
+    ch.install()
+    ch.snapshot(spark=spark)
+    # a parent and its child the source does not have: the parent's copy (parents first)
+    # cannot delete the parent while the child still refers to it, and says so
+    dst.execute("INSERT INTO parent VALUES (2, 'b')", "INSERT INTO child VALUES (2, 2)")
+    with pytest.raises(SnapshotIncomplete) as failed:
+        ch.snapshot(["public.parent", "public.child"], restart=True, spark=spark)
+    why = str(failed.value)
+    assert "failed: public.parent" in why and "foreign key" in why, why
+    assert "the source no longer has" in why and "--truncate --restart" in why, why
+    assert rows(dst, "parent", "id") == [(1,), (2,)]

@@ -4,7 +4,9 @@ rows in chunks with Spark, apply each chunk in one target transaction, hand over
 Each chunk: Spark reads the rows whose partition value lies in the chunk's range (several
 parallel JDBC ranges) and writes them to ``{p}staging`` under a fresh attempt id; then one
 target transaction checks the staged count against the count Spark observed, empties the
-target table first when ``--truncate`` asked for it and this is its first chunk, upserts
+target table first when ``--truncate`` asked for it and this is its first chunk, else
+deletes the target rows of the chunk's range whose key it did not copy (where the target
+held rows: the source deleted them, maybe before t0, when no round would), upserts
 the rows by key (the rounds' own statement, so values convert exactly as changes do),
 records the chunk in ``{p}snapshots`` and deletes the staged rows. A kill at any point
 leaves either the chunk applied and recorded, or neither; the next ``snapshot`` goes on
@@ -35,12 +37,12 @@ from typing import Any
 
 from syncpoint import failpoints, vendors
 from syncpoint.config import ChannelConfig
-from syncpoint.core.rounds import TableWindow
+from syncpoint.core.rounds import TableWindow, target_name
 from syncpoint.errors import PositionConflict
 from syncpoint.ops import snapshot_state as st
 from syncpoint.ops.location import Location, close
 from syncpoint.ops.round import GroupRound, Source
-from syncpoint.ops.snapshot.direct import DirectPath, drop_staging
+from syncpoint.ops.snapshot.direct import DirectPath, deleting_stale, drop_staging
 from syncpoint.ops.snapshot.plan import Pair
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, SharedRead, row_source, sql
@@ -201,7 +203,9 @@ class TableCopy:
         )
         if self.direct is not None and s.next_lo is not None:
             self.direct.create(self.conn)
-        if self._new:
+        if not self._sole_source():
+            self.prune = False
+        elif self._new:
             # a new copy into a table without rows (made just now, a first load) or that its
             # first chunk empties (--truncate) writes every row the table will hold: nothing
             # to delete, and no range to look at per chunk (a resumed copy looks at each)
@@ -240,6 +244,27 @@ class TableCopy:
             s.next_lo, s.rows_copied = nxt, s.rows_copied + n + written
             failpoints.hit("snapshot_after_chunk")
             on_progress(s)
+
+    def _sole_source(self) -> bool:
+        """Whether the target table holds this capture location's rows alone. Where other
+        capture locations feed it too, or the integrate location captures the table itself
+        (its own writes, on their way to the others), a target row the copy did not read
+        may be another's: the chunks only upsert, as before."""
+        cfg, t, here = self.cfg, self.pair.table, self.pair.location
+        name = str(t.ref)
+
+        def captures(loc: str) -> bool:
+            return loc in cfg.capture_locations() and name in {
+                str(x.ref) for x in cfg.tables_at(loc)
+            }
+
+        if captures(self.pair.integrate):
+            return False
+        mine = str(target_name(t, here)[0])
+        return not any(
+            loc != here and captures(loc) and str(target_name(t, loc)[0]) == mine
+            for loc in cfg.sources_of(self.pair.integrate)
+        )
 
     def _bound(self, s: st.SnapshotState, a: int) -> tuple[int, bool]:
         """Where the chunk from ``a`` ends (exclusive), and whether it is the last."""
@@ -488,7 +513,8 @@ class TableCopy:
             if s.truncate_pending:
                 t.run(conn, "empty", table=str(table.target.ref), target=target)
             elif stale is not None and t.holds_rows(conn, str(table.target.ref), target, stale):
-                t.prune(conn, self.round_id, self._window(s), table, stale)
+                with deleting_stale(s.table):
+                    t.prune(conn, self.round_id, self._window(s), table, stale)
             if n:
                 t.upsert(conn, self.round_id, self._window(s), table)
             t.run(conn, "staging_done", (self.round_id,))

@@ -14,9 +14,11 @@ table on the JDBC path (for comparisons).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from syncpoint.errors import DuplicateKey, PositionConflict
+from syncpoint.errors import DuplicateKey, LocationError, PositionConflict
 from syncpoint.vendors.integratebase import ApplyTable, Integrate
 from syncpoint.vendors.snapshotbase import direct_path
 
@@ -136,10 +138,11 @@ class DirectPath:
                 f"t.{q(k)} {'=' if self._not_null(k) else 'IS NOT DISTINCT FROM'} s.{q(k)}"
                 for k in t.key
             )
-            run(
-                conn, self.staging, "direct_prune", (attempt,), table_name,
-                self.target.location, target=target, range=stale, match=match,
-            )  # fmt: skip
+            with deleting_stale(table_name):
+                run(
+                    conn, self.staging, "direct_prune", (attempt,), table_name,
+                    self.target.location, target=target, range=stale, match=match,
+                )  # fmt: skip
         if n:
             q = self.target.q
             columns = ", ".join(q(c.name) for c in t.columns)
@@ -184,6 +187,26 @@ class DirectPath:
         except DuplicateKey:
             return False
         return True
+
+
+@contextmanager
+def deleting_stale(table: str) -> Iterator[None]:
+    """Around the delete of a chunk's target rows the source no longer has: a refusal
+    (typically a foreign key: a row of another table at the target still refers to one)
+    says what was being deleted and how to go on; transient errors pass as they are."""
+    try:
+        yield
+    except LocationError as exc:
+        if type(exc) is not LocationError:
+            raise
+        raise LocationError(
+            f"{exc.message}; refused while deleting the target rows of {table} that the "
+            "source no longer has: where rows of another table at the target refer to them, "
+            "snapshot that table with this one (children are copied after their parents), "
+            "or both with --truncate --restart (emptied children first)",
+            location=exc.location,
+            table=exc.table or table,
+        ) from exc
 
 
 def drop_staging(mod: Any, conn: Any, prefix: str, location: str, target: str) -> None:
