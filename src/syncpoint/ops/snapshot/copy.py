@@ -37,13 +37,13 @@ from typing import Any
 
 from syncpoint import failpoints, vendors
 from syncpoint.config import ChannelConfig
-from syncpoint.core.rounds import TableWindow, target_name
+from syncpoint.core.rounds import TableWindow
 from syncpoint.errors import PositionConflict
 from syncpoint.ops import snapshot_state as st
 from syncpoint.ops.location import Location, close
 from syncpoint.ops.round import GroupRound, Source
 from syncpoint.ops.snapshot.direct import DirectPath, deleting_stale, drop_staging
-from syncpoint.ops.snapshot.plan import Pair
+from syncpoint.ops.snapshot.plan import Pair, fed_alone
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, SharedRead, row_source, sql
 
@@ -203,7 +203,7 @@ class TableCopy:
         )
         if self.direct is not None and s.next_lo is not None:
             self.direct.create(self.conn)
-        if not self._sole_source():
+        if not fed_alone(self.cfg, self.pair):
             self.prune = False
         elif self._new:
             # a new copy into a table without rows (made just now, a first load) or that its
@@ -244,27 +244,6 @@ class TableCopy:
             s.next_lo, s.rows_copied = nxt, s.rows_copied + n + written
             failpoints.hit("snapshot_after_chunk")
             on_progress(s)
-
-    def _sole_source(self) -> bool:
-        """Whether the target table holds this capture location's rows alone. Where other
-        capture locations feed it too, or the integrate location captures the table itself
-        (its own writes, on their way to the others), a target row the copy did not read
-        may be another's: the chunks only upsert, as before."""
-        cfg, t, here = self.cfg, self.pair.table, self.pair.location
-        name = str(t.ref)
-
-        def captures(loc: str) -> bool:
-            return loc in cfg.capture_locations() and name in {
-                str(x.ref) for x in cfg.tables_at(loc)
-            }
-
-        if captures(self.pair.integrate):
-            return False
-        mine = str(target_name(t, here)[0])
-        return not any(
-            loc != here and captures(loc) and str(target_name(t, loc)[0]) == mine
-            for loc in cfg.sources_of(self.pair.integrate)
-        )
 
     def _bound(self, s: st.SnapshotState, a: int) -> tuple[int, bool]:
         """Where the chunk from ``a`` ends (exclusive), and whether it is the last."""
