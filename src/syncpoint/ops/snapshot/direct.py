@@ -201,9 +201,9 @@ def deleting_stale(table: str) -> Iterator[None]:
             raise
         raise LocationError(
             f"{exc.message}; refused while deleting the target rows of {table} that the "
-            "source no longer has: where rows of another table at the target refer to them, "
-            "snapshot that table with this one (children are copied after their parents), "
-            "or both with --truncate --restart (emptied children first)",
+            "source no longer has: where rows of another table at the target still refer to "
+            "them, snapshot those tables and this one with --truncate --restart (they are "
+            "emptied children first, then copied parents first)",
             location=exc.location,
             table=exc.table or table,
         ) from exc
