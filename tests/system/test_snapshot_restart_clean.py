@@ -169,3 +169,30 @@ def test_a_parent_row_children_still_refer_to_fails_the_snapshot_naming_the_tabl
     assert "failed: public.parent" in why and "foreign key" in why, why
     assert "the source no longer has" in why and "--truncate --restart" in why, why
     assert rows(dst, "parent", "id") == [(1,), (2,)]
+
+
+def test_a_source_table_now_empty_leaves_its_target_empty(
+    pg_db: Any, sqlite_db: Any, tmp_path: Path, spark: Any
+) -> None:
+    pg_db.execute("CREATE TABLE e (id integer PRIMARY KEY, note text)")
+    data = {
+        "channel": "empty",
+        "application": "wh",
+        "locations": {
+            "src": {"url": pg_db.url, "capture": True},
+            "cen": {"url": sqlite_db.url, "integrate": True},
+        },
+        "tables": [{"name": "public.e"}],
+    }
+    (tmp_path / "c.yaml").write_text(json.dumps(data))
+    ch = Channel.from_file(tmp_path / "c.yaml")
+    ch.install()  # recorded as loaded: it was empty
+    # rows the source does not have: an empty source table is still one chunk, over every
+    # partition value, whose transaction deletes them
+    sqlite_db.execute(
+        "CREATE TABLE e (id INTEGER PRIMARY KEY, note TEXT)",
+        "INSERT INTO e (id, note) VALUES (-3, 'x'), (4, 'y'), (1000, 'z')",
+    )
+    ch.snapshot(["public.e"], restart=True, spark=spark)
+    assert rows(sqlite_db, "e", "id") == []
+    assert ch.verify(spark=spark).differences == 0
