@@ -24,7 +24,13 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--truncate", help="empty each target table first, start over")
         ] = False,
         restart: Annotated[
-            bool, typer.Option("--restart", help="copy tables already loaded again")
+            bool,
+            typer.Option(
+                "--restart",
+                help="copy tables already loaded again; each target table fed by this "
+                "source alone then holds exactly the source's rows (rows it no longer has "
+                "are deleted)",
+            ),
         ] = False,
         as_json: Annotated[bool, typer.Option("--json")] = False,
     ) -> None:

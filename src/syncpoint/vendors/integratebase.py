@@ -131,6 +131,7 @@ class Integrate:
             "staging_idx": f"{prefix}staging_round",
             "tmp": f"{prefix}apply_keys",
             "spare": f"{prefix}apply_spare",
+            "spare_idx": f"{prefix}apply_spare_keys",
             "snapshots": f"{prefix}snapshots",
             "created": f"{prefix}created_tables",
         }
@@ -1411,6 +1412,19 @@ class Integrate:
         )
 
     def delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable) -> None:
+        raise NotImplementedError
+
+    # A snapshot chunk's range at the target left holding exactly the chunk's rows: ``where``
+    # is the range (SQL over the target table's unqualified columns).
+    def holds_rows(self, conn: Any, table: str, target: str, where: str) -> bool:
+        """Whether the target table ``target`` (quoted) has a row where ``where`` holds."""
+        cur = self.run(conn, "holds_rows", table=table, target=target, range=where)
+        return cur.fetchone() is not None
+
+    def prune(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, where: str) -> None:
+        """Delete the target rows where ``where`` holds whose key is not among the rows the
+        window stages as upserts (a snapshot chunk's), keys compared as the upsert compares
+        them (``snapshot_prune.sql``); inside the caller's transaction."""
         raise NotImplementedError
 
     # Spark's CSV writer options of the files ``stage_files`` loads (the vendor's bulk

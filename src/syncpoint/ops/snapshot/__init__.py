@@ -2,7 +2,8 @@
 locations, on Spark, while the applications keep writing, and the hand-over to rounds.
 
 A tick t0 is stored before any row is read; chunks of the partition column are copied and
-upserted by key, each with its progress record in one transaction (where the target has
+upserted by key, the target rows of each chunk's range the chunk did not copy deleted,
+each with its progress record in one transaction (where the target has
 no row of the chunk's range, the direct path's tasks write it and the record follows);
 one transaction sets the table's position to t0 and marks the snapshot done. Why no change
 is lost or applied twice, restarts and ``--truncate``: docs/internals.md, "Snapshot: the

@@ -4,7 +4,9 @@ rows in chunks with Spark, apply each chunk in one target transaction, hand over
 Each chunk: Spark reads the rows whose partition value lies in the chunk's range (several
 parallel JDBC ranges) and writes them to ``{p}staging`` under a fresh attempt id; then one
 target transaction checks the staged count against the count Spark observed, empties the
-target table first when ``--truncate`` asked for it and this is its first chunk, upserts
+target table first when ``--truncate`` asked for it and this is its first chunk, else
+deletes the target rows of the chunk's range whose key it did not copy (where the target
+held rows: the source deleted them, maybe before t0, when no round would), upserts
 the rows by key (the rounds' own statement, so values convert exactly as changes do),
 records the chunk in ``{p}snapshots`` and deletes the staged rows. A kill at any point
 leaves either the chunk applied and recorded, or neither; the next ``snapshot`` goes on
@@ -40,8 +42,8 @@ from syncpoint.errors import PositionConflict
 from syncpoint.ops import snapshot_state as st
 from syncpoint.ops.location import Location, close
 from syncpoint.ops.round import GroupRound, Source
-from syncpoint.ops.snapshot.direct import DirectPath, drop_staging
-from syncpoint.ops.snapshot.plan import Pair
+from syncpoint.ops.snapshot.direct import DirectPath, deleting_stale, drop_staging
+from syncpoint.ops.snapshot.plan import Pair, fed_alone
 from syncpoint.vendors.integratebase import ApplyTable, apply_table
 from syncpoint.vendors.snapshotbase import RowSource, SharedRead, row_source, sql
 
@@ -93,7 +95,12 @@ class TableCopy:
         self.direct_mod = DirectPath.module(self.vendor, self.target.vendor)
         self.chunk_rows = CHUNK_ROWS or (DIRECT_CHUNK_ROWS if self.direct_mod else JDBC_CHUNK_ROWS)
         self.direct: DirectPath | None = None
-        self.chunk: tuple[int | None, int | None, bool] | None = None  # lo, hi, last
+        self.chunk: tuple[int | None, int | None, bool, bool] | None = None  # lo, hi, last, first
+        # the chunks' transactions delete the target rows of their range they did not copy:
+        # not where this run found the target table empty (every row is then its own)
+        self.prune = True
+        self._new = False  # begin() made a new state (not a resumed one)
+        self._fresh = False  # the direct path's tasks wrote the chunk straight into the table
         self._here: list[Any] | None = None  # a chunk's rows read by this process
 
     def close(self) -> None:
@@ -148,7 +155,9 @@ class TableCopy:
                 step = 0
             next_lo: int | None = lo
         else:
-            step, next_lo = 0, (0 if int(n or 0) else None)
+            # one chunk over the whole key space, an empty table's too: its transaction
+            # deletes the target rows the source no longer has (and copies rows since)
+            step, next_lo = 0, 0
         s = st.SnapshotState(
             self.pair.location,
             str(self.pair.table.ref),
@@ -166,6 +175,7 @@ class TableCopy:
         st.start(self.target, self.conn, self.app, s)
         # as stored (the server's clock stamps the row; this one is for progress only)
         s.started_at = s.updated_at = datetime.now(UTC)
+        self._new = True
         return s
 
     # -- chunks ---------------------------------------------------------------------------------
@@ -193,6 +203,17 @@ class TableCopy:
         )
         if self.direct is not None and s.next_lo is not None:
             self.direct.create(self.conn)
+        if not fed_alone(self.cfg, self.pair):
+            self.prune = False
+        elif self._new:
+            # a new copy into a table without rows (made just now, a first load) or that its
+            # first chunk empties (--truncate) writes every row the table will hold: nothing
+            # to delete, and no range to look at per chunk (a resumed copy looks at each)
+            ref = table.target.ref
+            self.prune = not s.truncate_pending and self.target.holds_rows(
+                self.conn, str(ref), self.target.qualified(ref), "1 = 1"
+            )
+            self.target.rollback(self.conn)
         how = f"direct path ({self.direct.fmt} COPY)" if self.direct else "JDBC path"
         how = "driver (no Spark job)" if self.on_driver(s) else how
         log.info("%s from %s: copied by the %s", s.table, s.location, how)
@@ -205,8 +226,9 @@ class TableCopy:
             else:
                 nxt, lo, hi = None, None, None
             t0 = time.monotonic()
-            self.chunk = (lo, hi, nxt is None)
-            n, written = self._copy(lo, hi, nxt is None, s, table)
+            first = s.lo is None or a <= s.lo
+            self.chunk = (lo, hi, nxt is None, first)
+            n, written = self._copy(lo, hi, nxt is None, first, s, table)
             t1 = time.monotonic()
             self._apply(s, table, n, nxt, written)
             log.info(
@@ -258,19 +280,35 @@ class TableCopy:
         if self.shared() is None:  # the shared read stays open until the group is copied
             _idle(self.src.conn)
 
-    def _ranges(self, lo: int | None, hi: int | None, last: bool, parts: int) -> list[str]:
-        """The chunk [lo, hi) as ``parts`` ranges of about equal width (SQL over sp_row);
-        the last chunk's last range also takes every row from lo on and NULLs."""
-        p = self.part_sql
+    def _ranges(
+        self,
+        lo: int | None,
+        hi: int | None,
+        last: bool,
+        first: bool,
+        parts: int,
+        col: str | None = None,
+    ) -> list[str]:
+        """The chunk [lo, hi) as ``parts`` ranges of about equal width (SQL over ``col``,
+        by default the source's sp_row); the first chunk's first range also takes every
+        value below lo, the last chunk's last range every value from its start on and
+        NULLs: the chunks together cover every partition value."""
+        p = col or self.part_sql
         if lo is None or hi is None:
             return ["1 = 1"]
         parts = max(1, min(parts, hi - lo))
         cuts = [lo + (hi - lo) * i // parts for i in range(parts)] + [hi]
         out = [f"{p} >= {int(x)} AND {p} < {int(y)}" for x, y in zip(cuts, cuts[1:], strict=False)]
+        if first:
+            # rows below the bounds read at the start (inserted since), and the target's
+            # rows there (which the source no longer has), go with the first chunk
+            out[0] = f"{p} < {int(cuts[1])}"
         if last:
             # rows beyond the bounds read at the start (inserted since), and rows whose
             # partition value is NULL (a non-key column), go with the last chunk
             out[-1] = f"{p} >= {int(cuts[-2])} OR {p} IS NULL"
+            if first and parts == 1:
+                out[-1] = "1 = 1"
         return out
 
     def _key_range(self, table: ApplyTable) -> str | None:
@@ -278,6 +316,13 @@ class TableCopy:
         if table.key != (self.pair.partition,) or self.chunk is None:
             return None
         return " OR ".join(f"({r})" for r in self._ranges(*self.chunk, 1))
+
+    def _target_range(self) -> str:
+        """The chunk's range over the target table's partition column (unqualified), which
+        the chunk's transaction leaves holding exactly the rows the chunk copied."""
+        assert self.chunk is not None
+        col = self.target.q(self.pair.partition)
+        return " OR ".join(f"({r})" for r in self._ranges(*self.chunk, 1, col))
 
     def _parts(self, s: st.SnapshotState) -> int:
         if not s.step:
@@ -287,12 +332,19 @@ class TableCopy:
         return max(1, min(PARTITIONS, math.ceil(est / ROWS_PER_PARTITION)))
 
     def _copy(
-        self, lo: int | None, hi: int | None, last: bool, s: st.SnapshotState, table: ApplyTable
+        self,
+        lo: int | None,
+        hi: int | None,
+        last: bool,
+        first: bool,
+        s: st.SnapshotState,
+        table: ApplyTable,
     ) -> tuple[int, int]:
         """The chunk's rows copied: (rows staged, rows written straight into the target)."""
         from syncpoint.spark.snapshot import copy_chunk
 
         self.round_id = uuid.uuid4().hex
+        self._fresh = False
         shared = self.shared()
         if self.direct is not None:
             from syncpoint.spark.snapshot import slots
@@ -306,18 +358,19 @@ class TableCopy:
                 and self._origin() is None
                 and self.direct.fresh(self.conn, self._key_range(table))
             )
+            self._fresh = fresh
             staged, written = self.direct.copy(
                 spark,
                 self.src.capture.url,
                 self.rows.table,
                 self.round_id,
-                self._ranges(lo, hi, last, min(self._parts(s), slots(spark))),
+                self._ranges(lo, hi, last, first, min(self._parts(s), slots(spark))),
                 fresh,
                 shared.snapshot if shared is not None else "",
             )
             failpoints.hit("snapshot_after_stage")
             return staged, written
-        rng = " OR ".join(f"({r})" for r in self._ranges(lo, hi, last, 1))
+        rng = " OR ".join(f"({r})" for r in self._ranges(lo, hi, last, first, 1))
         extra = f", {self.rows.letters} AS sp_fix" if self.rows.letters else ""
         query = sql(
             self.vendor,
@@ -403,9 +456,19 @@ class TableCopy:
         try:
             if origin:
                 origin.set_origin(conn, self.pair.location)
+            # the chunk's range left holding exactly the rows it copied (a range the tasks
+            # wrote straight into held no row: nothing there is not the chunk's)
+            prune = self.prune and not s.truncate_pending and not self._fresh
+            stale = self._target_range() if prune else None
             if self.direct is not None:
                 self.direct.apply(
-                    conn, self.round_id, n, s.table, s.truncate_pending, self._key_range(table)
+                    conn,
+                    self.round_id,
+                    n,
+                    s.table,
+                    s.truncate_pending,
+                    self._key_range(table),
+                    stale,
                 )
                 # the rows the tasks wrote into the table count as copied too
                 self._recorded(s, conn, origin, nxt, n + written)
@@ -425,9 +488,12 @@ class TableCopy:
                     location=t.location,
                     table=s.table,
                 )
+            target = t.qualified(table.target.ref)
             if s.truncate_pending:
-                target = t.qualified(table.target.ref)
                 t.run(conn, "empty", table=str(table.target.ref), target=target)
+            elif stale is not None and t.holds_rows(conn, str(table.target.ref), target, stale):
+                with deleting_stale(s.table):
+                    t.prune(conn, self.round_id, self._window(s), table, stale)
             if n:
                 t.upsert(conn, self.round_id, self._window(s), table)
             t.run(conn, "staging_done", (self.round_id,))

@@ -14,9 +14,11 @@ table on the JDBC path (for comparisons).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from syncpoint.errors import DuplicateKey, PositionConflict
+from syncpoint.errors import DuplicateKey, LocationError, PositionConflict
 from syncpoint.vendors.integratebase import ApplyTable, Integrate
 from syncpoint.vendors.snapshotbase import direct_path
 
@@ -101,12 +103,22 @@ class DirectPath:
         return sum(a for a, _ in done), sum(b for _, b in done)
 
     def apply(
-        self, conn: Any, attempt: str, n: int, table_name: str, empty: bool, key_range: str | None
+        self,
+        conn: Any,
+        attempt: str,
+        n: int,
+        table_name: str,
+        empty: bool,
+        key_range: str | None,
+        stale: str | None = None,
     ) -> None:
         """Inside the chunk's apply transaction: the staged rows checked and upserted, the
         staging emptied (``empty``: the target emptied first, ``--truncate``). ``key_range``:
         the chunk's range over the target's key (SQL over ``sp_row``) where the key is the
-        partition column alone; a target without rows there takes a plain insert."""
+        partition column alone; a target without rows there takes a plain insert.
+        ``stale``: the chunk's range over the target's partition column, whose rows the
+        chunk did not copy are deleted first (keys compared as the upsert compares them:
+        by the target's own equality)."""
         run, t = self.mod.run, self.table
         run(conn, self.staging, "direct_cleanup", (attempt,))
         found = int(run(conn, self.staging, "direct_count", (attempt,)).fetchone()[0])
@@ -120,6 +132,17 @@ class DirectPath:
         target = self.target_table
         if empty:
             self.target.run(conn, "empty", table=str(t.target.ref), target=target)
+        elif stale is not None:
+            q = self.target.q
+            match = " AND ".join(
+                f"t.{q(k)} {'=' if self._not_null(k) else 'IS NOT DISTINCT FROM'} s.{q(k)}"
+                for k in t.key
+            )
+            with deleting_stale(table_name):
+                run(
+                    conn, self.staging, "direct_prune", (attempt,), table_name,
+                    self.target.location, target=target, range=stale, match=match,
+                )  # fmt: skip
         if n:
             q = self.target.q
             columns = ", ".join(q(c.name) for c in t.columns)
@@ -148,6 +171,11 @@ class DirectPath:
                 )
         run(conn, self.staging, "direct_done")
 
+    def _not_null(self, name: str) -> bool:
+        # = lets the server hash the comparison; a user-named key may hold NULLs
+        col = self.table.target.column(name)
+        return col is not None and not col.nullable
+
     def _insert(self, conn: Any, attempt: str, target: str, columns: str) -> bool:
         """The plain insert, under a savepoint; False (and nothing done) when a key was
         there after all."""
@@ -159,6 +187,26 @@ class DirectPath:
         except DuplicateKey:
             return False
         return True
+
+
+@contextmanager
+def deleting_stale(table: str) -> Iterator[None]:
+    """Around the delete of a chunk's target rows the source no longer has: a refusal
+    (typically a foreign key: a row of another table at the target still refers to one)
+    says what was being deleted and how to go on; transient errors pass as they are."""
+    try:
+        yield
+    except LocationError as exc:
+        if type(exc) is not LocationError:
+            raise
+        raise LocationError(
+            f"{exc.message}; refused while deleting the target rows of {table} that the "
+            "source no longer has: where rows of another table at the target still refer to "
+            "them, snapshot those tables and this one with --truncate --restart (they are "
+            "emptied children first, then copied parents first)",
+            location=exc.location,
+            table=exc.table or table,
+        ) from exc
 
 
 def drop_staging(mod: Any, conn: Any, prefix: str, location: str, target: str) -> None:

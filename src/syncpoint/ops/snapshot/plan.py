@@ -218,3 +218,22 @@ def by_group(cfg: ChannelConfig, pairs: list[Pair]) -> list[list[Pair]]:
     for p in pairs:
         out.setdefault((p.integrate, p.location, group_of[str(p.table.ref)]), []).append(p)
     return list(out.values())
+
+
+def fed_alone(cfg: ChannelConfig, pair: Pair) -> bool:
+    """Whether the pair's target table holds its capture location's rows alone, so that a
+    target row the copy did not read is one the source no longer has. Not where other
+    capture locations feed the same target table, nor where the integrate location
+    captures the table itself (its own writes, on their way to the others)."""
+    name = str(pair.table.ref)
+
+    def captures(loc: str) -> bool:
+        return loc in cfg.capture_locations() and name in {str(t.ref) for t in cfg.tables_at(loc)}
+
+    if captures(pair.integrate):
+        return False
+    mine = str(target_name(pair.table, pair.location)[0])
+    return not any(
+        loc != pair.location and captures(loc) and str(target_name(pair.table, loc)[0]) == mine
+        for loc in cfg.sources_of(pair.integrate)
+    )

@@ -639,6 +639,20 @@ class MariadbIntegrate(Integrate):
         spare = " AND ".join(f"t.{self.q(c.name)} <=> u.{self.q(c.name)}" for c in keys)
         self.run(conn, "delete_spare", table=name, target=target, match=match, spare=spare)
 
+    def prune(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, where: str) -> None:
+        keys = t.key_columns
+        cols = ", ".join(self.q(c.name) for c in keys)
+        target, name = self.qualified(t.target.ref), str(t.target.ref)
+        p = self._params(round_id, w)
+        p["spare_lo"] = p["spare_hi"] = w.tbl  # the chunk's rows alone
+        self.run(
+            conn, "spare_keys", p, table=name, target=target, columns=cols,
+            values=", ".join(self._value(c, p) for c in keys), index=self._spare_index(conn, t),
+        )  # fmt: skip
+        self._warnings(conn, t.target.ref)
+        spare = " AND ".join(f"t.{self.q(c.name)} <=> u.{self.q(c.name)}" for c in keys)
+        self.run(conn, "snapshot_prune", table=name, target=target, range=where, spare=spare)
+
     def _spare_index(self, conn: Any, t: ApplyTable) -> str:
         """The spare keys' index: a TEXT or BLOB column, which has no other way into an
         index, by the prefix the target's primary key takes of it (so the index fits as the

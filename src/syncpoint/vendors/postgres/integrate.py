@@ -763,6 +763,21 @@ class PostgresIntegrate(Integrate):
             found=self._match(t, "x"),
         )
 
+    def prune(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, where: str) -> None:
+        self._know(conn, t.key_columns)
+        p = self._params(round_id, w)
+        values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(t.key_columns))
+        self.run(
+            conn,
+            "snapshot_prune",
+            p,
+            table=str(t.target.ref),
+            target=self.qualified(t.target.ref),
+            values=values,
+            match=self._match(t),
+            range=where,
+        )
+
     def _keys(self, t: ApplyTable) -> str:
         """The target row's key columns as ``_match`` names a staged row's (k0, k1, ...)."""
         return ", ".join(f"t.{self.q(c.name)} AS k{i}" for i, c in enumerate(t.key_columns))

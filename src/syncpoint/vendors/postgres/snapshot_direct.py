@@ -89,9 +89,9 @@ class RangeCopy:
     snapshot: str = ""  # SQL: read the group's exported snapshot (import.sql), or ""
 
 
-def _files(staging: str) -> SqlFiles:
+def _files(staging: str, location: str | None = None) -> SqlFiles:
     idents = {"staging": staging, "attempt": ATTEMPT}
-    return SqlFiles("postgres", "snapshot", idents, comments=False)
+    return SqlFiles("postgres", "snapshot", idents, comments=False, location=location)
 
 
 def copies(
@@ -207,6 +207,15 @@ def create_staging(conn: Any, staging: str, apply: ApplyTable, location: str) ->
     conn.commit()
 
 
-def run(conn: Any, staging: str, name: str, params: Sequence[Any] = (), **raw: str) -> Any:
-    """A statement of the direct path's apply at the target (in the caller's transaction)."""
-    return _files(staging).run(conn, name, params, raw=raw)
+def run(
+    conn: Any,
+    staging: str,
+    name: str,
+    params: Sequence[Any] = (),
+    table: str | None = None,
+    location: str | None = None,
+    **raw: str,
+) -> Any:
+    """A statement of the direct path's apply at the target (in the caller's transaction);
+    its errors name ``location`` and ``table`` where given."""
+    return _files(staging, location).run(conn, name, params, table=table, raw=raw)

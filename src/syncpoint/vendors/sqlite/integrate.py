@@ -349,6 +349,27 @@ class SqliteIntegrate(Integrate):
         self._many(conn, sql, rows, str(t.target.ref))
         self.run(conn, "spare_drop")
 
+    def prune(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, where: str) -> None:
+        keys = t.key_columns
+        names = [f"k{i}" for i in range(len(keys))]
+        target = self.qualified(t.target.ref)
+        typed = ", ".join(f"{self.q(c.name)} AS {n}" for c, n in zip(keys, names, strict=True))
+        self.run(conn, "snapshot_keys", table=str(t.target.ref), target=target, columns=typed)
+        fill = self.one("spare_insert", values=", ".join("?" for _ in keys))
+        rows = (self._bind(r, keys, t.target.ref) for r in self._rows(conn, round_id, w, "U"))
+        self._many(conn, fill, rows, str(t.target.ref))
+        self.run(
+            conn,
+            "snapshot_prune",
+            table=str(t.target.ref),
+            target=target,
+            range=where,
+            columns=", ".join(names),
+            spare=" AND ".join(
+                f"{target}.{self.q(c.name)} IS u.{n}" for c, n in zip(keys, names, strict=True)
+            ),
+        )
+
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, action: str) -> None:
         keys = t.key_columns
         sql = self.one(
