@@ -112,7 +112,8 @@ MOVES = [
     ("a column added to customer, its rows given the default; a film rating renamed",
      ["ALTER TABLE customer ADD COLUMN loyalty integer NOT NULL DEFAULT 0",
       "ALTER TYPE mpaa_rating RENAME VALUE 'NC-17' TO 'X'"],
-     ("snapshot", "--tables", ",".join(f"public.{t}" for t in TABLES), "--restart")),
+     ("snapshot", "--tables", ",".join(f"public.{t}" for t in TABLES), "--truncate",
+      "--restart")),
     ("a cascading foreign key from payment to rental",
      ["DELETE FROM payment p WHERE NOT EXISTS "  # the partitions without a key's orphans
       "(SELECT 1 FROM rental r WHERE r.rental_id = p.rental_id)",

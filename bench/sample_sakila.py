@@ -206,9 +206,9 @@ def main() -> None:
                     print(f"round stopped: {str(exc)[:600]}")
                 if back:
                     # the way back the stop names: the sync group copied again
-                    again = ch.snapshot(TABLES, restart=True)["tables"]
+                    again = ch.snapshot(TABLES, truncate=True, restart=True)["tables"]
                     copied = sum(r.get("rows_copied") or 0 for r in again)
-                    print(f"snapshot --restart of the group (the way back): {copied} rows")
+                    print(f"snapshot --truncate --restart of the group (way back): {copied} rows")
                     back = False
                 elif moves:
                     what, stmts, back = moves.pop(0)

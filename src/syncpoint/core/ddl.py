@@ -245,15 +245,21 @@ def stop_reason(
         cols = ", ".join(change.filled)
         others = [t for t in group if t != table]
         tables = ",".join([table, *others])
-        with_group = ", and the other tables of its sync group with it" if others else ""
+        # a group's tables are held together and may refer to each other: emptied
+        # (children first) and copied again together, no stale child blocks a parent's row
+        how = (
+            "--truncate --restart (it empties the table and the other tables of its sync "
+            "group at the target, children first, and copies them again as they are now)"
+            if others
+            else "--restart (it copies the table again as it is now)"
+        )
         return (
             f"DDL at {location} on {table}: {change.summary} ({change.kind}). The rows the "
             f"table already held were given values in {cols} (a default, NOT NULL, an identity "
             "or a generated column; an enum label renamed) that no change record carries, so "
-            "the target cannot follow it. To go on: syncpoint snapshot --tables "
-            f"{tables} --restart (it copies the table again as it is now{with_group}), or "
-            "set ddl_policy: ignore for this table to go on past it (the target keeps what it "
-            "has)."
+            f"the target cannot follow it. To go on: syncpoint snapshot --tables {tables} "
+            f"{how}, or set ddl_policy: ignore for this table to go on past it (the target "
+            "keeps what it has)."
         )
     what = "a key change cannot be applied" if change.key_changed else f"ddl_policy {policy}"
     return (
