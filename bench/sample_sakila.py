@@ -214,7 +214,14 @@ def main() -> None:
                     what, stmts, back = moves.pop(0)
                     with pymysql.connect(**MY, database=src, autocommit=True) as conn:
                         for stmt in stmts:
-                            conn.cursor().execute(stmt)
+                            for attempt in range(20):  # DDL beside writers: a deadlock
+                                try:
+                                    conn.cursor().execute(stmt)
+                                    break
+                                except pymysql.err.OperationalError as exc:
+                                    if exc.args[0] not in (1205, 1213) or attempt == 19:
+                                        raise
+                                    time.sleep(0.2)
                     print(f"schema moved: {what}")
             stop.set()
             for t in threads:
