@@ -52,8 +52,9 @@ MOVES = [
     ("a nullable column added empty to customer",
      ["ALTER TABLE customer ADD COLUMN nickname varchar(40)"], False),
     ("payment's key to rental made ON DELETE CASCADE",
-     ["ALTER TABLE payment DROP FOREIGN KEY fk_payment_rental",
-      "ALTER TABLE payment ADD CONSTRAINT fk_payment_rental FOREIGN KEY (rental_id) "
+     # one statement: between a DROP and an ADD the writers could leave orphans
+     ["ALTER TABLE payment DROP FOREIGN KEY fk_payment_rental, "
+      "ADD CONSTRAINT fk_payment_rental_cascade FOREIGN KEY (rental_id) "
       "REFERENCES rental (rental_id) ON DELETE CASCADE ON UPDATE CASCADE"], False),
     ("a column added to film, its rows given the default",
      ["ALTER TABLE film ADD COLUMN in_stock tinyint NOT NULL DEFAULT 1"], True),
