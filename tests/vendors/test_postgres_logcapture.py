@@ -338,7 +338,9 @@ def test_status_shows_the_retained_log_with_a_warning_over_the_threshold(log_db:
     assert log_db.query("SELECT count(*) FROM repl_items")[0][0] == 0
 
 
-def test_without_superuser_ddl_comes_from_the_relation_messages(log_db: Any) -> None:
+def non_superuser(log_db: Any) -> tuple[str, Any]:
+    """A role that may replicate and create in the database, not a superuser (no event
+    triggers), and the database as that role sees it."""
     role = f"sp_repl_{uuid.uuid4().hex[:8]}"
     log_db.execute(
         f"CREATE ROLE {role} LOGIN REPLICATION",
@@ -346,7 +348,11 @@ def test_without_superuser_ddl_comes_from_the_relation_messages(log_db: Any) -> 
         f"GRANT ALL ON SCHEMA public TO {role}",
     )
     url = log_db.url.replace("postgres@", f"{role}@", 1)
-    user = type(log_db)(log_db.vendor, url, log_db.name)
+    return role, type(log_db)(log_db.vendor, url, log_db.name)
+
+
+def test_without_superuser_ddl_comes_from_the_relation_messages(log_db: Any) -> None:
+    role, user = non_superuser(log_db)
     user.execute("CREATE TABLE t (id integer PRIMARY KEY, name text)")
     log = LogPg(user)
     conn = log.conn()
@@ -451,14 +457,7 @@ def test_without_superuser_an_enum_label_renamed_stops_the_table(log_db: Any) ->
     """RENAME VALUE changes every row holding the label, and neither the log nor a relation
     message says so: the tick's check finds the label gone from the table's shape and
     stops the table (a STOP record); a label only added is no stop, and is kept."""
-    role = f"sp_repl_{uuid.uuid4().hex[:8]}"
-    log_db.execute(
-        f"CREATE ROLE {role} LOGIN REPLICATION",
-        f"GRANT CREATE ON DATABASE {log_db.name} TO {role}",
-        f"GRANT ALL ON SCHEMA public TO {role}",
-    )
-    url = log_db.url.replace("postgres@", f"{role}@", 1)
-    user = type(log_db)(log_db.vendor, url, log_db.name)
+    role, user = non_superuser(log_db)
     user.execute(
         "CREATE TYPE mood AS ENUM ('sad', 'ok')",
         "CREATE TABLE t (id integer PRIMARY KEY, m mood)",
