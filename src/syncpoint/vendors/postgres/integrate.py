@@ -748,8 +748,7 @@ class PostgresIntegrate(Integrate):
 
     def _delete(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, sql: str) -> None:
         p = self._spare_params(round_id, w) if sql == "delete_spare" else self._params(round_id, w)
-        keys = t.key_columns
-        values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(keys))
+        values = self._key_values(t, p)
         self.run(
             conn,
             sql,
@@ -763,10 +762,15 @@ class PostgresIntegrate(Integrate):
             found=self._match(t, "x"),
         )
 
+    def _key_values(self, t: ApplyTable, p: Any) -> str:
+        """The staged key columns' values as ``k0, k1, ...`` (the delete's and the prune's
+        select list)."""
+        return ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(t.key_columns))
+
     def prune(self, conn: Any, round_id: str, w: TableWindow, t: ApplyTable, where: str) -> None:
         self._know(conn, t.key_columns)
         p = self._params(round_id, w)
-        values = ", ".join(f"{self._value(c, p)} AS k{i}" for i, c in enumerate(t.key_columns))
+        values = self._key_values(t, p)
         self.run(
             conn,
             "snapshot_prune",
